@@ -1,0 +1,342 @@
+//! Data-set manifests: one YAML file `datasets/<name>.yaml` per real data set, naming the
+//! data file, its task, label column, sha256 and shape, where it comes from and the
+//! paper's n and d (DESIGN.md, `data/`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::DataError;
+use super::Task;
+
+/// A data-set manifest, as stored in `datasets/<name>.yaml`.
+///
+/// Unknown fields are rejected. `n_features` counts every column except the label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Short name used in specs and results; equals the manifest's file stem.
+    pub name: String,
+    /// Data file name, relative to the data folder (`--data-dir` / `DP_REPRO_DATA`).
+    pub file: String,
+    /// Regression or classification.
+    pub task: Task,
+    /// 0-based column of the label in the file.
+    pub label_column: usize,
+    /// Whether the first line of the file is a header row.
+    pub has_header: bool,
+    /// sha256 of the file's bytes, 64 lowercase hex digits.
+    pub sha256: String,
+    /// Number of data rows n (header excluded).
+    pub n_rows: usize,
+    /// Number of feature columns d (all columns but the label).
+    pub n_features: usize,
+    /// Where the file was taken from.
+    pub source: Source,
+    /// The paper's table row describing this data set, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper: Option<PaperRef>,
+    /// Free-text provenance and any mismatch between the file and the paper's n or d.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Provenance of a data file: a public repository at a fixed commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// `owner/name` of the repository.
+    pub repository: String,
+    /// Full commit hash.
+    pub commit: String,
+    /// Path of the original file inside the repository.
+    pub path: String,
+}
+
+/// The paper's description of a data set (e.g. a row of LPDT Table 4), kept as printed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperRef {
+    /// Which table, e.g. `LPDT Table 4`.
+    pub table: String,
+    /// The paper's abbreviation, e.g. `ABA`.
+    pub abbreviation: String,
+    /// Sample size n as printed in the paper.
+    pub n: usize,
+    /// Dimension d as printed in the paper.
+    pub d: usize,
+}
+
+/// Strips serde_yaml's own " at line L column C" suffix (the location is reported
+/// separately as `path:line:column`).
+fn strip_location(msg: &str) -> String {
+    if let Some(idx) = msg.rfind(" at line ") {
+        let tail = &msg[idx + " at line ".len()..];
+        let mut parts = tail.split(" column ");
+        if let (Some(l), Some(c), None) = (parts.next(), parts.next(), parts.next()) {
+            if l.chars().all(|ch| ch.is_ascii_digit()) && c.chars().all(|ch| ch.is_ascii_digit()) {
+                return msg[..idx].to_string();
+            }
+        }
+    }
+    msg.to_string()
+}
+
+/// Checks the values of a parsed manifest (`name` and `file` non-empty, `sha256` 64
+/// lowercase hex digits, label column within the columns).
+fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
+    let field = |field: &str, message: String| DataError::ManifestField {
+        path: path.to_path_buf(),
+        field: field.to_string(),
+        message,
+    };
+    if m.name.trim().is_empty() {
+        return Err(field("name", "must not be empty".into()));
+    }
+    if m.file.trim().is_empty() {
+        return Err(field(
+            "file",
+            "must not be empty (a file name relative to the data folder)".into(),
+        ));
+    }
+    let hex = |c: char| c.is_ascii_digit() || ('a'..='f').contains(&c);
+    if m.sha256.len() != 64 || !m.sha256.chars().all(hex) {
+        return Err(field(
+            "sha256",
+            format!(
+                "{:?} is not a sha256: expected 64 lowercase hex digits (as printed by `sha256sum`)",
+                m.sha256
+            ),
+        ));
+    }
+    if m.label_column > m.n_features {
+        return Err(field(
+            "label_column",
+            format!(
+                "{} is out of range: with n_features = {} the file has {} columns (valid: 0..={})",
+                m.label_column,
+                m.n_features,
+                m.n_features + 1,
+                m.n_features
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads and validates one manifest file.
+///
+/// # Errors
+/// [`DataError::Io`] if the file cannot be read; [`DataError::ManifestYaml`] (with the
+/// path and 1-based line:column) if it is not valid YAML or does not fit the schema;
+/// [`DataError::ManifestField`] if a value is invalid (e.g. a malformed `sha256`).
+pub fn load_manifest(path: &Path) -> Result<Manifest, DataError> {
+    let text = fs::read_to_string(path).map_err(|source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let m: Manifest = serde_yaml::from_str(&text).map_err(|e| {
+        let loc = e.location();
+        DataError::ManifestYaml {
+            path: path.to_path_buf(),
+            line: loc.as_ref().map(|l| l.line()),
+            column: loc.as_ref().map(|l| l.column()),
+            message: strip_location(&e.to_string()),
+        }
+    })?;
+    validate(&m, path)?;
+    Ok(m)
+}
+
+/// The manifest files `*.yaml` of the existing folders among `dirs`, keyed by file stem;
+/// a stem found in an earlier folder shadows later ones. Missing folders are skipped.
+fn manifest_files(dirs: &[PathBuf]) -> Result<BTreeMap<String, PathBuf>, DataError> {
+    let mut found = BTreeMap::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            continue;
+        }
+        let entries = fs::read_dir(dir).map_err(|source| DataError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        for entry in entries {
+            let entry = entry.map_err(|source| DataError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("yaml") || !path.is_file() {
+                continue;
+            }
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                found.entry(stem.to_string()).or_insert(path);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Loads `path` and checks that its `name` equals the file stem `stem`.
+fn load_named(stem: &str, path: &Path) -> Result<Manifest, DataError> {
+    let m = load_manifest(path)?;
+    if m.name != stem {
+        return Err(DataError::ManifestField {
+            path: path.to_path_buf(),
+            field: "name".into(),
+            message: format!(
+                "is {:?} but the file is named {stem}.yaml; they must agree (valid: {stem:?})",
+                m.name
+            ),
+        });
+    }
+    Ok(m)
+}
+
+/// Finds and loads the manifest `<name>.yaml` in the first of `dirs` that has it.
+///
+/// # Errors
+/// [`DataError::UnknownDataset`] listing the folders searched and the valid names found
+/// there if no folder has it; otherwise the errors of [`load_manifest`], and
+/// [`DataError::ManifestField`] if the manifest's `name` differs from its file stem.
+pub fn find_manifest(name: &str, dirs: &[PathBuf]) -> Result<Manifest, DataError> {
+    let files = manifest_files(dirs)?;
+    match files.get(name) {
+        Some(path) => load_named(name, path),
+        None => Err(DataError::UnknownDataset {
+            name: name.to_string(),
+            searched: dirs.to_vec(),
+            valid: files.into_keys().collect(),
+        }),
+    }
+}
+
+/// Loads every manifest `*.yaml` in `dirs`, sorted by name. A name found in an earlier
+/// folder shadows the same name in later ones; missing folders are skipped.
+///
+/// # Errors
+/// The first error of [`load_manifest`], or [`DataError::ManifestField`] if a manifest's
+/// `name` differs from its file stem.
+pub fn list_manifests(dirs: &[PathBuf]) -> Result<Vec<Manifest>, DataError> {
+    manifest_files(dirs)?
+        .iter()
+        .map(|(stem, path)| load_named(stem, path))
+        .collect()
+}
+
+/// The default manifest folders: `./datasets` if it exists, then the crate's own
+/// `datasets/` (`CARGO_MANIFEST_DIR/datasets`, skipped if it is the same folder).
+pub fn default_manifest_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let local = PathBuf::from("datasets");
+    if local.is_dir() {
+        dirs.push(local);
+    }
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let same = dirs.first().is_some_and(|d| {
+        matches!(
+            (fs::canonicalize(d), fs::canonicalize(&builtin)),
+            (Ok(a), Ok(b)) if a == b
+        )
+    });
+    if !same {
+        dirs.push(builtin);
+    }
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "name: toy\nfile: toy.csv\ntask: regression\nlabel_column: 0\n\
+        has_header: false\nsha256: 0000000000000000000000000000000000000000000000000000000000000000\n\
+        n_rows: 3\nn_features: 2\nsource: {repository: a/b, commit: c, path: p.csv}\n";
+
+    fn write(dir: &Path, file: &str, text: &str) -> PathBuf {
+        let p = dir.join(file);
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn parses_without_optional_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = load_manifest(&write(dir.path(), "toy.yaml", GOOD)).unwrap();
+        assert_eq!(m.name, "toy");
+        assert_eq!(m.task, Task::Regression);
+        assert!(m.paper.is_none() && m.note.is_none());
+    }
+
+    #[test]
+    fn unknown_field_is_rejected_with_location() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "toy.yaml", &format!("{GOOD}colour: red\n"));
+        let err = load_manifest(&p).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("colour"), "{msg}");
+        assert!(msg.contains(&format!("{}:", p.display())), "{msg}");
+        assert!(
+            matches!(err, DataError::ManifestYaml { line: Some(_), .. }),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn bad_sha_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "toy.yaml", &GOOD.replace("0000000000", "ZZ"));
+        let msg = load_manifest(&p).unwrap_err().to_string();
+        assert!(
+            msg.contains("`sha256`") && msg.contains("64 lowercase hex"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn name_must_match_file_stem() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "other.yaml", GOOD);
+        let dirs = vec![dir.path().to_path_buf()];
+        let msg = find_manifest("other", &dirs).unwrap_err().to_string();
+        assert!(
+            msg.contains("other.yaml") && msg.contains("`name`"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn earlier_dirs_shadow_later_and_missing_dirs_are_skipped() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        write(a.path(), "toy.yaml", GOOD);
+        write(
+            b.path(),
+            "toy.yaml",
+            &GOOD.replace("n_rows: 3", "n_rows: 4"),
+        );
+        write(
+            b.path(),
+            "zed.yaml",
+            &GOOD.replace("name: toy", "name: zed"),
+        );
+        let dirs = vec![
+            a.path().join("missing"),
+            a.path().to_path_buf(),
+            b.path().to_path_buf(),
+        ];
+        let all = list_manifests(&dirs).unwrap();
+        let names: Vec<_> = all.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["toy", "zed"]);
+        assert_eq!(all[0].n_rows, 3);
+        assert_eq!(find_manifest("toy", &dirs).unwrap().n_rows, 3);
+    }
+
+    #[test]
+    fn strip_location_only_strips_the_suffix() {
+        assert_eq!(strip_location("bad at line 3 column 7"), "bad");
+        assert_eq!(strip_location("bad at line three"), "bad at line three");
+    }
+}

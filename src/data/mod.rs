@@ -1,0 +1,99 @@
+//! Data sets: features, labels and the learning task; manifests, loaders, synthetic
+//! generators, splits and scaling (DESIGN.md, `data/`).
+
+pub mod error;
+pub mod load;
+pub mod manifest;
+mod matrix;
+pub mod scale;
+pub mod split;
+pub mod synthetic;
+
+pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
+pub use load::{load_csv, load_manifest_dataset, resolve_data_dir, sha256_file};
+pub use manifest::{
+    default_manifest_dirs, find_manifest, list_manifests, load_manifest, Manifest, PaperRef, Source,
+};
+pub use matrix::Matrix;
+pub use scale::MinMax;
+pub use split::{random_split, SplitIndices, SplitRatios, SplitSizes};
+pub use synthetic::{lpdt_sine, XScale};
+
+use serde::{Deserialize, Serialize};
+
+/// The learning task of a data set, which fixes the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Task {
+    /// Real-valued labels; metric: test mean squared error (lower is better).
+    Regression,
+    /// Class labels coded 0, 1, …; metric: test accuracy (higher is better).
+    Classification,
+}
+
+/// A loaded data set: n×d features `x` and n labels `y`.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// Short name used in specs and results (e.g. `abalone`).
+    pub name: String,
+    /// n×d features, in the file's units until scaled.
+    pub x: Matrix,
+    /// n labels, in original units (never scaled).
+    pub y: Vec<f64>,
+    /// Regression or classification.
+    pub task: Task,
+}
+
+impl Dataset {
+    /// The rows at `idx` as a new data set with the same name and task.
+    pub fn select(&self, idx: &[usize]) -> Dataset {
+        Dataset {
+            name: self.name.clone(),
+            x: self.x.select_rows(idx),
+            y: idx.iter().map(|&i| self.y[i]).collect(),
+            task: self.task,
+        }
+    }
+
+    /// Number of samples n.
+    pub fn n(&self) -> usize {
+        self.y.len()
+    }
+
+    /// Number of features d.
+    pub fn d(&self) -> usize {
+        self.x.d
+    }
+}
+
+impl Task {
+    /// Name of the test metric: `mse` for regression, `accuracy` for classification.
+    pub fn metric_name(&self) -> &'static str {
+        match self {
+            Task::Regression => "mse",
+            Task::Classification => "accuracy",
+        }
+    }
+
+    /// Whether a lower metric is better (MSE) or a higher one (accuracy).
+    pub fn lower_is_better(&self) -> bool {
+        matches!(self, Task::Regression)
+    }
+
+    /// The test metric of predictions `pred` against labels `y` (same length n ≥ 1): the
+    /// mean squared error, or the share of predictions equal to the label.
+    pub fn score(&self, y: &[f64], pred: &[f64]) -> f64 {
+        assert_eq!(y.len(), pred.len());
+        let n = y.len() as f64;
+        match self {
+            Task::Regression => {
+                y.iter()
+                    .zip(pred)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum::<f64>()
+                    / n
+            }
+            Task::Classification => y.iter().zip(pred).filter(|(a, b)| a == b).count() as f64 / n,
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
+//! estimator (5) with its public-mean fallback, and the PHIST / APHIST histogram
+//! estimators.
+
+mod histogram;
+mod lpdt;
+
+pub use histogram::{histogram_predict, HistogramConfig};
+pub use lpdt::{lpdt_leaf_values, LeafEstimate, LpdtConfig};
+
+/// The interval [lo, hi] that labels are clipped into before privatization. It must not
+/// come from private labels unless an option says so (lpdt.md §8.3 "Label bounds").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelBounds {
+    /// Lower bound y_lo.
+    pub lo: f64,
+    /// Upper bound y_hi ≥ y_lo.
+    pub hi: f64,
+}
+
+impl LabelBounds {
+    /// The range R = y_hi − y_lo.
+    pub fn range(&self) -> f64 {
+        self.hi - self.lo
+    }
+
+    /// y clipped into [lo, hi].
+    #[inline]
+    pub fn clip(&self, y: f64) -> f64 {
+        y.clamp(self.lo, self.hi)
+    }
+
+    /// The bounds of a label sample (min, max); (0, 0) for an empty sample.
+    pub fn of(y: &[f64]) -> LabelBounds {
+        if y.is_empty() {
+            return LabelBounds { lo: 0.0, hi: 0.0 };
+        }
+        let lo = y.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = y.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        LabelBounds { lo, hi }
+    }
+}

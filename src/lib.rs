@@ -1,0 +1,15 @@
+//! dp-repro: reproduce the experiments of papers on private tree estimators with public
+//! data (LPDT, LPCT, HistOfTree, DiPriMe) from declarative YAML specs.
+//!
+//! Data flows one way (see `../shared/DESIGN.md`): spec → validated experiment → tasks →
+//! runs.csv → summary → selection → paired tests → tables.
+
+pub mod data;
+pub mod estimate;
+pub mod methods;
+pub mod partition;
+pub mod privacy;
+pub mod report;
+pub mod run;
+pub mod spec;
+pub mod stats;

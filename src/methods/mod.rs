@@ -1,0 +1,115 @@
+//! The method registry (DESIGN.md, `methods/`).
+//!
+//! A method declares its parameters (structural ones shape the partition, the others only
+//! the privatization), the tasks it supports and whether it spends privacy budget. The
+//! runner calls [`Method::prepare`] once per repetition and structural grid point, then
+//! [`Prepared::predict`] for every mechanism grid point and ε.
+
+mod dt;
+mod histogram;
+mod lpdt;
+mod params;
+
+pub use params::{ParamDecl, ParamKind, ParamValue, Params};
+
+use crate::data::{Dataset, Task};
+use crate::estimate::LabelBounds;
+use rand_pcg::Pcg64;
+use thiserror::Error;
+
+/// One repetition's data, already split and scaled.
+#[derive(Debug, Clone)]
+pub struct RepData {
+    /// Public sample (n_pub×d), usable without privacy.
+    pub public: Dataset,
+    /// Private training sample (n×d); only privatized reports may leave it, except for
+    /// non-private baselines.
+    pub private: Dataset,
+    /// Test sample (n_test×d).
+    pub test: Dataset,
+    /// Label bounds for clipping and noise scales (from public labels by default).
+    pub bounds: LabelBounds,
+}
+
+/// An error while fitting or predicting.
+#[derive(Debug, Error)]
+pub enum MethodError {
+    /// An invalid budget or share.
+    #[error(transparent)]
+    Budget(#[from] crate::privacy::BudgetError),
+    /// Anything else, with a message.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A method after its structural parameters were applied to one repetition's data.
+pub trait Prepared: Send + Sync {
+    /// Predictions for every test point (length n_test) at the mechanism parameters
+    /// `mechanism` and budget `epsilon` (None for non-private methods). Every random draw
+    /// comes from `rng`.
+    fn predict(
+        &self,
+        mechanism: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError>;
+}
+
+/// A method of the registry.
+pub trait Method: Send + Sync {
+    /// The name used in specs (e.g. `LPDT-M`).
+    fn name(&self) -> &'static str;
+    /// One line for `dp-repro list methods`, with its source.
+    fn description(&self) -> &'static str;
+    /// Declared parameters.
+    fn params(&self) -> &'static [ParamDecl];
+    /// Whether the method spends a privacy budget ε (rows for every ε) or not (one row).
+    fn private(&self) -> bool;
+    /// Supported tasks.
+    fn tasks(&self) -> &'static [Task];
+    /// Builds what does not depend on ε or mechanism parameters. Ok(None) means the grid
+    /// point does not apply to this data (e.g. a histogram grid over the memory cap).
+    fn prepare(
+        &self,
+        data: &RepData,
+        structural: &Params,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError>;
+}
+
+/// Every registered method.
+pub fn registry() -> Vec<&'static dyn Method> {
+    vec![
+        &lpdt::LPDT_M,
+        &lpdt::LPDT_V,
+        &histogram::PHIST,
+        &histogram::APHIST,
+        &dt::DT,
+        &dt::DT_PUB,
+    ]
+}
+
+/// The method called `name`.
+///
+/// # Errors
+/// The list of valid names when `name` is unknown.
+pub fn find(name: &str) -> Result<&'static dyn Method, String> {
+    registry()
+        .into_iter()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<_> = registry().iter().map(|m| m.name()).collect();
+            format!(
+                "unknown method '{name}'; valid methods: {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// Test predictions of a partition with leaf values: `values[leaf]` for each test point,
+/// or 0 for points outside the domain box when `ood_zero` (lpdt.md §2.4, `ood = zero`).
+pub(crate) fn predict_leaves(test_leaves: &[Option<usize>], values: &[f64]) -> Vec<f64> {
+    test_leaves
+        .iter()
+        .map(|l| l.map_or(0.0, |j| values[j]))
+        .collect()
+}

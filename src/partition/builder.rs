@@ -1,0 +1,190 @@
+//! Shared pieces of the tree growers: the LPDT tree parameters ([`TreeParams`]), a
+//! collector that turns a depth-first recursion into a flat [`Partition`], and small
+//! helpers on index vectors (variance reduction, distinct-row test, stable partition).
+
+use super::{Node, Partition};
+use crate::data::Matrix;
+
+/// Tree parameters of LPDT-M and LPDT-V (method card lpdt.md §3 and §4; names of [code]).
+///
+/// Units: `depth` is a number of splits from the root (the root has depth 0); `min_leaf`
+/// and `min_samples_split` are numbers of growing (public) points; `threshold` is in
+/// squared label units per point (it is compared with the reduction
+/// r = [SSE(P) − SSE(L) − SSE(R)] / |P|).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeParams {
+    /// Maximum depth s: a node at depth δ ≥ s is a leaf (lpdt.md §3 step 1).
+    pub depth: usize,
+    /// n_l, the paper's `min_samples_leaf`: a split is used only if both children get at
+    /// least this many growing points (lpdt.md §3 step 5, §4 step 5).
+    pub min_leaf: usize,
+    /// mss: a node with |P| ≤ mss points, or with ≤ mss distinct rows (x, y), is a leaf
+    /// (lpdt.md §3 step 1). Note "≤", so mss = 2 keeps a 2-point node as a leaf.
+    pub min_samples_split: usize,
+    /// Minimum reduction: candidates with r < threshold are dropped (lpdt.md §3 step 4,
+    /// §4 steps 3–4).
+    pub threshold: f64,
+}
+
+impl Default for TreeParams {
+    /// The harness defaults of lpdt.md §6: depth 4, min_leaf 1, min_samples_split 2,
+    /// threshold 0.
+    fn default() -> Self {
+        TreeParams {
+            depth: 4,
+            min_leaf: 1,
+            min_samples_split: 2,
+            threshold: 0.0,
+        }
+    }
+}
+
+/// Collects nodes and leaves of a tree grown depth first (left before right), so leaf
+/// ids come out in depth-first order and `nodes` in pre-order.
+pub(crate) struct TreeBuilder {
+    nodes: Vec<Node>,
+    cells: Vec<(Vec<f64>, Vec<f64>)>,
+    leaf_means: Vec<f64>,
+    leaf_counts: Vec<usize>,
+}
+
+impl TreeBuilder {
+    pub(crate) fn new() -> Self {
+        TreeBuilder {
+            nodes: Vec::new(),
+            cells: Vec::new(),
+            leaf_means: Vec::new(),
+            leaf_counts: Vec::new(),
+        }
+    }
+
+    /// Appends a leaf with cell ∏ [lo_k, hi_k); returns its node index.
+    pub(crate) fn leaf(&mut self, lo: &[f64], hi: &[f64], mean: f64, count: usize) -> usize {
+        let leaf = self.cells.len();
+        self.cells.push((lo.to_vec(), hi.to_vec()));
+        self.leaf_means.push(mean);
+        self.leaf_counts.push(count);
+        self.nodes.push(Node::Leaf { leaf });
+        self.nodes.len() - 1
+    }
+
+    /// Appends an internal node whose children are set later by [`Self::set_children`];
+    /// returns its node index.
+    pub(crate) fn split(&mut self, feature: usize, threshold: f64) -> usize {
+        self.nodes.push(Node::Split {
+            feature,
+            threshold,
+            left: 0,
+            right: 0,
+        });
+        self.nodes.len() - 1
+    }
+
+    pub(crate) fn set_children(&mut self, node: usize, l: usize, r: usize) {
+        if let Node::Split { left, right, .. } = &mut self.nodes[node] {
+            *left = l;
+            *right = r;
+        }
+    }
+
+    pub(crate) fn finish(self, domain_lo: Vec<f64>, domain_hi: Vec<f64>) -> Partition {
+        Partition {
+            nodes: self.nodes,
+            domain_lo,
+            domain_hi,
+            cells: self.cells,
+            leaf_means: self.leaf_means,
+            leaf_counts: self.leaf_counts,
+        }
+    }
+}
+
+/// Mean of `y` over `idx` (0 for an empty set, the 0/0 = 0 convention of lpdt.md §2.3).
+pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
+    if idx.is_empty() {
+        0.0
+    } else {
+        idx.iter().map(|&i| y[i]).sum::<f64>() / idx.len() as f64
+    }
+}
+
+/// Reduction r = [SSE(P) − SSE(L) − SSE(R)] / |P| of splitting P into L and R, from the
+/// counts and the label sums of the children (the sums may be of labels shifted by any
+/// common constant; r does not depend on it).
+///
+/// Uses the exact identity SSE(P) − SSE(L) − SSE(R) = n_L n_R (ȳ_L − ȳ_R)² / n, written as
+/// (n_R S_L − n_L S_R)² / (n_L n_R n²): it is never negative, it is exactly 0 when a child
+/// is empty or when the labels are constant (shifted sums are then 0), and it is exact for
+/// integer labels, so mathematically tied candidates tie in floating point too.
+#[inline]
+pub(crate) fn reduction(n_l: usize, s_l: f64, n_r: usize, s_r: f64) -> f64 {
+    if n_l == 0 || n_r == 0 {
+        return 0.0;
+    }
+    let (nl, nr) = (n_l as f64, n_r as f64);
+    let n = nl + nr;
+    let num = nr * s_l - nl * s_r;
+    num * num / (nl * nr * n * n)
+}
+
+/// Whether the rows (x_i, y_i), i ∈ `idx`, take at most `limit` distinct values (exact
+/// float equality, as `np.unique(axis=0)` in [code]). Stops as soon as `limit + 1`
+/// distinct rows are seen, so the cost is O(|idx| · (limit + 1) · d) at worst and usually
+/// O((limit + 1)² · d).
+pub(crate) fn distinct_rows_at_most(x: &Matrix, y: &[f64], idx: &[usize], limit: usize) -> bool {
+    let mut reps: Vec<usize> = Vec::with_capacity(limit + 1);
+    for &i in idx {
+        let row = x.row(i);
+        let seen = reps.iter().any(|&j| y[j] == y[i] && x.row(j) == row);
+        if !seen {
+            reps.push(i);
+            if reps.len() > limit {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Reorders `seg` so that the entries with `goes_left` come first, each side keeping its
+/// order; returns the number of left entries. `scratch` is a reusable buffer.
+pub(crate) fn stable_partition(
+    seg: &mut [usize],
+    scratch: &mut Vec<usize>,
+    goes_left: impl Fn(usize) -> bool,
+) -> usize {
+    scratch.clear();
+    let mut w = 0;
+    for r in 0..seg.len() {
+        let i = seg[r];
+        if goes_left(i) {
+            seg[w] = i;
+            w += 1;
+        } else {
+            scratch.push(i);
+        }
+    }
+    seg[w..].copy_from_slice(scratch);
+    w
+}
+
+/// How many of `len` ordered candidates [code] tries: max(1, ⌊(len + 5)/10⌋), the
+/// "top ≈10%" rule of lpdt.md §3 step 4 and §4 step 4.
+#[inline]
+pub(crate) fn top_count(len: usize) -> usize {
+    ((len + 5) / 10).max(1)
+}
+
+/// The LPDT stop checks of lpdt.md §3 step 1: |P| ≤ mss, δ ≥ s, or at most mss distinct
+/// rows (x, y) in P.
+pub(crate) fn lpdt_stop(
+    x: &Matrix,
+    y: &[f64],
+    idx: &[usize],
+    depth: usize,
+    p: &TreeParams,
+) -> bool {
+    idx.len() <= p.min_samples_split
+        || depth >= p.depth
+        || distinct_rows_at_most(x, y, idx, p.min_samples_split)
+}

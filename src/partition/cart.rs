@@ -1,0 +1,352 @@
+//! CART partitions: LPDT-V, the quantile-candidate CART of [code] grown on public data
+//! (method card lpdt.md §4, `msereduction` in [code]), and DT / DT-pub, an exhaustive
+//! CART that mimics sklearn's `DecisionTreeRegressor(max_depth)` (lpdt.md §7.1–7.2).
+//!
+//! Both growers sort every feature once and then keep, for every node, a contiguous
+//! segment of each feature's sorted index list (stable partitioning at each split), so a
+//! level of the tree costs O(n·d) and no per-node copy of the data is made.
+
+use super::builder::{lpdt_stop, reduction, stable_partition, top_count, TreeBuilder};
+use super::{Partition, TreeParams};
+use crate::data::Matrix;
+
+/// LPDT-V: grows the quantile-candidate CART of lpdt.md §4 from the public sample.
+///
+/// * `x`: n×d public features; `y`: n public labels (any units).
+/// * `p`: depth s, n_l (`min_leaf`), mss and the minimum reduction (see [`TreeParams`]).
+/// * `search_number`: S, the number of quantile levels per feature (card default 10).
+///
+/// At a node (same stop checks as LPDT-M, lpdt.md §3 step 1), for every feature k the
+/// candidate thresholds are the NumPy "linear" quantiles of the *distinct* values of x_k
+/// in the node at levels (2i+1)/(2S), i = 0..S−1, duplicates removed; scanning them in
+/// increasing order, the feature keeps the first with the largest strictly positive
+/// reduction r = [SSE(P) − SSE(L) − SSE(R)]/|P| that is ≥ threshold, with left = {x_k < t}
+/// (r_k = 0 and no threshold if none). Features are sorted by r_k descending (stable),
+/// those with r_k < threshold dropped, the first max(1, ⌊(|kept| + 5)/10⌋) tried in order
+/// (|kept| = d at threshold 0): a feature without threshold or with a child < n_l points
+/// is skipped, the first other one is split; otherwise the node is a leaf.
+///
+/// Returns a [`Partition`] with domain (−∞, ∞)^d, leaf cells bounded by the thresholds,
+/// leaf ids in depth-first order (left before right), and per leaf the mean and count of
+/// the public labels in it.
+///
+/// # Panics
+/// If `y.len() != x.n`.
+pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize) -> Partition {
+    assert_eq!(y.len(), x.n, "cart_quantile: one label per row of x");
+    let levels: Vec<f64> = (0..search_number)
+        .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
+        .collect();
+    let mut g = Grower::new(x, y);
+    let mut st = QuantileState {
+        p,
+        levels,
+        vals: Vec::new(),
+        thr: Vec::new(),
+    };
+    let d = x.d;
+    let mut lo = vec![f64::NEG_INFINITY; d];
+    let mut hi = vec![f64::INFINITY; d];
+    g.grow(0, x.n, &mut lo, &mut hi, 0, &mut |g, a, b, depth| {
+        g.choose_quantile(a, b, depth, &mut st)
+    });
+    g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d])
+}
+
+/// DT / DT-pub: exhaustive CART like sklearn's `DecisionTreeRegressor(max_depth)` with
+/// every other argument at its default (lpdt.md §7.1): squared error, best split over all
+/// features, min_samples_split 2, min_samples_leaf 1.
+///
+/// * `x`: n×d training features; `y`: n labels (any units); `max_depth`: maximum depth
+///   (the root has depth 0).
+///
+/// A node is a leaf if its depth is `max_depth`, it has < 2 points, it is pure (the
+/// population variance of its labels is ≤ f64::EPSILON, sklearn's purity test, which
+/// includes "all labels equal"), or every feature is constant on it. Otherwise it is split
+/// on the (feature, threshold) with the largest reduction of the sum of squared errors,
+/// over all features and all positions between consecutive distinct sorted values; ties
+/// go to the lowest feature index, then the lowest threshold (sklearn breaks feature ties
+/// at random). As in sklearn, an impure node is split even if the best reduction is 0.
+///
+/// Threshold: sklearn's midpoint t = v_a/2 + v_b/2 of the consecutive distinct values
+/// v_a < v_b (t = v_a if that rounds up to v_b), and sklearn sends x ≤ t left. Since
+/// [`Partition`] sends x < threshold left, the stored threshold is `t.next_up()`, the next
+/// float above t, so that every point — including one exactly at the midpoint — is routed
+/// as by sklearn.
+///
+/// Returns a [`Partition`] with domain (−∞, ∞)^d, leaf ids in depth-first order (left
+/// before right, as sklearn's depth-first builder), and per leaf the mean (the prediction)
+/// and count of the training labels in it.
+///
+/// # Panics
+/// If `y.len() != x.n`.
+pub fn cart(x: &Matrix, y: &[f64], max_depth: usize) -> Partition {
+    assert_eq!(y.len(), x.n, "cart: one label per row of x");
+    let mut g = Grower::new(x, y);
+    let d = x.d;
+    let mut lo = vec![f64::NEG_INFINITY; d];
+    let mut hi = vec![f64::INFINITY; d];
+    g.grow(0, x.n, &mut lo, &mut hi, 0, &mut |g, a, b, depth| {
+        g.choose_exhaustive(a, b, depth, max_depth)
+    });
+    g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d])
+}
+
+/// Per-fit scratch of [`cart_quantile`].
+struct QuantileState<'a> {
+    p: &'a TreeParams,
+    levels: Vec<f64>,
+    vals: Vec<f64>,
+    thr: Vec<f64>,
+}
+
+/// Presorted growing state shared by both CARTs.
+///
+/// `rows[a..b]` holds a node's row indices in increasing order; for every feature k,
+/// `order[k*n + a .. k*n + b]` holds the same rows sorted by x_k (ties by row index);
+/// `col[k*n + i]` is x_{ik} (column-major copy for cache-friendly scans).
+struct Grower<'a> {
+    x: &'a Matrix,
+    y: &'a [f64],
+    n: usize,
+    col: Vec<f64>,
+    order: Vec<usize>,
+    rows: Vec<usize>,
+    goes_left: Vec<bool>,
+    scratch: Vec<usize>,
+    b: TreeBuilder,
+}
+
+impl<'a> Grower<'a> {
+    fn new(x: &'a Matrix, y: &'a [f64]) -> Self {
+        let (n, d) = (x.n, x.d);
+        let mut col = vec![0.0; n * d];
+        for i in 0..n {
+            for (k, &v) in x.row(i).iter().enumerate() {
+                col[k * n + i] = v;
+            }
+        }
+        let mut order = Vec::with_capacity(n * d);
+        let mut pairs: Vec<(f64, usize)> = Vec::with_capacity(n);
+        for k in 0..d {
+            pairs.clear();
+            pairs.extend((0..n).map(|i| (col[k * n + i], i)));
+            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            order.extend(pairs.iter().map(|&(_, i)| i));
+        }
+        Grower {
+            x,
+            y,
+            n,
+            col,
+            order,
+            rows: (0..n).collect(),
+            goes_left: vec![false; n],
+            scratch: Vec::with_capacity(n),
+            b: TreeBuilder::new(),
+        }
+    }
+
+    /// Grows the subtree of the node `rows[a..b]` in the cell [lo, hi) at `depth`;
+    /// `choose(self, a, b, depth)` returns the split (feature, threshold) or `None` for a
+    /// leaf. Returns the node index; `lo`/`hi` are restored before returning.
+    fn grow(
+        &mut self,
+        a: usize,
+        b: usize,
+        lo: &mut [f64],
+        hi: &mut [f64],
+        depth: usize,
+        choose: &mut dyn FnMut(&mut Self, usize, usize, usize) -> Option<(usize, f64)>,
+    ) -> usize {
+        let Some((k, t)) = choose(self, a, b, depth) else {
+            let rows = &self.rows[a..b];
+            let mean = if rows.is_empty() {
+                0.0
+            } else {
+                rows.iter().map(|&i| self.y[i]).sum::<f64>() / rows.len() as f64
+            };
+            return self.b.leaf(lo, hi, mean, rows.len());
+        };
+        let node = self.b.split(k, t);
+        let mid = a + self.partition(a, b, k, t);
+
+        let old_hi = hi[k];
+        hi[k] = t;
+        let left = self.grow(a, mid, lo, hi, depth + 1, choose);
+        hi[k] = old_hi;
+
+        let old_lo = lo[k];
+        lo[k] = t;
+        let right = self.grow(mid, b, lo, hi, depth + 1, choose);
+        lo[k] = old_lo;
+
+        self.b.set_children(node, left, right);
+        node
+    }
+
+    /// Splits the node `rows[a..b]` by x_k < t in `rows` and in every feature's order
+    /// (stably); returns the number of left rows.
+    fn partition(&mut self, a: usize, b: usize, k: usize, t: f64) -> usize {
+        let n = self.n;
+        for &i in &self.rows[a..b] {
+            self.goes_left[i] = self.col[k * n + i] < t;
+        }
+        let gl = &self.goes_left;
+        let n_left = stable_partition(&mut self.rows[a..b], &mut self.scratch, |i| gl[i]);
+        for f in 0..self.x.d {
+            stable_partition(
+                &mut self.order[f * n + a..f * n + b],
+                &mut self.scratch,
+                |i| gl[i],
+            );
+        }
+        n_left
+    }
+
+    /// Shift for label sums of the node: its first label (constant labels then sum to 0).
+    fn shift_and_total(&self, a: usize, b: usize) -> (f64, f64) {
+        let rows = &self.rows[a..b];
+        let shift = rows.first().map_or(0.0, |&i| self.y[i]);
+        let total = rows.iter().map(|&i| self.y[i] - shift).sum();
+        (shift, total)
+    }
+
+    /// lpdt.md §4 steps 1–5 for the node `rows[a..b]`.
+    fn choose_quantile(
+        &mut self,
+        a: usize,
+        b: usize,
+        depth: usize,
+        st: &mut QuantileState,
+    ) -> Option<(usize, f64)> {
+        let p = st.p;
+        if lpdt_stop(self.x, self.y, &self.rows[a..b], depth, p) {
+            return None;
+        }
+        let (n, m, d) = (self.n, b - a, self.x.d);
+        let (shift, total) = self.shift_and_total(a, b);
+        // Per feature: (r_k, threshold, number of left points).
+        let mut best: Vec<(f64, Option<f64>, usize)> = Vec::with_capacity(d);
+        for k in 0..d {
+            let seg = &self.order[k * n + a..k * n + b];
+            let col = &self.col[k * n..(k + 1) * n];
+            st.vals.clear();
+            for &i in seg {
+                let v = col[i];
+                if st.vals.last() != Some(&v) {
+                    st.vals.push(v);
+                }
+            }
+            st.thr.clear();
+            st.thr.extend(
+                st.levels
+                    .iter()
+                    .map(|&q| numpy_quantile_linear(&st.vals, q)),
+            );
+            st.thr.sort_by(f64::total_cmp);
+            st.thr.dedup();
+
+            let (mut pos, mut n_l, mut s_l) = (0usize, 0usize, 0.0f64);
+            let mut feat_best = (0.0f64, None, 0usize);
+            for &t in &st.thr {
+                while pos < m && col[seg[pos]] < t {
+                    n_l += 1;
+                    s_l += self.y[seg[pos]] - shift;
+                    pos += 1;
+                }
+                let r = reduction(n_l, s_l, m - n_l, total - s_l);
+                if r > feat_best.0 && r >= p.threshold {
+                    feat_best = (r, Some(t), n_l);
+                }
+            }
+            best.push(feat_best);
+        }
+        let mut feats: Vec<usize> = (0..d).collect();
+        feats.sort_by(|&i, &j| best[j].0.total_cmp(&best[i].0)); // stable, descending
+        feats.retain(|&k| best[k].0 >= p.threshold);
+        let keep = top_count(feats.len()).min(feats.len());
+        feats[..keep].iter().find_map(|&k| {
+            let (_, t, n_l) = best[k];
+            let t = t?;
+            (n_l >= p.min_leaf && m - n_l >= p.min_leaf).then_some((k, t))
+        })
+    }
+
+    /// sklearn-like best split for the node `rows[a..b]` (see [`cart`]).
+    fn choose_exhaustive(
+        &mut self,
+        a: usize,
+        b: usize,
+        depth: usize,
+        max_depth: usize,
+    ) -> Option<(usize, f64)> {
+        let m = b - a;
+        if depth >= max_depth || m < 2 {
+            return None;
+        }
+        let (shift, total) = self.shift_and_total(a, b);
+        // sklearn's purity test: impurity (population variance) ≤ EPSILON.
+        let sq: f64 = self.rows[a..b]
+            .iter()
+            .map(|&i| (self.y[i] - shift).powi(2))
+            .sum();
+        let mean = total / m as f64;
+        if sq / m as f64 - mean * mean <= f64::EPSILON {
+            return None;
+        }
+        let n = self.n;
+        // (r, feature, sorted position of the last left point)
+        let mut best: Option<(f64, usize, usize)> = None;
+        for k in 0..self.x.d {
+            let seg = &self.order[k * n + a..k * n + b];
+            let col = &self.col[k * n..(k + 1) * n];
+            let mut s_l = 0.0;
+            for j in 0..m - 1 {
+                s_l += self.y[seg[j]] - shift;
+                if col[seg[j + 1]] > col[seg[j]] {
+                    let r = reduction(j + 1, s_l, m - j - 1, total - s_l);
+                    if best.is_none_or(|(rb, _, _)| r > rb) {
+                        best = Some((r, k, j));
+                    }
+                }
+            }
+        }
+        let (_, k, j) = best?;
+        let seg = &self.order[k * n + a..k * n + b];
+        let (va, vb) = (self.col[k * n + seg[j]], self.col[k * n + seg[j + 1]]);
+        let mut t = va / 2.0 + vb / 2.0;
+        if t == vb || t.is_infinite() {
+            t = va;
+        }
+        Some((k, t.next_up()))
+    }
+}
+
+/// NumPy's default ("linear", Hyndman–Fan type 7) quantile of the sorted values `v` at
+/// level `q` ∈ [0,1], with NumPy's exact floating-point steps: h = (m−1)·q, j = ⌊h⌋,
+/// g = h − j, and v_j + (v_{j+1} − v_j)·g if g < 0.5, else v_{j+1} − (v_{j+1} − v_j)(1 − g);
+/// h ≥ m−1 gives v_{m−1}.
+///
+/// # Panics
+/// If `v` is empty.
+pub fn numpy_quantile_linear(v: &[f64], q: f64) -> f64 {
+    let m = v.len();
+    assert!(m > 0, "quantile of an empty set");
+    let h = (m - 1) as f64 * q;
+    if h >= (m - 1) as f64 {
+        return v[m - 1];
+    }
+    if h < 0.0 {
+        return v[0];
+    }
+    let j = h.floor();
+    let g = h - j;
+    let (lo, hi) = (v[j as usize], v[j as usize + 1]);
+    let diff = hi - lo;
+    if g >= 0.5 {
+        hi - diff * (1.0 - g)
+    } else {
+        lo + diff * g
+    }
+}

@@ -1,0 +1,176 @@
+//! Max-edge partitions: LPDT-M, the max-edge tree grown on public data with a
+//! variance-reduction choice among the longest edges (method card lpdt.md §3, Alg. 2 of
+//! the LPDT paper, `msemaxedge` in [code]), and the complete max-edge partition used by
+//! LPDT without public data (lpdt.md §5).
+
+use super::builder::{lpdt_stop, mean_of, reduction, stable_partition, top_count, TreeBuilder};
+use super::{Partition, TreeParams};
+use crate::data::Matrix;
+
+/// LPDT-M: grows a max-edge partition of the root box [0,1]^d from the public sample
+/// (lpdt.md §3).
+///
+/// * `x`: n×d public features (scaled to [0,1]^d; points outside are routed by the
+///   thresholds all the same).
+/// * `y`: n public labels (any units).
+/// * `p`: depth s, n_l (`min_leaf`), mss and the minimum reduction (see [`TreeParams`]).
+///
+/// At a node with points P, box ∏ [lo_k, hi_k) and depth δ: leaf if |P| ≤ mss, δ ≥ s or
+/// at most mss distinct rows (x, y); otherwise the candidates are the features whose edge
+/// hi_k − lo_k equals the longest edge (exact float equality), each split at its midpoint
+/// c_k = (lo_k + hi_k)/2 with left = {x_k < c_k}; they are sorted by reduction
+/// r_k = [SSE(P) − SSE(L) − SSE(R)]/|P| descending (stable: lower index first on ties),
+/// those with r_k < threshold are dropped, the first max(1, ⌊(|L'| + 5)/10⌋) are kept and
+/// tried in order; the first whose children both have ≥ n_l points is used, else the node
+/// is a leaf.
+///
+/// Returns a [`Partition`] with domain [0,1]^d, leaf cells inside it, leaf ids in
+/// depth-first order (left before right), and per leaf the mean and count of the public
+/// labels in it (mean 0 for an empty leaf, possible only with `min_leaf` = 0).
+///
+/// # Panics
+/// If `y.len() != x.n`.
+pub fn max_edge(x: &Matrix, y: &[f64], p: &TreeParams) -> Partition {
+    assert_eq!(y.len(), x.n, "max_edge: one label per row of x");
+    let d = x.d;
+    let mut g = MaxEdgeGrower {
+        x,
+        y,
+        p,
+        b: TreeBuilder::new(),
+        scratch: Vec::with_capacity(x.n),
+    };
+    let mut idx: Vec<usize> = (0..x.n).collect();
+    let mut lo = vec![0.0; d];
+    let mut hi = vec![1.0; d];
+    g.grow(&mut idx, &mut lo, &mut hi, 0);
+    g.b.finish(vec![0.0; d], vec![1.0; d])
+}
+
+struct MaxEdgeGrower<'a> {
+    x: &'a Matrix,
+    y: &'a [f64],
+    p: &'a TreeParams,
+    b: TreeBuilder,
+    scratch: Vec<usize>,
+}
+
+impl MaxEdgeGrower<'_> {
+    /// Grows the subtree of the points `idx` in the box [lo, hi) at `depth`; returns its
+    /// node index. `lo`/`hi` are restored before returning.
+    fn grow(&mut self, idx: &mut [usize], lo: &mut [f64], hi: &mut [f64], depth: usize) -> usize {
+        let chosen = if lpdt_stop(self.x, self.y, idx, depth, self.p) {
+            None
+        } else {
+            self.choose(idx, lo, hi)
+        };
+        let Some((k, c)) = chosen else {
+            return self.b.leaf(lo, hi, mean_of(self.y, idx), idx.len());
+        };
+        let node = self.b.split(k, c);
+        let x = self.x;
+        let n_left = stable_partition(idx, &mut self.scratch, |i| x.get(i, k) < c);
+        let (left_idx, right_idx) = idx.split_at_mut(n_left);
+
+        let old_hi = hi[k];
+        hi[k] = c;
+        let left = self.grow(left_idx, lo, hi, depth + 1);
+        hi[k] = old_hi;
+
+        let old_lo = lo[k];
+        lo[k] = c;
+        let right = self.grow(right_idx, lo, hi, depth + 1);
+        lo[k] = old_lo;
+
+        self.b.set_children(node, left, right);
+        node
+    }
+
+    /// Steps 2–5 of lpdt.md §3: the (feature, midpoint) to split on, if any.
+    fn choose(&self, idx: &[usize], lo: &[f64], hi: &[f64]) -> Option<(usize, f64)> {
+        let longest = lo
+            .iter()
+            .zip(hi)
+            .map(|(l, h)| h - l)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let cand: Vec<usize> = (0..lo.len())
+            .filter(|&k| hi[k] - lo[k] == longest)
+            .collect();
+        if cand.is_empty() {
+            return None;
+        }
+        let mid: Vec<f64> = cand.iter().map(|&k| (lo[k] + hi[k]) / 2.0).collect();
+
+        // One pass over the rows: left counts and left sums of labels shifted by the
+        // first label (the shift keeps sums small and makes constant labels give 0).
+        let shift = self.y[idx[0]];
+        let mut n_l = vec![0usize; cand.len()];
+        let mut s_l = vec![0.0f64; cand.len()];
+        let mut s_tot = 0.0;
+        for &i in idx {
+            let row = self.x.row(i);
+            let dy = self.y[i] - shift;
+            s_tot += dy;
+            for (j, &k) in cand.iter().enumerate() {
+                if row[k] < mid[j] {
+                    n_l[j] += 1;
+                    s_l[j] += dy;
+                }
+            }
+        }
+        let n = idx.len();
+        let r: Vec<f64> = (0..cand.len())
+            .map(|j| reduction(n_l[j], s_l[j], n - n_l[j], s_tot - s_l[j]))
+            .collect();
+
+        let mut order: Vec<usize> = (0..cand.len()).collect();
+        order.sort_by(|&a, &b| r[b].total_cmp(&r[a])); // stable, descending
+        order.retain(|&j| r[j] >= self.p.threshold);
+        let keep = top_count(order.len()).min(order.len());
+        order[..keep]
+            .iter()
+            .find(|&&j| n_l[j] >= self.p.min_leaf && n - n_l[j] >= self.p.min_leaf)
+            .map(|&j| (cand[j], mid[j]))
+    }
+}
+
+/// The complete max-edge partition of [0,1]^d of depth s, grown without data (LPDT without
+/// public data, lpdt.md §5): every cell is split at the midpoint of its longest edge
+/// (lowest feature index on ties) down to depth `depth`, with no pruning.
+///
+/// Returns 2^depth leaves in depth-first order (left = {x_k < midpoint} first), every leaf
+/// with mean 0 and count 0 (the 0/0 = 0 fallback of lpdt.md §2.3). All cells at one depth
+/// have the same shape, so the split features cycle 0, 1, …, d−1, 0, … by level. With d = 0
+/// the partition is a single leaf.
+///
+/// The tree has 2^(depth+1) − 1 nodes; keep `depth` small (≤ ~20).
+pub fn complete_max_edge(d: usize, depth: usize) -> Partition {
+    fn grow(b: &mut TreeBuilder, lo: &mut [f64], hi: &mut [f64], left_depth: usize) -> usize {
+        if left_depth == 0 || lo.is_empty() {
+            return b.leaf(lo, hi, 0.0, 0);
+        }
+        let mut k = 0;
+        for j in 1..lo.len() {
+            if hi[j] - lo[j] > hi[k] - lo[k] {
+                k = j;
+            }
+        }
+        let c = (lo[k] + hi[k]) / 2.0;
+        let node = b.split(k, c);
+        let old_hi = hi[k];
+        hi[k] = c;
+        let left = grow(b, lo, hi, left_depth - 1);
+        hi[k] = old_hi;
+        let old_lo = lo[k];
+        lo[k] = c;
+        let right = grow(b, lo, hi, left_depth - 1);
+        lo[k] = old_lo;
+        b.set_children(node, left, right);
+        node
+    }
+    let mut b = TreeBuilder::new();
+    let mut lo = vec![0.0; d];
+    let mut hi = vec![1.0; d];
+    grow(&mut b, &mut lo, &mut hi, depth);
+    b.finish(vec![0.0; d], vec![1.0; d])
+}

@@ -1,0 +1,100 @@
+//! Axis-aligned tree partitions of the feature space (DESIGN.md, `partition/`).
+//!
+//! One [`Partition`] type serves every tree rule: a flat array of nodes, leaf ids 0..K,
+//! the box (cell) of every leaf, and the mean label of the points the tree was grown on
+//! in every leaf (the public-mean fallback of LPDT, method card lpdt.md §2.3, or the
+//! prediction of a non-private CART).
+
+mod builder;
+pub mod cart;
+pub mod grid;
+pub mod max_edge;
+
+pub use builder::TreeParams;
+pub use cart::{cart, cart_quantile};
+pub use grid::{grid_allowed, Grid};
+pub use max_edge::{complete_max_edge, max_edge};
+
+/// A node of a [`Partition`] tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    /// Internal node: a point goes to `left` when `x[feature] < threshold`, else to `right`
+    /// (lpdt.md §2.4 and §9 item 15).
+    Split {
+        feature: usize,
+        threshold: f64,
+        left: usize,
+        right: usize,
+    },
+    /// A leaf with id in 0..K.
+    Leaf { leaf: usize },
+}
+
+/// An axis-aligned tree partition with K leaves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partition {
+    /// Nodes; `nodes[0]` is the root.
+    pub nodes: Vec<Node>,
+    /// The domain box: per-feature lower and upper bounds (length d each). [0,1]^d for
+    /// max-edge; for CART the bounds of the data it was grown on are not used, so
+    /// `[-inf, inf]`.
+    pub domain_lo: Vec<f64>,
+    /// See `domain_lo`.
+    pub domain_hi: Vec<f64>,
+    /// Cell of every leaf: `(lo, hi)` with length-d bounds, the cell is ∏_k [lo_k, hi_k).
+    pub cells: Vec<(Vec<f64>, Vec<f64>)>,
+    /// Mean label of the growing sample in every leaf (0 for a leaf with no points,
+    /// following the 0/0 = 0 convention of lpdt.md §2.3).
+    pub leaf_means: Vec<f64>,
+    /// Number of growing points in every leaf.
+    pub leaf_counts: Vec<usize>,
+}
+
+impl Partition {
+    /// Number of leaves K.
+    pub fn n_leaves(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Leaf id of `x` (length d), routing by thresholds only (points outside the domain
+    /// box are routed too; see [`Partition::in_domain`]).
+    #[inline]
+    pub fn leaf_of(&self, x: &[f64]) -> usize {
+        let mut node = 0;
+        loop {
+            match &self.nodes[node] {
+                Node::Leaf { leaf } => return *leaf,
+                Node::Split {
+                    feature,
+                    threshold,
+                    left,
+                    right,
+                } => {
+                    node = if x[*feature] < *threshold {
+                        *left
+                    } else {
+                        *right
+                    };
+                }
+            }
+        }
+    }
+
+    /// Whether `x` lies in the closed domain box.
+    pub fn in_domain(&self, x: &[f64]) -> bool {
+        x.iter()
+            .zip(self.domain_lo.iter().zip(&self.domain_hi))
+            .all(|(v, (lo, hi))| *v >= *lo && *v <= *hi)
+    }
+
+    /// Depth of the tree (0 for a single leaf).
+    pub fn depth(&self) -> usize {
+        fn rec(nodes: &[Node], i: usize) -> usize {
+            match &nodes[i] {
+                Node::Leaf { .. } => 0,
+                Node::Split { left, right, .. } => 1 + rec(nodes, *left).max(rec(nodes, *right)),
+            }
+        }
+        rec(&self.nodes, 0)
+    }
+}

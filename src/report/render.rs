@@ -1,0 +1,488 @@
+//! Rendering a [`Table`] to LaTeX (booktabs) and GitHub Markdown through tera templates.
+//!
+//! The templates `templates/table.tex.tera` and `templates/table.md.tera` are embedded at
+//! compile time; [`Templates::from_dir`] (or [`render_with_dir`]) loads replacements from
+//! a directory. Each template receives two variables:
+//! - `view`: the table prepared for that format, every string already escaped and every
+//!   cell already marked up (LaTeX: `caption`, `label`, `colspec`, `row_header`,
+//!   `has_group_header`, `groups[].{text, span}`, `rules[]`, `columns[]`,
+//!   `rows[].{label, cells[]}`, `notes[]`; Markdown: `caption`, `header[]`, `align[]`,
+//!   `rows[].{label, cells[]}`, `notes[]`);
+//! - `table`: the raw [`Table`] as serialized by serde, for templates that want to mark up
+//!   cells differently (its strings are not escaped).
+//!
+//! Rendering is deterministic: the same table gives byte-identical output.
+
+use std::path::Path;
+
+use serde::Serialize;
+use tera::{Context, Tera};
+
+use super::table::{Cell, ColumnGroup, Table};
+use super::ReportError;
+
+/// File name of the LaTeX template, in `templates/` and in override directories.
+pub const LATEX_TEMPLATE_NAME: &str = "table.tex.tera";
+/// File name of the Markdown template, in `templates/` and in override directories.
+pub const MARKDOWN_TEMPLATE_NAME: &str = "table.md.tera";
+
+const LATEX_TEMPLATE: &str = include_str!("../../templates/table.tex.tera");
+const MARKDOWN_TEMPLATE: &str = include_str!("../../templates/table.md.tera");
+
+/// An output format of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    /// LaTeX `table` float with a booktabs `tabular` (needs `\usepackage{booktabs}`).
+    Latex,
+    /// GitHub-flavoured Markdown pipe table.
+    Markdown,
+}
+
+impl OutputFormat {
+    /// The template file name for this format.
+    pub fn template_name(self) -> &'static str {
+        match self {
+            OutputFormat::Latex => LATEX_TEMPLATE_NAME,
+            OutputFormat::Markdown => MARKDOWN_TEMPLATE_NAME,
+        }
+    }
+
+    /// The output file extension, without the dot: `tex` or `md`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            OutputFormat::Latex => "tex",
+            OutputFormat::Markdown => "md",
+        }
+    }
+
+    fn embedded(self) -> &'static str {
+        match self {
+            OutputFormat::Latex => LATEX_TEMPLATE,
+            OutputFormat::Markdown => MARKDOWN_TEMPLATE,
+        }
+    }
+}
+
+const FORMATS: [OutputFormat; 2] = [OutputFormat::Latex, OutputFormat::Markdown];
+
+/// A parsed set of the two table templates, reusable across tables.
+pub struct Templates {
+    tera: Tera,
+    /// Where each template came from (for error messages), in the order of `FORMATS`.
+    origins: [String; 2],
+}
+
+impl Templates {
+    /// The templates embedded in the binary.
+    ///
+    /// # Errors
+    /// [`ReportError::Template`] if an embedded template does not parse (a bug).
+    pub fn embedded() -> Result<Templates, ReportError> {
+        Templates::build(|f| Ok((f.embedded().to_string(), f.template_name().to_string())))
+    }
+
+    /// Templates from `dir`: `dir/table.tex.tera` and `dir/table.md.tera` where they
+    /// exist, the embedded template for a file that is absent.
+    ///
+    /// # Errors
+    /// [`ReportError::TemplateDir`] if `dir` is not a directory,
+    /// [`ReportError::TemplateIo`] if a file exists but cannot be read,
+    /// [`ReportError::Template`] if a template does not parse (with its path, line and
+    /// column).
+    pub fn from_dir(dir: &Path) -> Result<Templates, ReportError> {
+        if !dir.is_dir() {
+            return Err(ReportError::TemplateDir {
+                path: dir.to_path_buf(),
+            });
+        }
+        Templates::build(|f| {
+            let path = dir.join(f.template_name());
+            if path.is_file() {
+                let text =
+                    std::fs::read_to_string(&path).map_err(|source| ReportError::TemplateIo {
+                        path: path.clone(),
+                        source,
+                    })?;
+                Ok((text, path.display().to_string()))
+            } else {
+                Ok((f.embedded().to_string(), f.template_name().to_string()))
+            }
+        })
+    }
+
+    fn build(
+        mut source: impl FnMut(OutputFormat) -> Result<(String, String), ReportError>,
+    ) -> Result<Templates, ReportError> {
+        let mut tera = Tera::default();
+        // Escaping is done in Rust, per format; tera's HTML escaping must stay off.
+        tera.autoescape_on(vec![]);
+        let mut origins = [String::new(), String::new()];
+        for (i, f) in FORMATS.into_iter().enumerate() {
+            let (text, origin) = source(f)?;
+            tera.add_raw_template(f.template_name(), &text)
+                .map_err(|e| template_error(&origin, e))?;
+            origins[i] = origin;
+        }
+        Ok(Templates { tera, origins })
+    }
+
+    /// Validates `t` ([`Table::validate`]) and renders it in `format`.
+    ///
+    /// # Errors
+    /// The validation errors of [`Table::validate`], or [`ReportError::Template`] if the
+    /// template fails at render time (e.g. an override uses an unknown variable).
+    pub fn render(&self, t: &Table, format: OutputFormat) -> Result<String, ReportError> {
+        t.validate()?;
+        let mut ctx = Context::new();
+        ctx.insert("table", t);
+        match format {
+            OutputFormat::Latex => ctx.insert("view", &LatexView::new(t)),
+            OutputFormat::Markdown => ctx.insert("view", &MarkdownView::new(t)),
+        }
+        let i = FORMATS.iter().position(|&f| f == format).unwrap_or(0);
+        self.tera
+            .render(format.template_name(), &ctx)
+            .map_err(|e| template_error(&self.origins[i], e))
+    }
+}
+
+/// Renders `t` in `format` with the embedded templates.
+///
+/// # Errors
+/// See [`Templates::render`].
+pub fn render(t: &Table, format: OutputFormat) -> Result<String, ReportError> {
+    Templates::embedded()?.render(t, format)
+}
+
+/// Renders `t` in `format` with the template of that format from `dir` if it holds one
+/// (`table.tex.tera` / `table.md.tera`), the embedded one otherwise.
+///
+/// # Errors
+/// See [`Templates::from_dir`] and [`Templates::render`].
+pub fn render_with_dir(t: &Table, format: OutputFormat, dir: &Path) -> Result<String, ReportError> {
+    Templates::from_dir(dir)?.render(t, format)
+}
+
+/// Renders `t` as a LaTeX `table` float: `\caption`, `\label{tab:<name>}`, a booktabs
+/// `tabular` with one `\multicolumn` header (and `\cmidrule`) per labelled group, best
+/// values in `\textbf`, second best in `\underline`, significant ones followed by `$^*$`,
+/// missing ones as `--`, and the notes in a footnotesize paragraph under the tabular.
+/// All text is escaped with [`escape_latex`]. Needs `\usepackage{booktabs}`.
+///
+/// # Errors
+/// See [`Templates::render`].
+pub fn render_latex(t: &Table) -> Result<String, ReportError> {
+    render(t, OutputFormat::Latex)
+}
+
+/// Renders `t` as a GitHub Markdown pipe table: a `Table: <caption>` line, one header row
+/// whose names carry their group (`ε=2 LPDT-M`), best values as `**…**`, second best as
+/// `<u>…</u>`, significant ones followed by `\*`, missing ones as `—`, and the notes as a
+/// list below. All text is escaped with [`escape_markdown`].
+///
+/// # Errors
+/// See [`Templates::render`].
+pub fn render_markdown(t: &Table) -> Result<String, ReportError> {
+    render(t, OutputFormat::Markdown)
+}
+
+/// Escapes plain text for LaTeX (text mode, pdflatex-compilable).
+///
+/// `\ { } _ % & # $ ~ ^` become `\textbackslash{}`, `\{`, `\}`, `\_`, `\%`, `\&`, `\#`,
+/// `\$`, `\textasciitilde{}`, `\textasciicircum{}`; `< > |` become `\textless{}`,
+/// `\textgreater{}`, `\textbar{}` (they print wrongly in the default OT1 encoding); a `-`
+/// followed by another `-` becomes `-{}` so `--` is not a dash ligature; line breaks
+/// become spaces. Common non-ASCII symbols pdflatex cannot typeset without extra
+/// packages become math: `ε` → `$\varepsilon$` (likewise α β γ δ λ μ ρ σ τ, ≤ ≥ ± × · ∞),
+/// `—` → `---`, `–` → `--`, `…` → `\ldots{}`. Other characters pass through.
+///
+/// ```
+/// use dp_repro::report::escape_latex;
+/// assert_eq!(escape_latex("min_leaf 5%"), r"min\_leaf 5\%");
+/// assert_eq!(escape_latex("ε = 2"), r"$\varepsilon$ = 2");
+/// ```
+pub fn escape_latex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let rep: &str = match c {
+            '\\' => r"\textbackslash{}",
+            '{' => r"\{",
+            '}' => r"\}",
+            '_' => r"\_",
+            '%' => r"\%",
+            '&' => r"\&",
+            '#' => r"\#",
+            '$' => r"\$",
+            '~' => r"\textasciitilde{}",
+            '^' => r"\textasciicircum{}",
+            '<' => r"\textless{}",
+            '>' => r"\textgreater{}",
+            '|' => r"\textbar{}",
+            '-' if chars.peek() == Some(&'-') => "-{}",
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                " "
+            }
+            '\n' => " ",
+            'α' => r"$\alpha$",
+            'β' => r"$\beta$",
+            'γ' => r"$\gamma$",
+            'δ' => r"$\delta$",
+            'ε' => r"$\varepsilon$",
+            'λ' => r"$\lambda$",
+            'μ' => r"$\mu$",
+            'ρ' => r"$\rho$",
+            'σ' => r"$\sigma$",
+            'τ' => r"$\tau$",
+            '≤' => r"$\le$",
+            '≥' => r"$\ge$",
+            '±' => r"$\pm$",
+            '×' => r"$\times$",
+            '·' => r"$\cdot$",
+            '∞' => r"$\infty$",
+            '—' => "---",
+            '–' => "--",
+            '…' => r"\ldots{}",
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push_str(rep);
+    }
+    out
+}
+
+/// Escapes plain text for a GitHub Markdown table cell or line.
+///
+/// The characters `\ ` * _ [ ] < > | # ~ $` get a backslash (CommonMark allows escaping
+/// any ASCII punctuation), so names like `min_leaf` or `a|b` neither format nor break the
+/// table; line breaks become spaces.
+///
+/// ```
+/// use dp_repro::report::escape_markdown;
+/// assert_eq!(escape_markdown("min_leaf*"), r"min\_leaf\*");
+/// ```
+pub fn escape_markdown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push(' ');
+            }
+            '\n' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// ε as text: `2`, `0.5` (shortest representation that round-trips).
+fn epsilon_text(e: f64) -> String {
+    format!("{}", e)
+}
+
+/// `tab:<name>` with characters that are unsafe in a `\label` replaced by `-`.
+fn latex_label(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("tab:{safe}")
+}
+
+/// Collects tera's error and its causes into one message.
+fn template_error(origin: &str, e: tera::Error) -> ReportError {
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    ReportError::Template {
+        template: origin.to_string(),
+        message,
+    }
+}
+
+/// A group header cell of the LaTeX view.
+#[derive(Serialize)]
+struct LatexGroup {
+    /// Escaped label, or `$\varepsilon = 2$`.
+    text: String,
+    /// Number of columns spanned.
+    span: usize,
+}
+
+/// A row of a view: escaped label and marked-up cells.
+#[derive(Serialize)]
+struct ViewRow {
+    label: String,
+    cells: Vec<String>,
+}
+
+/// What the LaTeX template prints.
+#[derive(Serialize)]
+struct LatexView {
+    name: String,
+    caption: String,
+    label: String,
+    colspec: String,
+    row_header: String,
+    has_group_header: bool,
+    groups: Vec<LatexGroup>,
+    /// `\cmidrule` column ranges like `3-7` (tabular columns, 1-based, row labels = 1).
+    rules: Vec<String>,
+    columns: Vec<String>,
+    rows: Vec<ViewRow>,
+    notes: Vec<String>,
+}
+
+fn latex_group_text(g: &ColumnGroup) -> String {
+    match g.epsilon {
+        Some(e) => format!(r"$\varepsilon = {}$", epsilon_text(e)),
+        None => escape_latex(&g.label),
+    }
+}
+
+fn latex_cell(c: &Cell) -> String {
+    if c.value.is_none() {
+        return "--".to_string();
+    }
+    let text = escape_latex(&c.text);
+    let mut s = if c.best {
+        format!(r"\textbf{{{text}}}")
+    } else if c.second {
+        format!(r"\underline{{{text}}}")
+    } else {
+        text
+    };
+    if c.star {
+        s.push_str("$^*$");
+    }
+    s
+}
+
+impl LatexView {
+    fn new(t: &Table) -> LatexView {
+        let groups: Vec<LatexGroup> = t
+            .groups
+            .iter()
+            .map(|g| LatexGroup {
+                text: latex_group_text(g),
+                span: g.columns.len(),
+            })
+            .collect();
+        let mut rules = Vec::new();
+        let mut first = 2; // column 1 holds the row labels
+        for (g, lg) in t.groups.iter().zip(&groups) {
+            let last = first + g.columns.len() - 1;
+            if !lg.text.is_empty() {
+                rules.push(format!("{first}-{last}"));
+            }
+            first = last + 1;
+        }
+        LatexView {
+            name: escape_latex(&t.name),
+            caption: escape_latex(&t.caption),
+            label: latex_label(&t.name),
+            colspec: format!("l{}", "r".repeat(t.n_columns())),
+            row_header: escape_latex(&t.row_header),
+            has_group_header: groups.iter().any(|g| !g.text.is_empty()),
+            groups,
+            rules,
+            columns: t.columns().iter().map(|(_, c)| escape_latex(c)).collect(),
+            rows: t
+                .rows
+                .iter()
+                .map(|r| ViewRow {
+                    label: escape_latex(&r.label),
+                    cells: r.cells.iter().map(latex_cell).collect(),
+                })
+                .collect(),
+            notes: t.notes.iter().map(|n| escape_latex(n)).collect(),
+        }
+    }
+}
+
+/// What the Markdown template prints.
+#[derive(Serialize)]
+struct MarkdownView {
+    caption: String,
+    /// Header cells: the row header, then `ε=2 LPDT-M`-style names.
+    header: Vec<String>,
+    /// Alignment cells: `:---` for the row labels, `---:` for the values.
+    align: Vec<String>,
+    rows: Vec<ViewRow>,
+    notes: Vec<String>,
+}
+
+fn markdown_cell(c: &Cell) -> String {
+    if c.value.is_none() {
+        return "—".to_string();
+    }
+    let text = escape_markdown(&c.text);
+    let mut s = if c.best {
+        format!("**{text}**")
+    } else if c.second {
+        format!("<u>{text}</u>")
+    } else {
+        text
+    };
+    if c.star {
+        s.push_str(r"\*");
+    }
+    s
+}
+
+impl MarkdownView {
+    fn new(t: &Table) -> MarkdownView {
+        let mut header = vec![escape_markdown(&t.row_header)];
+        for g in &t.groups {
+            let prefix = match g.epsilon {
+                Some(e) => format!("ε={} ", epsilon_text(e)),
+                None if g.label.is_empty() => String::new(),
+                None => format!("{} ", escape_markdown(&g.label)),
+            };
+            header.extend(
+                g.columns
+                    .iter()
+                    .map(|c| format!("{prefix}{}", escape_markdown(c))),
+            );
+        }
+        let mut align = vec![":---".to_string()];
+        align.extend(std::iter::repeat("---:".to_string()).take(t.n_columns()));
+        MarkdownView {
+            caption: escape_markdown(&t.caption),
+            header,
+            align,
+            rows: t
+                .rows
+                .iter()
+                .map(|r| ViewRow {
+                    label: escape_markdown(&r.label),
+                    cells: r.cells.iter().map(markdown_cell).collect(),
+                })
+                .collect(),
+            notes: t.notes.iter().map(|n| escape_markdown(n)).collect(),
+        }
+    }
+}

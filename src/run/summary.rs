@@ -1,0 +1,394 @@
+//! From runs.csv to summaries, selected grid points, paired tests and tables. Everything
+//! here reads runs.csv only, so `dp-repro table` rebuilds the same outputs without
+//! rerunning, and outputs are byte-identical whatever the thread count of the run.
+
+use super::results::read_runs;
+use super::seeds::epsilon_text;
+use crate::report::{render_latex, render_markdown, Cell, ColumnGroup, NumberFormat, Row, Table};
+use crate::spec::raw::{RowLabels, Selection, TableEntry};
+use crate::spec::Experiment;
+use crate::stats::{
+    rank_marks, significance_marks, summarize, wilcoxon_signed_rank, Alternative, SignificanceRule,
+    Summary,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// (data set, method label, ε text ("" for non-private), params key).
+pub type GroupKey = (String, String, String, String);
+
+/// Outputs of [`finish`].
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// (table name, Markdown) of every rendered table, in spec order.
+    pub markdown: Vec<(String, String)>,
+    /// Number of runs.csv rows read.
+    pub rows: usize,
+}
+
+struct Selected {
+    params: String,
+    summary: Summary,
+    /// repetition → value.
+    values: BTreeMap<usize, f64>,
+}
+
+/// Reads `out/runs.csv` and writes `summary.csv` (every grid point), `selected.csv` (the
+/// selected grid point per data set × method × ε), `tests.csv` (one-sided Wilcoxon
+/// signed-rank tests between the selected methods of every data set × ε block) and
+/// `table-<name>.tex` / `.md` for every table of the spec.
+///
+/// # Errors
+/// A message naming the file that could not be read, written or rendered.
+pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
+    let runs = read_runs(&out.join("runs.csv"))?;
+    let lower = exp
+        .datasets
+        .first()
+        .map(|d| d.task.lower_is_better())
+        .unwrap_or(true);
+
+    // Canonical orders from the spec: data sets, methods, ε, grid points.
+    let ds_order: HashMap<&str, usize> = exp
+        .datasets
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let m_order: HashMap<&str, usize> = exp
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.label.as_str(), i))
+        .collect();
+    let mut grid_order: HashMap<(String, String), usize> = HashMap::new();
+    for m in &exp.methods {
+        let mut i = 0;
+        for s in &m.structural {
+            for q in &m.mechanism {
+                grid_order.insert((m.label.clone(), s.join(q).key()), i);
+                i += 1;
+            }
+        }
+    }
+    let eps_rank = |e: &str| -> (u8, f64) {
+        if e.is_empty() {
+            (0, 0.0)
+        } else {
+            (1, e.parse().unwrap_or(f64::INFINITY))
+        }
+    };
+
+    let mut groups: HashMap<GroupKey, BTreeMap<usize, f64>> = HashMap::new();
+    for r in &runs {
+        let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
+        groups
+            .entry((r.dataset.clone(), r.method.clone(), eps, r.params.clone()))
+            .or_default()
+            .insert(r.repetition, r.value);
+    }
+    let mut keys: Vec<&GroupKey> = groups.keys().collect();
+    let sort_key = |k: &GroupKey| {
+        (
+            ds_order.get(k.0.as_str()).copied().unwrap_or(usize::MAX),
+            m_order.get(k.1.as_str()).copied().unwrap_or(usize::MAX),
+            eps_rank(&k.2),
+            grid_order
+                .get(&(k.1.clone(), k.3.clone()))
+                .copied()
+                .unwrap_or(usize::MAX),
+            k.3.clone(),
+        )
+    };
+    keys.sort_by(|a, b| {
+        let (x, y) = (sort_key(a), sort_key(b));
+        x.0.cmp(&y.0)
+            .then(x.1.cmp(&y.1))
+            .then(x.2 .0.cmp(&y.2 .0))
+            .then(x.2 .1.total_cmp(&y.2 .1))
+            .then(x.3.cmp(&y.3))
+            .then(x.4.cmp(&y.4))
+    });
+
+    let mut summary_csv = String::from("dataset,method,epsilon,params,mean,std,median,reps\n");
+    let mut selected: BTreeMap<(String, String, String), Selected> = BTreeMap::new();
+    let mut selected_order: Vec<(String, String, String)> = Vec::new();
+    for k in &keys {
+        let values = &groups[*k];
+        let v: Vec<f64> = values.values().cloned().collect();
+        let s = summarize(&v);
+        writeln!(
+            summary_csv,
+            "{},{},{},{},{},{},{},{}",
+            k.0,
+            k.1,
+            k.2,
+            csv_field(&k.3),
+            s.mean,
+            s.std,
+            s.median,
+            s.n
+        )
+        .unwrap();
+        let sel_key = (k.0.clone(), k.1.clone(), k.2.clone());
+        match exp.selection {
+            Selection::BestMean => {
+                let better = match selected.get(&sel_key) {
+                    None => {
+                        selected_order.push(sel_key.clone());
+                        true
+                    }
+                    // Complete grid points first, then the better mean; ties keep the
+                    // earlier grid point.
+                    Some(cur) => {
+                        (s.n > cur.summary.n)
+                            || (s.n == cur.summary.n
+                                && if lower {
+                                    s.mean < cur.summary.mean
+                                } else {
+                                    s.mean > cur.summary.mean
+                                })
+                    }
+                };
+                if better {
+                    selected.insert(
+                        sel_key,
+                        Selected {
+                            params: k.3.clone(),
+                            summary: s,
+                            values: values.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    write(out, "summary.csv", &summary_csv)?;
+
+    let mut selected_csv = String::from("dataset,method,epsilon,mean,std,median,reps,params\n");
+    for k in &selected_order {
+        let s = &selected[k];
+        writeln!(
+            selected_csv,
+            "{},{},{},{},{},{},{},{}",
+            k.0,
+            k.1,
+            k.2,
+            s.summary.mean,
+            s.summary.std,
+            s.summary.median,
+            s.summary.n,
+            csv_field(&s.params)
+        )
+        .unwrap();
+    }
+    write(out, "selected.csv", &selected_csv)?;
+
+    // Paired one-sided tests between every ordered pair of private methods per block.
+    let alternative = if lower {
+        Alternative::Less
+    } else {
+        Alternative::Greater
+    };
+    let mut tests_csv =
+        String::from("dataset,epsilon,method,other,alternative,statistic,p_value,n\n");
+    for d in &exp.datasets {
+        for e in &exp.epsilons {
+            let et = epsilon_text(*e);
+            let run: Vec<(&str, &Selected)> = exp
+                .methods
+                .iter()
+                .filter_map(|m| {
+                    selected
+                        .get(&(d.name.clone(), m.label.clone(), et.clone()))
+                        .map(|s| (m.label.as_str(), s))
+                })
+                .collect();
+            for (a, sa) in &run {
+                for (b, sb) in &run {
+                    if a == b {
+                        continue;
+                    }
+                    let (x, y) = paired(&sa.values, &sb.values);
+                    let alt = if lower { "less" } else { "greater" };
+                    match wilcoxon_signed_rank(&x, &y, alternative) {
+                        Ok(r) => writeln!(
+                            tests_csv,
+                            "{},{},{},{},{},{},{},{}",
+                            d.name, et, a, b, alt, r.statistic, r.p_value, r.n
+                        ),
+                        Err(_) => writeln!(
+                            tests_csv,
+                            "{},{},{},{},{},,,{}",
+                            d.name,
+                            et,
+                            a,
+                            b,
+                            alt,
+                            x.len()
+                        ),
+                    }
+                    .unwrap();
+                }
+            }
+        }
+    }
+    write(out, "tests.csv", &tests_csv)?;
+
+    let mut markdown = Vec::new();
+    for t in &exp.spec.tables {
+        let table = build_table(exp, t, &selected, lower);
+        let md = render_markdown(&table).map_err(|e| format!("table {}: {e}", t.name))?;
+        let tex = render_latex(&table).map_err(|e| format!("table {}: {e}", t.name))?;
+        write(out, &format!("table-{}.md", t.name), &md)?;
+        write(out, &format!("table-{}.tex", t.name), &tex)?;
+        markdown.push((t.name.clone(), md));
+    }
+    Ok(Finished {
+        markdown,
+        rows: runs.len(),
+    })
+}
+
+/// Values of two methods on the repetitions both have, in repetition order.
+fn paired(a: &BTreeMap<usize, f64>, b: &BTreeMap<usize, f64>) -> (Vec<f64>, Vec<f64>) {
+    a.iter()
+        .filter_map(|(r, x)| b.get(r).map(|y| (*x, *y)))
+        .unzip()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn write(out: &Path, name: &str, text: &str) -> Result<(), String> {
+    let p = out.join(name);
+    std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+fn rule_note(rule: &SignificanceRule, lower: bool) -> String {
+    let dir = if lower { "lower" } else { "higher" };
+    match rule {
+        SignificanceRule::None => String::new(),
+        SignificanceRule::BetterThanRest { alpha, max_group } => format!(
+            "*: the smallest group of at most {max_group} best methods of the block each of which a one-sided Wilcoxon signed-rank test over the paired repetitions finds {dir} than every other method at level {alpha} (lpdt.md §8.3)."
+        ),
+        SignificanceRule::NotWorseThanBest { alpha } => format!(
+            "*: the best method and every method a one-sided Wilcoxon signed-rank test at level {alpha} does not find worse than the best."
+        ),
+    }
+}
+
+fn build_table(
+    exp: &Experiment,
+    t: &TableEntry,
+    selected: &BTreeMap<(String, String, String), Selected>,
+    lower: bool,
+) -> Table {
+    let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
+    let metric = exp
+        .datasets
+        .first()
+        .map(|d| d.task.metric_name())
+        .unwrap_or("mse");
+    let format = if lower {
+        NumberFormat::Sci
+    } else {
+        NumberFormat::Fixed(3)
+    };
+    let mut groups = Vec::new();
+    if !t.non_private.is_empty() {
+        groups.push(ColumnGroup {
+            label: String::new(),
+            epsilon: None,
+            columns: t.non_private.clone(),
+        });
+    }
+    for e in &t.epsilons {
+        groups.push(ColumnGroup {
+            label: format!("ε = {}", epsilon_text(*e)),
+            epsilon: Some(*e),
+            columns: t.methods.clone(),
+        });
+    }
+    let mut rows = Vec::new();
+    for d in &exp.datasets {
+        let label = match t.row_labels {
+            RowLabels::Abbreviation => d.row_label.clone(),
+            RowLabels::Name => d.name.clone(),
+        };
+        let mut cells = Vec::new();
+        for m in &t.non_private {
+            let v = selected
+                .get(&(d.name.clone(), m.clone(), String::new()))
+                .map(|s| s.summary.mean);
+            cells.push(Cell::new(v, format));
+        }
+        for e in &t.epsilons {
+            let et = epsilon_text(*e);
+            let sel: Vec<Option<&Selected>> = t
+                .methods
+                .iter()
+                .map(|m| selected.get(&(d.name.clone(), m.clone(), et.clone())))
+                .collect();
+            let means: Vec<Option<f64>> = sel.iter().map(|s| s.map(|s| s.summary.mean)).collect();
+            let (best, second) = rank_marks(&means, lower);
+            // Pair on the repetitions every run method has.
+            let common: Vec<usize> = sel
+                .iter()
+                .flatten()
+                .map(|s| s.values.keys().cloned().collect::<Vec<_>>())
+                .reduce(|a, b| a.into_iter().filter(|r| b.contains(r)).collect())
+                .unwrap_or_default();
+            let values: Vec<Option<Vec<f64>>> = sel
+                .iter()
+                .map(|s| s.map(|s| common.iter().map(|r| s.values[r]).collect()))
+                .collect();
+            let stars = significance_marks(&values, lower, &rule);
+            for (i, v) in means.iter().enumerate() {
+                cells.push(Cell::new(*v, format).with_marks(
+                    best == Some(i),
+                    second == Some(i),
+                    stars[i],
+                ));
+            }
+        }
+        rows.push(Row { label, cells });
+    }
+    let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
+    let mut notes = vec![format!(
+        "Mean test {metric} over {reps} repetitions. Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, the papers' practice (lpdt.md §8.1(b)). Bold: best, underlined: second best among the ε block's methods."
+    )];
+    let rn = rule_note(&rule, lower);
+    if !rn.is_empty() {
+        notes.push(rn);
+    }
+    for s in &exp.spec.skip {
+        if t.methods.contains(&s.method) || t.non_private.contains(&s.method) {
+            notes.push(format!(
+                "—: {} not run on {}: {}",
+                s.method,
+                s.datasets.join(", "),
+                s.reason
+            ));
+        }
+    }
+    let caption = if t.caption.is_empty() {
+        format!("{} ({})", exp.spec.name, t.name)
+    } else {
+        t.caption.clone()
+    };
+    Table {
+        name: t.name.clone(),
+        caption,
+        row_header: "Data".into(),
+        groups,
+        rows,
+        notes,
+    }
+}

@@ -1,0 +1,241 @@
+//! The YAML schema of a spec, as serde structs. Parsing checks shapes and names of
+//! fields only; [`super::validate`] checks meaning.
+
+use crate::data::{Task, XScale};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+/// A whole spec file.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Spec name; the default output folder is `results/<name>`.
+    pub name: String,
+    /// Free text shown in run.json and captions.
+    #[serde(default)]
+    pub description: String,
+    /// Root seed of every random stream.
+    pub seed: u64,
+    /// Number of repetitions (seeded splits).
+    pub repetitions: usize,
+    /// Data sets: a manifest name, or a map (inline file or synthetic kind).
+    pub datasets: Vec<DatasetEntry>,
+    /// Split ratios; required unless every data set is synthetic.
+    #[serde(default)]
+    pub split: Option<SplitEntry>,
+    /// Which rows the min-max scaler is fitted on.
+    #[serde(default)]
+    pub scaling: Scaling,
+    /// Where label bounds (clipping, noise scales) come from.
+    #[serde(default)]
+    pub label_bounds: LabelBoundsFrom,
+    /// The ε grid.
+    pub epsilons: Vec<f64>,
+    /// Methods and their grids.
+    pub methods: Vec<MethodEntry>,
+    /// How a grid point is selected per data set × method × ε.
+    #[serde(default)]
+    pub selection: Selection,
+    /// The significance rule of the tables' `*` marks.
+    #[serde(default)]
+    pub significance: Option<crate::stats::SignificanceRule>,
+    /// (method, data sets) pairs that are not run, with a reason (printed as — with a note).
+    #[serde(default)]
+    pub skip: Vec<SkipEntry>,
+    /// Tables to render.
+    #[serde(default)]
+    pub tables: Vec<TableEntry>,
+}
+
+/// Public / private / test ratios.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitEntry {
+    /// Public share.
+    pub public: f64,
+    /// Private training share.
+    pub private: f64,
+    /// Test share.
+    pub test: f64,
+}
+
+/// Rows the min-max scaler is fitted on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scaling {
+    /// The whole data set before splitting (LPDT protocol, lpdt.md §8.3).
+    #[default]
+    Whole,
+    /// The public part only (LPDT §3.2 remark; lpdt.md §8.3 option `scale_on = public`).
+    Public,
+    /// No scaling (features already in [0,1]).
+    None,
+}
+
+/// Where the label bounds [y_lo, y_hi] come from (lpdt.md §8.3 "Label bounds").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelBoundsFrom {
+    /// Min and max of the public labels; private labels are clipped into them (default).
+    #[default]
+    Public,
+    /// Min and max of the private training labels: the authors' code, which leaks a little
+    /// (lpdt.md §9 item 1). Only by this explicit option.
+    PrivateTrain,
+}
+
+/// Grid-point selection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// Oracle selection: the grid point with the best mean test metric over repetitions
+    /// (the papers' practice; lpdt.md §8.1(b)).
+    #[default]
+    BestMean,
+}
+
+/// A data set entry.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum DatasetEntry {
+    /// A manifest name from `datasets/<name>.yaml`.
+    Name(String),
+    /// An inline definition.
+    Inline(InlineDataset),
+}
+
+/// An inline data set: either a CSV file or a synthetic kind.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InlineDataset {
+    /// Name used in results.
+    pub name: String,
+    /// Row label in tables (default: the name).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// CSV path, relative to the spec file.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// 0-based label column of the CSV.
+    #[serde(default)]
+    pub label_column: Option<usize>,
+    /// Whether the CSV has a header row.
+    #[serde(default)]
+    pub has_header: Option<bool>,
+    /// Task of the CSV.
+    #[serde(default)]
+    pub task: Option<Task>,
+    /// A synthetic kind instead of a file: `lpdt_sine`.
+    #[serde(default)]
+    pub synthetic: Option<SyntheticKind>,
+    /// Sizes of a synthetic data set (each repetition draws fresh data).
+    #[serde(default)]
+    pub sizes: Option<SizesEntry>,
+    /// `variance` (default) or `sd`: how the LPDT design's 0.025 is read.
+    #[serde(default)]
+    pub x_scale: Option<XScale>,
+}
+
+/// Synthetic data kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyntheticKind {
+    /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (lpdt.md §8.2).
+    LpdtSine,
+}
+
+/// Sizes of the three parts of a synthetic data set.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizesEntry {
+    /// n_pub.
+    pub public: usize,
+    /// n (private training).
+    pub private: usize,
+    /// Test size.
+    pub test: usize,
+}
+
+impl<'de> Deserialize<'de> for DatasetEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DatasetEntry;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a data set name or a map with name and path or synthetic")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DatasetEntry, E> {
+                Ok(DatasetEntry::Name(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<DatasetEntry, A::Error> {
+                InlineDataset::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(DatasetEntry::Inline)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A method entry: a registry name, an optional column label, a grid and fixed values.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodEntry {
+    /// Registry name (see `dp-repro list methods`).
+    pub method: String,
+    /// Column label in results and tables (default: the method name); must be unique.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Parameter name → list of values.
+    #[serde(default)]
+    pub grid: BTreeMap<String, serde_yaml::Value>,
+    /// Parameter name → one fixed value.
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_yaml::Value>,
+}
+
+/// Methods not run on some data sets.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkipEntry {
+    /// Method label.
+    pub method: String,
+    /// Data set names.
+    pub datasets: Vec<String>,
+    /// Why (printed under the table).
+    pub reason: String,
+}
+
+/// A table: rows = data sets, columns = non-private methods then ε × methods.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableEntry {
+    /// File stem: `table-<name>.tex` / `.md`.
+    pub name: String,
+    /// Caption (a note on the selection protocol is appended).
+    #[serde(default)]
+    pub caption: String,
+    /// ε blocks, in order.
+    pub epsilons: Vec<f64>,
+    /// Private method labels per ε block (marks compare these).
+    pub methods: Vec<String>,
+    /// Non-private method labels, shown first without ε.
+    #[serde(default)]
+    pub non_private: Vec<String>,
+    /// Row labels: the paper's abbreviation from the manifest (default) or the name.
+    #[serde(default)]
+    pub row_labels: RowLabels,
+}
+
+/// How table rows are labelled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowLabels {
+    /// The paper's abbreviation (ABA, AIR, …) when the manifest has one.
+    #[default]
+    Abbreviation,
+    /// The data set name.
+    Name,
+}

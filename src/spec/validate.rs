@@ -1,0 +1,551 @@
+//! Validation of a parsed [`Spec`] into an [`Experiment`]: names resolved, grids expanded,
+//! budgets and splits checked. Data files are loaded separately ([`DatasetPlan::load`]) so
+//! tables can be re-rendered without data.
+
+use super::raw::{DatasetEntry, LabelBoundsFrom, Scaling, Selection, SkipEntry, Spec, TableEntry};
+use super::SpecError;
+use crate::data::{
+    find_manifest, load_csv, load_manifest_dataset, Dataset, Manifest, SplitRatios, Task, XScale,
+};
+use crate::methods::{self, Method, ParamValue, Params};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Where a data set's rows come from.
+#[derive(Debug, Clone)]
+pub enum DataSource {
+    /// A manifest in `datasets/`.
+    Manifest(Manifest),
+    /// An inline CSV file.
+    File {
+        path: PathBuf,
+        label_column: usize,
+        has_header: bool,
+    },
+    /// The LPDT synthetic model, drawn afresh in every repetition with these sizes.
+    LpdtSine {
+        public: usize,
+        private: usize,
+        test: usize,
+        x_scale: XScale,
+    },
+}
+
+/// A resolved data set.
+#[derive(Debug, Clone)]
+pub struct DatasetPlan {
+    /// Name in results.
+    pub name: String,
+    /// Row label in tables.
+    pub row_label: String,
+    /// Regression or classification.
+    pub task: Task,
+    /// Where the rows come from.
+    pub source: DataSource,
+}
+
+impl DatasetPlan {
+    /// Loads (and checksums) a file data set; None for synthetic data sets.
+    ///
+    /// # Errors
+    /// A missing, altered or malformed file; see [`crate::data::DataError`].
+    pub fn load(&self, data_dir: Option<&Path>) -> Result<Option<Dataset>, crate::data::DataError> {
+        match &self.source {
+            DataSource::Manifest(m) => load_manifest_dataset(m, data_dir).map(Some),
+            DataSource::File {
+                path,
+                label_column,
+                has_header,
+            } => load_csv(path, &self.name, *label_column, *has_header, self.task).map(Some),
+            DataSource::LpdtSine { .. } => Ok(None),
+        }
+    }
+}
+
+/// A method with its expanded grid.
+#[derive(Clone)]
+pub struct MethodPlan {
+    /// Column label (unique in the spec).
+    pub label: String,
+    /// The registry method.
+    pub method: &'static dyn Method,
+    /// Structural grid points (partition built once per repetition for each).
+    pub structural: Vec<Params>,
+    /// Mechanism grid points (applied to every structural point and ε).
+    pub mechanism: Vec<Params>,
+    /// Data sets this method is not run on.
+    pub skip: BTreeSet<String>,
+}
+
+/// A validated spec.
+#[derive(Clone)]
+pub struct Experiment {
+    /// The parsed spec.
+    pub spec: Spec,
+    /// Path of the spec file.
+    pub path: PathBuf,
+    /// Data sets.
+    pub datasets: Vec<DatasetPlan>,
+    /// Split ratios (None when every data set is synthetic).
+    pub split: Option<SplitRatios>,
+    /// Scaling.
+    pub scaling: Scaling,
+    /// Label bounds rule.
+    pub label_bounds: LabelBoundsFrom,
+    /// ε grid.
+    pub epsilons: Vec<f64>,
+    /// Methods.
+    pub methods: Vec<MethodPlan>,
+    /// Selection rule.
+    pub selection: Selection,
+    /// Repetitions.
+    pub repetitions: usize,
+}
+
+fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
+    SpecError::Invalid {
+        path: path.to_path_buf(),
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Validates a parsed spec. `path` is the spec file (inline data paths are relative to its
+/// folder); `manifest_dirs` are searched for `datasets/<name>.yaml`.
+///
+/// # Errors
+/// The first problem found, naming the field: unknown data sets, methods or parameters
+/// (with the valid names), ε ≤ 0, split ratios not summing to 1, empty grids, invalid
+/// parameter values, tables naming unknown methods or ε.
+pub fn validate(
+    spec: Spec,
+    path: &Path,
+    manifest_dirs: &[PathBuf],
+) -> Result<Experiment, SpecError> {
+    if spec.name.trim().is_empty() || spec.name.contains(['/', '\\']) {
+        return Err(invalid(
+            path,
+            "name",
+            "must be a non-empty name without slashes",
+        ));
+    }
+    if spec.repetitions == 0 {
+        return Err(invalid(path, "repetitions", "must be at least 1"));
+    }
+    if spec.epsilons.is_empty() {
+        return Err(invalid(path, "epsilons", "the epsilon grid is empty"));
+    }
+    for (i, &e) in spec.epsilons.iter().enumerate() {
+        if !(e.is_finite() && e > 0.0) {
+            return Err(invalid(
+                path,
+                format!("epsilons[{i}]"),
+                format!("epsilon must be a finite number > 0, got {e}"),
+            ));
+        }
+    }
+    let split = match &spec.split {
+        Some(s) => {
+            for (part, v) in [
+                ("public", s.public),
+                ("private", s.private),
+                ("test", s.test),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(invalid(
+                        path,
+                        format!("split.{part}"),
+                        format!("must lie in [0, 1], got {v}"),
+                    ));
+                }
+            }
+            if s.private <= 0.0 || s.test <= 0.0 {
+                return Err(invalid(
+                    path,
+                    "split",
+                    "the private and test shares must be > 0",
+                ));
+            }
+            let total = s.public + s.private + s.test;
+            if (total - 1.0).abs() > 1e-9 {
+                return Err(invalid(
+                    path,
+                    "split",
+                    format!("public + private + test must sum to 1, got {total}"),
+                ));
+            }
+            Some(SplitRatios {
+                public: s.public,
+                private: s.private,
+                test: s.test,
+            })
+        }
+        None => None,
+    };
+
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut datasets = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (i, entry) in spec.datasets.iter().enumerate() {
+        let field = format!("datasets[{i}]");
+        let plan = match entry {
+            DatasetEntry::Name(name) => {
+                let m = find_manifest(name, manifest_dirs)
+                    .map_err(|e| invalid(path, &field, e.to_string()))?;
+                let row_label = m
+                    .paper
+                    .as_ref()
+                    .map(|p| p.abbreviation.clone())
+                    .unwrap_or_else(|| m.name.clone());
+                if split.is_none() {
+                    return Err(invalid(
+                        path,
+                        "split",
+                        format!("data set `{name}` needs split ratios"),
+                    ));
+                }
+                DatasetPlan {
+                    name: m.name.clone(),
+                    row_label,
+                    task: m.task,
+                    source: DataSource::Manifest(m),
+                }
+            }
+            DatasetEntry::Inline(d) => {
+                let row_label = d.label.clone().unwrap_or_else(|| d.name.clone());
+                match (&d.path, &d.synthetic) {
+                    (Some(_), Some(_)) | (None, None) => {
+                        return Err(invalid(
+                            path,
+                            &field,
+                            "give exactly one of `path` or `synthetic`",
+                        ))
+                    }
+                    (Some(p), None) => {
+                        let label_column = d.label_column.ok_or_else(|| {
+                            invalid(
+                                path,
+                                format!("{field}.label_column"),
+                                "required with `path`",
+                            )
+                        })?;
+                        let task = d.task.ok_or_else(|| {
+                            invalid(
+                                path,
+                                format!("{field}.task"),
+                                "required with `path`: regression or classification",
+                            )
+                        })?;
+                        if split.is_none() {
+                            return Err(invalid(
+                                path,
+                                "split",
+                                format!("data set `{}` needs split ratios", d.name),
+                            ));
+                        }
+                        DatasetPlan {
+                            name: d.name.clone(),
+                            row_label,
+                            task,
+                            source: DataSource::File {
+                                path: base.join(p),
+                                label_column,
+                                has_header: d.has_header.unwrap_or(false),
+                            },
+                        }
+                    }
+                    (None, Some(_)) => {
+                        let s = d.sizes.ok_or_else(|| {
+                            invalid(
+                                path,
+                                format!("{field}.sizes"),
+                                "a synthetic data set needs sizes: {public, private, test}",
+                            )
+                        })?;
+                        if s.private == 0 || s.test == 0 {
+                            return Err(invalid(
+                                path,
+                                format!("{field}.sizes"),
+                                "private and test sizes must be > 0",
+                            ));
+                        }
+                        DatasetPlan {
+                            name: d.name.clone(),
+                            row_label,
+                            task: Task::Regression,
+                            source: DataSource::LpdtSine {
+                                public: s.public,
+                                private: s.private,
+                                test: s.test,
+                                x_scale: d.x_scale.unwrap_or(XScale::Variance),
+                            },
+                        }
+                    }
+                }
+            }
+        };
+        if !seen.insert(plan.name.clone()) {
+            return Err(invalid(
+                path,
+                &field,
+                format!("data set `{}` is listed twice", plan.name),
+            ));
+        }
+        datasets.push(plan);
+    }
+    if datasets.is_empty() {
+        return Err(invalid(path, "datasets", "no data sets"));
+    }
+
+    let mut methods_out: Vec<MethodPlan> = Vec::new();
+    for (i, entry) in spec.methods.iter().enumerate() {
+        let field = format!("methods[{i}]");
+        let method = methods::find(&entry.method)
+            .map_err(|e| invalid(path, format!("{field}.method"), e))?;
+        let label = entry
+            .label
+            .clone()
+            .unwrap_or_else(|| method.name().to_string());
+        if methods_out.iter().any(|m| m.label == label) {
+            return Err(invalid(
+                path,
+                &field,
+                format!("method label `{label}` is used twice; give a distinct `label`"),
+            ));
+        }
+        let valid: Vec<&str> = method.params().iter().map(|p| p.name).collect();
+        for name in entry.grid.keys().chain(entry.params.keys()) {
+            if !valid.contains(&name.as_str()) {
+                return Err(invalid(
+                    path,
+                    format!("{field}.{name}"),
+                    format!(
+                        "unknown parameter of {}; valid parameters: {}",
+                        method.name(),
+                        valid.join(", ")
+                    ),
+                ));
+            }
+            if entry.grid.contains_key(name) && entry.params.contains_key(name) {
+                return Err(invalid(
+                    path,
+                    format!("{field}.{name}"),
+                    "given both in grid and params",
+                ));
+            }
+        }
+        let mut structural: Vec<Vec<(String, ParamValue)>> = vec![vec![]];
+        let mut mechanism: Vec<Vec<(String, ParamValue)>> = vec![vec![]];
+        for decl in method.params() {
+            let values: Vec<ParamValue> = if let Some(v) = entry.grid.get(decl.name) {
+                let seq = v.as_sequence().ok_or_else(|| {
+                    invalid(
+                        path,
+                        format!("{field}.grid.{}", decl.name),
+                        "a grid must be a list of values",
+                    )
+                })?;
+                if seq.is_empty() {
+                    return Err(invalid(
+                        path,
+                        format!("{field}.grid.{}", decl.name),
+                        "the grid is empty",
+                    ));
+                }
+                seq.iter()
+                    .map(|x| {
+                        ParamValue::from_yaml(x).ok_or_else(|| {
+                            invalid(
+                                path,
+                                format!("{field}.grid.{}", decl.name),
+                                "values must be numbers, names or booleans",
+                            )
+                        })
+                    })
+                    .collect::<Result<_, _>>()?
+            } else if let Some(v) = entry.params.get(decl.name) {
+                vec![ParamValue::from_yaml(v).ok_or_else(|| {
+                    invalid(
+                        path,
+                        format!("{field}.params.{}", decl.name),
+                        "must be a number, name or boolean",
+                    )
+                })?]
+            } else if let Some(d) = decl.default {
+                vec![ParamValue::parse(d)]
+            } else {
+                return Err(invalid(
+                    path,
+                    format!("{field}.grid.{}", decl.name),
+                    format!("{} needs `{}` ({})", method.name(), decl.name, decl.doc),
+                ));
+            };
+            for v in &values {
+                decl.kind.check(v).map_err(|want| {
+                    invalid(
+                        path,
+                        format!("{field}.{}", decl.name),
+                        format!("{v} is not valid; expected {want}"),
+                    )
+                })?;
+            }
+            let target = if decl.structural {
+                &mut structural
+            } else {
+                &mut mechanism
+            };
+            *target = target
+                .iter()
+                .flat_map(|p| {
+                    values.iter().map(move |v| {
+                        let mut q = p.clone();
+                        q.push((decl.name.to_string(), v.clone()));
+                        q
+                    })
+                })
+                .collect();
+        }
+        methods_out.push(MethodPlan {
+            label,
+            method,
+            structural: structural.into_iter().map(Params).collect(),
+            mechanism: mechanism.into_iter().map(Params).collect(),
+            skip: BTreeSet::new(),
+        });
+    }
+    if methods_out.is_empty() {
+        return Err(invalid(path, "methods", "no methods"));
+    }
+    for d in &datasets {
+        for m in &methods_out {
+            if !m.method.tasks().contains(&d.task) {
+                return Err(invalid(
+                    path,
+                    "methods",
+                    format!(
+                        "{} does not support the {:?} task of data set `{}`",
+                        m.label, d.task, d.name
+                    ),
+                ));
+            }
+        }
+    }
+    apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
+    check_tables(&spec.tables, &methods_out, &spec.epsilons, path)?;
+
+    Ok(Experiment {
+        path: path.to_path_buf(),
+        datasets,
+        split,
+        scaling: spec.scaling,
+        label_bounds: spec.label_bounds,
+        epsilons: spec.epsilons.clone(),
+        methods: methods_out,
+        selection: spec.selection,
+        repetitions: spec.repetitions,
+        spec,
+    })
+}
+
+fn labels(methods: &[MethodPlan]) -> String {
+    methods
+        .iter()
+        .map(|m| m.label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn apply_skips(
+    skip: &[SkipEntry],
+    methods: &mut [MethodPlan],
+    datasets: &[DatasetPlan],
+    path: &Path,
+) -> Result<(), SpecError> {
+    let all = labels(methods);
+    for (i, s) in skip.iter().enumerate() {
+        let m = methods
+            .iter_mut()
+            .find(|m| m.label == s.method)
+            .ok_or_else(|| {
+                invalid(
+                    path,
+                    format!("skip[{i}].method"),
+                    format!("unknown method `{}`; methods of this spec: {all}", s.method),
+                )
+            })?;
+        for d in &s.datasets {
+            if !datasets.iter().any(|p| &p.name == d) {
+                let names: Vec<_> = datasets.iter().map(|p| p.name.as_str()).collect();
+                return Err(invalid(
+                    path,
+                    format!("skip[{i}].datasets"),
+                    format!(
+                        "unknown data set `{d}`; data sets of this spec: {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            m.skip.insert(d.clone());
+        }
+    }
+    Ok(())
+}
+
+fn check_tables(
+    tables: &[TableEntry],
+    methods: &[MethodPlan],
+    epsilons: &[f64],
+    path: &Path,
+) -> Result<(), SpecError> {
+    let all = labels(methods);
+    let mut names = BTreeSet::new();
+    for (i, t) in tables.iter().enumerate() {
+        if !names.insert(&t.name) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].name"),
+                format!("table `{}` is defined twice", t.name),
+            ));
+        }
+        for e in &t.epsilons {
+            if !epsilons.contains(e) {
+                return Err(invalid(
+                    path,
+                    format!("tables[{i}].epsilons"),
+                    format!("epsilon {e} is not in the spec's epsilons {epsilons:?}"),
+                ));
+            }
+        }
+        for (list, private) in [(&t.methods, true), (&t.non_private, false)] {
+            for m in list {
+                let plan = methods.iter().find(|p| &p.label == m).ok_or_else(|| {
+                    invalid(
+                        path,
+                        format!("tables[{i}]"),
+                        format!("unknown method `{m}`; methods of this spec: {all}"),
+                    )
+                })?;
+                if plan.method.private() != private {
+                    let which = if private {
+                        "methods (private, per epsilon)"
+                    } else {
+                        "non_private"
+                    };
+                    return Err(invalid(
+                        path,
+                        format!("tables[{i}]"),
+                        format!("`{m}` cannot be listed under {which}"),
+                    ));
+                }
+            }
+        }
+        if t.methods.is_empty() && t.non_private.is_empty() {
+            return Err(invalid(
+                path,
+                format!("tables[{i}]"),
+                "a table needs methods",
+            ));
+        }
+    }
+    Ok(())
+}
