@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use dp_repro::data::{
-    find_manifest, list_manifests, load_csv, load_manifest, load_manifest_dataset,
-    resolve_data_dir, DataError, Manifest, Task,
+    default_manifest_dirs, find_manifest, list_manifests, load_csv, load_manifest,
+    load_manifest_dataset, resolve_data_dir, DataError, Manifest, Task,
 };
 
 /// The 14 LPDT Table 4 data sets and their abbreviations.
@@ -341,4 +341,18 @@ fn data_dir_from_cli_then_env() {
     assert_eq!(resolve_data_dir(None), Some(PathBuf::from("/from-env")));
     std::env::remove_var("DP_REPRO_DATA");
     assert_eq!(resolve_data_dir(None), None);
+}
+
+#[test]
+fn default_dirs_find_the_crate_manifests_once() {
+    let dirs = default_manifest_dirs();
+    assert!(!dirs.is_empty());
+    let canon: Vec<_> = dirs
+        .iter()
+        .filter_map(|d| fs::canonicalize(d).ok())
+        .collect();
+    let mut dedup = canon.clone();
+    dedup.dedup();
+    assert_eq!(canon, dedup, "no folder listed twice: {dirs:?}");
+    assert_eq!(find_manifest("abalone", &dirs).unwrap().n_rows, 4177);
 }

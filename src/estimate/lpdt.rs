@@ -3,7 +3,9 @@
 //! eq. (3)–(5) and App. D.1; lpdt.md §2).
 
 use super::LabelBounds;
-use crate::privacy::{flip_threshold, laplace, rr_keep_probability, Budget, BudgetError};
+use crate::privacy::{
+    flip_threshold, laplace, rr_keep_probability, Budget, BudgetError, KeepProbability,
+};
 use rand::RngCore;
 
 /// Parameters of one LPDT privatization.
@@ -22,6 +24,102 @@ pub struct LpdtConfig {
     pub tau: f64,
 }
 
+/// The local randomizer every private user runs (lpdt.md §2.1).
+#[derive(Debug, Clone, Copy)]
+pub struct LpdtMechanism {
+    /// Number of leaves K (length of the one-hot vector).
+    pub k: usize,
+    /// κ and γ of the bitwise randomized response at budget ρε.
+    pub keep: KeepProbability,
+    /// Laplace scale β = R/((1−ρ)ε) of the label noise, in label units.
+    pub label_scale: f64,
+    /// Label bounds the label is clipped into.
+    pub bounds: LabelBounds,
+    flip: u32,
+}
+
+impl LpdtMechanism {
+    /// The randomizer for a partition with `k` leaves.
+    ///
+    /// # Errors
+    /// When ε ≤ 0 or ρ ∉ (0,1).
+    pub fn new(k: usize, cfg: &LpdtConfig) -> Result<Self, BudgetError> {
+        let (eps_cell, eps_label) = Budget::new(cfg.epsilon)?.split("rho", cfg.rho)?;
+        let keep = rr_keep_probability(eps_cell);
+        Ok(LpdtMechanism {
+            k,
+            keep,
+            label_scale: cfg.bounds.range() / eps_label,
+            bounds: cfg.bounds,
+            flip: flip_threshold(keep.keep),
+        })
+    }
+
+    /// One user's release: writes the K randomized bits B_j = U_j XOR F_j,
+    /// F_j ~ Bernoulli(1 − κ) independently, into `bits` (length K; U is one-hot at
+    /// `leaf`) and returns the noisy label Ỹ = clip(y) + Lap(β), drawn once and shared by
+    /// all leaves (lpdt.md §2.1 and §2.2 item 5). ε-LDP: ρε for the bits, (1−ρ)ε for Ỹ.
+    #[inline]
+    pub fn release<R: RngCore + ?Sized>(
+        &self,
+        leaf: usize,
+        y: f64,
+        bits: &mut [bool],
+        rng: &mut R,
+    ) -> f64 {
+        let noisy_y = self.bounds.clip(y) + laplace(rng, self.label_scale);
+        for (j, b) in bits.iter_mut().enumerate() {
+            let flipped = rng.next_u32() < self.flip;
+            *b = (j == leaf) != flipped;
+        }
+        noisy_y
+    }
+}
+
+/// The curator's per-leaf sums of eq. (5): S_j = Σ_i (B_ij − (1−κ)) and
+/// T_j = Σ_i Ỹ_i (B_ij − (1−κ)), with E[S_j] = γ·n_j and E[T_j] = γ·Σ_{i∈A_j} y_i.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpdtSums {
+    /// S_j, length K.
+    pub s: Vec<f64>,
+    /// T_j, length K.
+    pub t: Vec<f64>,
+}
+
+/// Simulates every private user's release ([`LpdtMechanism::release`]) and aggregates
+/// the reports into [`LpdtSums`]. `leaf_of_user` and `y` have length n (the private
+/// sample). Cost O(n·K) bit draws.
+pub fn lpdt_sums<R: RngCore + ?Sized>(
+    mech: &LpdtMechanism,
+    leaf_of_user: &[usize],
+    y: &[f64],
+    rng: &mut R,
+) -> LpdtSums {
+    assert_eq!(leaf_of_user.len(), y.len(), "one label per user");
+    let k = mech.k;
+    // ones[j] = #{i : B_ij = 1}, sum_y[j] = Σ_{i: B_ij = 1} Ỹ_i.
+    let mut ones = vec![0u64; k];
+    let mut sum_y = vec![0.0f64; k];
+    let mut total_y = 0.0;
+    let mut bits = vec![false; k];
+    for (&leaf, &yi) in leaf_of_user.iter().zip(y) {
+        let noisy_y = mech.release(leaf, yi, &mut bits, rng);
+        total_y += noisy_y;
+        for j in 0..k {
+            if bits[j] {
+                ones[j] += 1;
+                sum_y[j] += noisy_y;
+            }
+        }
+    }
+    let q = 1.0 - mech.keep.keep;
+    let n = y.len() as f64;
+    LpdtSums {
+        s: ones.iter().map(|&c| c as f64 - n * q).collect(),
+        t: sum_y.iter().map(|&sy| sy - q * total_y).collect(),
+    }
+}
+
 /// Leaf values estimated from the private reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeafEstimate {
@@ -34,14 +132,11 @@ pub struct LeafEstimate {
 /// Simulates every private user's LPDT release and returns the curator's leaf values.
 ///
 /// * `leaf_of_user`: length n, the leaf (0..K) of every private training point.
-/// * `y`: length n, the private labels (clipped here into `cfg.bounds`).
+/// * `y`: length n, the private labels (clipped into `cfg.bounds` by the users).
 /// * `fallback`: length K, the public label mean of every leaf (lpdt.md §2.3).
 ///
-/// Faithful protocol (lpdt.md §2.1): user i draws Ỹ_i = clip(y_i) + Lap(R/((1−ρ)ε)) once,
-/// shared by all leaves, and releases bits B_ij = U_ij XOR F_ij with F_ij ~ Bernoulli(1−κ),
-/// κ = e^{ρε/2}/(1+e^{ρε/2}). The curator computes S_j = Σ_i (B_ij − (1−κ)),
-/// T_j = Σ_i Ỹ_i (B_ij − (1−κ)) and f̂_j = T_j/S_j (eq. 5), or the fallback when
-/// S_j/γ ≤ τ·n. Cost O(n·K) bit draws.
+/// f̂_j = T_j/S_j (eq. 5), or `fallback[j]` when S_j ≤ 0 or the debiased private count
+/// S_j/γ ≤ τ·n (the authors' code rule `min_ratio_pri_est`, lpdt.md §2.3 and §9 item 8).
 ///
 /// # Errors
 /// When ε ≤ 0 or ρ ∉ (0,1).
@@ -52,42 +147,23 @@ pub fn lpdt_leaf_values<R: RngCore + ?Sized>(
     cfg: &LpdtConfig,
     rng: &mut R,
 ) -> Result<LeafEstimate, BudgetError> {
-    assert_eq!(leaf_of_user.len(), y.len(), "one label per user");
-    let k = fallback.len();
-    let (eps_cell, eps_label) = Budget::new(cfg.epsilon)?.split("rho", cfg.rho)?;
-    let kp = rr_keep_probability(eps_cell);
-    let thr = flip_threshold(kp.keep);
-    let beta = cfg.bounds.range() / eps_label;
-    let n = y.len();
-
-    // ones[j] = #{i : B_ij = 1}, sum_y[j] = Σ_{i: B_ij = 1} Ỹ_i.
-    let mut ones = vec![0u64; k];
-    let mut sum_y = vec![0.0f64; k];
-    let mut total_y = 0.0;
-    for (i, &leaf) in leaf_of_user.iter().enumerate() {
-        let noisy_y = cfg.bounds.clip(y[i]) + laplace(rng, beta);
-        total_y += noisy_y;
-        for j in 0..k {
-            let flipped = rng.next_u32() < thr;
-            let bit = (j == leaf) != flipped;
-            if bit {
-                ones[j] += 1;
-                sum_y[j] += noisy_y;
-            }
-        }
-    }
-    let q = 1.0 - kp.keep;
-    let mut values = Vec::with_capacity(k);
+    let mech = LpdtMechanism::new(fallback.len(), cfg)?;
+    let sums = lpdt_sums(&mech, leaf_of_user, y, rng);
+    let n = y.len() as f64;
     let mut fallbacks = 0;
-    for j in 0..k {
-        let s = ones[j] as f64 - n as f64 * q;
-        let t = sum_y[j] - q * total_y;
-        if s <= 0.0 || s / kp.gamma <= cfg.tau * n as f64 {
-            values.push(fallback[j]);
-            fallbacks += 1;
-        } else {
-            values.push(t / s);
-        }
-    }
+    let values = sums
+        .s
+        .iter()
+        .zip(&sums.t)
+        .zip(fallback)
+        .map(|((&s, &t), &fb)| {
+            if s <= 0.0 || s / mech.keep.gamma <= cfg.tau * n {
+                fallbacks += 1;
+                fb
+            } else {
+                t / s
+            }
+        })
+        .collect();
     Ok(LeafEstimate { values, fallbacks })
 }

@@ -6,7 +6,7 @@ mod histogram;
 mod lpdt;
 
 pub use histogram::{histogram_predict, HistogramConfig};
-pub use lpdt::{lpdt_leaf_values, LeafEstimate, LpdtConfig};
+pub use lpdt::{lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums};
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not
 /// come from private labels unless an option says so (lpdt.md §8.3 "Label bounds").

@@ -469,7 +469,7 @@ impl MarkdownView {
             );
         }
         let mut align = vec![":---".to_string()];
-        align.extend(std::iter::repeat("---:".to_string()).take(t.n_columns()));
+        align.extend(vec!["---:".to_string(); t.n_columns()]);
         MarkdownView {
             caption: escape_markdown(&t.caption),
             header,

@@ -144,6 +144,10 @@ pub fn validate(
             ));
         }
     }
+    if let Some(rule) = &spec.significance {
+        rule.validate()
+            .map_err(|e| invalid(path, "significance", e.to_string()))?;
+    }
     let split = match &spec.split {
         Some(s) => {
             for (part, v) in [

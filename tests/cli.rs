@@ -1,0 +1,405 @@
+//! End-to-end tests of the `dp-repro` command line: a real-data run and its table, thread
+//! count independence, and every kind of bad input (exit code 2 and a message naming what
+//! is wrong and where).
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let p = root().join("../shared/datasets");
+    if p.join("airfoil.csv").exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: ../shared/datasets not present");
+        None
+    }
+}
+
+fn cmd() -> Command {
+    let mut c = Command::cargo_bin("dp-repro").unwrap();
+    c.current_dir(root()).env_remove("DP_REPRO_DATA");
+    c
+}
+
+/// Runs the binary and returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = cmd().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write_spec(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+/// Parses a rendered Markdown table: row label → cells (text as printed).
+fn markdown_rows(md: &str) -> BTreeMap<String, Vec<String>> {
+    md.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Data") && !l.starts_with("| :"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect();
+            (cells[0].clone(), cells[1..].to_vec())
+        })
+        .collect()
+}
+
+fn number(cell: &str) -> f64 {
+    cell.replace("**", "")
+        .replace("<u>", "")
+        .replace("</u>", "")
+        .replace("\\*", "")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn real_data_run_renders_a_table_with_consistent_marks() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = run(&[
+        "run",
+        "tests/specs/small-real.yaml",
+        "--quiet",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let md = fs::read_to_string(out.join("table-small.md")).unwrap();
+    assert!(
+        stdout.contains(md.trim()),
+        "the Markdown table is printed at the end of the run"
+    );
+    let tex = fs::read_to_string(out.join("table-small.tex")).unwrap();
+    assert!(tex.contains("\\toprule") && tex.contains("$\\varepsilon = 8$"));
+    let rows = markdown_rows(&md);
+    assert_eq!(
+        rows.keys().cloned().collect::<Vec<_>>(),
+        vec!["AIR", "CON"],
+        "rows use the paper's abbreviations"
+    );
+
+    // Significance p-values from tests.csv: (dataset, eps, method, other) → p.
+    let mut p: BTreeMap<(String, String, String, String), f64> = BTreeMap::new();
+    let tests = fs::read_to_string(out.join("tests.csv")).unwrap();
+    for l in tests.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        if let Ok(v) = f[6].parse() {
+            p.insert((f[0].into(), f[1].into(), f[2].into(), f[3].into()), v);
+        }
+    }
+    let methods = ["LPDT-M", "LPDT-V", "PHIST"];
+    for (label, name) in [("AIR", "airfoil"), ("CON", "concrete")] {
+        let cells = &rows[label];
+        assert_eq!(cells.len(), 1 + 2 * 3, "DT + 2 ε blocks × 3 methods");
+        for (b, eps) in ["2", "8"].iter().enumerate() {
+            let block = &cells[1 + 3 * b..4 + 3 * b];
+            let values: Vec<f64> = block.iter().map(|c| number(c)).collect();
+            let bold: Vec<usize> = (0..3).filter(|&i| block[i].starts_with("**")).collect();
+            let under: Vec<usize> = (0..3).filter(|&i| block[i].starts_with("<u>")).collect();
+            assert_eq!(bold.len(), 1, "{label} ε={eps}: one best");
+            assert_eq!(under.len(), 1, "{label} ε={eps}: one second");
+            let min = values.iter().cloned().fold(f64::INFINITY, f64::min);
+            assert_eq!(
+                values[bold[0]], min,
+                "{label} ε={eps}: bold is the lowest MSE"
+            );
+            // Stars: the starred methods must each be significantly better than every
+            // unstarred one (one-sided Wilcoxon, p < 0.05), and be the best ones.
+            let starred: Vec<usize> = (0..3).filter(|&i| block[i].ends_with("\\*")).collect();
+            for &s in &starred {
+                for o in (0..3).filter(|o| !starred.contains(o)) {
+                    let pv = p[&(
+                        name.to_string(),
+                        eps.to_string(),
+                        methods[s].to_string(),
+                        methods[o].to_string(),
+                    )];
+                    assert!(
+                        pv < 0.05,
+                        "{label} ε={eps}: {} starred but p = {pv} against {}",
+                        methods[s],
+                        methods[o]
+                    );
+                    assert!(values[s] <= values[o]);
+                }
+            }
+        }
+    }
+    // selected.csv has the documented columns and one row per data set × method × ε.
+    let selected = fs::read_to_string(out.join("selected.csv")).unwrap();
+    assert!(selected.starts_with("dataset,method,epsilon,mean,std,median,reps,params\n"));
+    assert_eq!(selected.lines().count(), 1 + 2 * (1 + 3 * 2));
+    // `table` re-renders the same files from runs.csv.
+    let before = fs::read(out.join("table-small.tex")).unwrap();
+    fs::remove_file(out.join("table-small.tex")).unwrap();
+    let (code, _, stderr) = run(&["table", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fs::read(out.join("table-small.tex")).unwrap(), before);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for jobs in ["1", "2"] {
+        let out = tmp.path().join(format!("jobs{jobs}"));
+        let (code, _, stderr) = run(&[
+            "run",
+            "specs/quickstart.yaml",
+            "--quiet",
+            "--reps",
+            "3",
+            "--jobs",
+            jobs,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        outputs.push(out);
+    }
+    // runs.csv: same rows (order follows task completion; seconds are wall clock).
+    let rows = |dir: &Path| {
+        let mut v: Vec<String> = fs::read_to_string(dir.join("runs.csv"))
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(rows(&outputs[0]), rows(&outputs[1]));
+    for f in [
+        "summary.csv",
+        "selected.csv",
+        "tests.csv",
+        "table-quickstart.md",
+        "table-quickstart.tex",
+    ] {
+        assert_eq!(
+            fs::read(outputs[0].join(f)).unwrap(),
+            fs::read(outputs[1].join(f)).unwrap(),
+            "{f} differs between --jobs 1 and --jobs 2"
+        );
+    }
+}
+
+const GOOD: &str = "name: t\nseed: 1\nrepetitions: 2\ndatasets:\n  - {name: s, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}\nepsilons: [1]\nmethods:\n  - method: LPDT-M\n    grid: {depth: [2], min_leaf: [5]}\n";
+
+fn bad(spec_text: &str, args: &[&str], expect: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", spec_text);
+    let mut a = vec!["validate", spec.to_str().unwrap()];
+    a.extend_from_slice(args);
+    let (code, _, stderr) = run(&a);
+    assert_eq!(code, 2, "exit code for bad input; stderr: {stderr}");
+    for e in expect {
+        assert!(stderr.contains(e), "stderr should contain {e:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_good_spec_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", GOOD);
+    let (code, stdout, stderr) = run(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("ok"));
+}
+
+#[test]
+fn malformed_yaml_names_file_line_and_column() {
+    bad(
+        &GOOD.replace("epsilons: [1]", "epsilons: [1"),
+        &[],
+        &["spec.yaml:", ":"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", "name: t\nseed: [oops\n");
+    let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("spec.yaml:2:"), "{stderr}");
+}
+
+#[test]
+fn unknown_names_list_the_valid_ones() {
+    bad(
+        &GOOD.replace("LPDT-M", "LPDT-X"),
+        &[],
+        &["unknown method 'LPDT-X'", "LPDT-M", "PHIST", "DT"],
+    );
+    bad(
+        &GOOD.replace("min_leaf: [5]", "min_leaf: [5], min_leafs: [3]"),
+        &[],
+        &["min_leafs", "valid parameters", "depth, min_leaf"],
+    );
+    bad(
+        &GOOD.replace(
+            "  - {name: s, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}",
+            "  - abalonee",
+        ),
+        &[],
+        &["abalonee", "abalone", "whitewine"],
+    );
+    bad(
+        &GOOD.replace("seed: 1", "seed: 1\nsead: 2"),
+        &[],
+        &["unknown field `sead`"],
+    );
+}
+
+#[test]
+fn invalid_values_are_rejected() {
+    bad(
+        &GOOD.replace("epsilons: [1]", "epsilons: [1, 0]"),
+        &[],
+        &["epsilons[1]", "> 0"],
+    );
+    bad(
+        &GOOD.replace("epsilons: [1]", "epsilons: [-2]"),
+        &[],
+        &["epsilons[0]"],
+    );
+    bad(
+        &GOOD.replace("epsilons: [1]", "epsilons: []"),
+        &[],
+        &["epsilon grid is empty"],
+    );
+    bad(
+        &GOOD.replace("depth: [2]", "depth: []"),
+        &[],
+        &["grid.depth", "empty"],
+    );
+    bad(
+        &GOOD.replace("min_leaf: [5]", "min_leaf: [5], rho: [1.5]"),
+        &[],
+        &["rho", "1.5", "open interval"],
+    );
+    let file_spec = "name: t\nseed: 1\nrepetitions: 2\ndatasets: [airfoil]\nsplit: {public: 0.2, private: 0.7, test: 0.2}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
+    bad(file_spec, &[], &["split", "sum to 1"]);
+}
+
+#[test]
+fn a_split_leaving_a_part_empty_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("tiny.csv"), "1,0.1\n2,0.2\n3,0.3\n").unwrap();
+    let spec = "name: t\nseed: 1\nrepetitions: 1\ndatasets:\n  - {name: tiny, path: tiny.csv, label_column: 0, task: regression}\nsplit: {public: 0.1, private: 0.7, test: 0.2}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
+    let p = write_spec(tmp.path(), "spec.yaml", spec);
+    let (code, _, stderr) = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tiny") && stderr.contains("empty"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_non_numeric_cell_names_file_row_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("bad.csv"), "1,0.1,2\n2,abc,3\n3,0.3,4\n").unwrap();
+    let spec = "name: t\nseed: 1\nrepetitions: 1\ndatasets:\n  - {name: badcsv, path: bad.csv, label_column: 0, task: regression}\nsplit: {public: 0.1, private: 0.7, test: 0.2}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
+    let p = write_spec(tmp.path(), "spec.yaml", spec);
+    let (code, _, stderr) = run(&["validate", p.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("bad.csv") && stderr.contains("abc") && stderr.contains('2'),
+        "{stderr}"
+    );
+}
+
+const AIRFOIL_SPEC: &str = "name: t\nseed: 1\nrepetitions: 1\ndatasets: [airfoil]\nsplit: {public: 0.1, private: 0.7, test: 0.2}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
+
+#[test]
+fn a_missing_data_file_names_path_checksum_and_env() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", AIRFOIL_SPEC);
+    let empty = tmp.path().join("nodata");
+    fs::create_dir(&empty).unwrap();
+    let (code, _, stderr) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--data-dir",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("airfoil.csv")
+            && stderr.contains("5c94613ab05b41cc")
+            && stderr.contains("DP_REPRO_DATA"),
+        "{stderr}"
+    );
+    // No data folder at all.
+    let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("DP_REPRO_DATA") && stderr.contains("--data-dir"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_altered_data_file_fails_its_checksum() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", AIRFOIL_SPEC);
+    let dir = tmp.path().join("data");
+    fs::create_dir(&dir).unwrap();
+    let mut bytes = fs::read(data.join("airfoil.csv")).unwrap();
+    bytes[10] = if bytes[10] == b'1' { b'2' } else { b'1' };
+    fs::write(dir.join("airfoil.csv"), bytes).unwrap();
+    let (code, _, stderr) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("airfoil.csv")
+            && stderr.contains("5c94613ab05b41cc")
+            && stderr.contains("DP_REPRO_DATA"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn list_shows_methods_and_datasets() {
+    let (code, stdout, _) = run(&["list", "methods"]);
+    assert_eq!(code, 0);
+    for m in [
+        "LPDT-M", "LPDT-V", "PHIST", "APHIST", "DT", "DT-pub", "min_leaf", "rho",
+    ] {
+        assert!(stdout.contains(m), "{m}");
+    }
+    let (code, stdout, _) = run(&["list", "datasets"]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().count(), 14, "{stdout}");
+    for cmd in ["run", "table", "validate", "list"] {
+        let (code, stdout, _) = run(&[cmd, "--help"]);
+        assert_eq!(code, 0);
+        assert!(stdout.contains("Usage"));
+    }
+}
