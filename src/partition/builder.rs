@@ -147,24 +147,26 @@ pub(crate) fn distinct_rows_at_most(x: &Matrix, y: &[f64], idx: &[usize], limit:
 }
 
 /// Reorders `seg` so that the entries with `goes_left` come first, each side keeping its
-/// order; returns the number of left entries. `scratch` is a reusable buffer.
+/// order; returns the number of left entries. `scratch` is a reusable buffer. Branch-free
+/// (every entry is written to both sides and the side counter advanced), since the
+/// predicate is typically unpredictable.
 pub(crate) fn stable_partition(
     seg: &mut [usize],
     scratch: &mut Vec<usize>,
     goes_left: impl Fn(usize) -> bool,
 ) -> usize {
     scratch.clear();
-    let mut w = 0;
+    scratch.resize(seg.len(), 0);
+    let (mut w, mut s) = (0, 0);
     for r in 0..seg.len() {
         let i = seg[r];
-        if goes_left(i) {
-            seg[w] = i;
-            w += 1;
-        } else {
-            scratch.push(i);
-        }
+        let left = goes_left(i);
+        seg[w] = i; // w ≤ r: seg[r] has been read already
+        scratch[s] = i;
+        w += usize::from(left);
+        s += usize::from(!left);
     }
-    seg[w..].copy_from_slice(scratch);
+    seg[w..].copy_from_slice(&scratch[..s]);
     w
 }
 

@@ -126,13 +126,15 @@ impl<'a> Grower<'a> {
                 col[k * n + i] = v;
             }
         }
+        // Sort keys: the value's bits mapped to an unsigned integer in `f64::total_cmp`
+        // order, then the row index (so ties keep row order), packed in one u128.
         let mut order = Vec::with_capacity(n * d);
-        let mut pairs: Vec<(f64, usize)> = Vec::with_capacity(n);
+        let mut keys: Vec<u128> = Vec::with_capacity(n);
         for k in 0..d {
-            pairs.clear();
-            pairs.extend((0..n).map(|i| (col[k * n + i], i)));
-            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            order.extend(pairs.iter().map(|&(_, i)| i));
+            keys.clear();
+            keys.extend((0..n).map(|i| (u128::from(total_order_key(col[k * n + i])) << 64) | i as u128));
+            keys.sort_unstable();
+            order.extend(keys.iter().map(|&key| key as u64 as usize));
         }
         Grower {
             x,
@@ -320,6 +322,17 @@ impl<'a> Grower<'a> {
             t = va;
         }
         Some((k, t.next_up()))
+    }
+}
+
+/// Maps `v` to a `u64` whose unsigned order is `f64::total_cmp`'s order.
+#[inline]
+fn total_order_key(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
     }
 }
 

@@ -111,11 +111,11 @@ impl MaxEdgeGrower<'_> {
             let row = self.x.row(i);
             let dy = self.y[i] - shift;
             s_tot += dy;
+            // Branch-free: the comparisons are unpredictable.
             for (j, &k) in cand.iter().enumerate() {
-                if row[k] < mid[j] {
-                    n_l[j] += 1;
-                    s_l[j] += dy;
-                }
+                let left = row[k] < mid[j];
+                n_l[j] += usize::from(left);
+                s_l[j] += if left { dy } else { 0.0 };
             }
         }
         let n = idx.len();
