@@ -2,14 +2,21 @@
 //! (§7.3–§7.4), with fixed seeds.
 
 use dp_repro::data::{Dataset, Matrix, Task};
-use dp_repro::estimate::{histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig};
+use dp_repro::estimate::{
+    histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
+};
 use dp_repro::methods::{find, ParamValue, Params, RepData};
 use dp_repro::partition::Grid;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 fn cfg(epsilon: f64, tau: f64, bounds: LabelBounds) -> LpdtConfig {
-    LpdtConfig { epsilon, rho: 0.5, bounds, tau }
+    LpdtConfig {
+        epsilon,
+        rho: 0.5,
+        bounds,
+        tau,
+    }
 }
 
 #[test]
@@ -18,7 +25,14 @@ fn a_huge_tau_makes_every_leaf_fall_back_to_its_public_mean() {
     let y = vec![1.0; 8];
     let fallback = vec![0.25, 0.5, 0.75];
     let mut rng = Pcg64::seed_from_u64(1);
-    let est = lpdt_leaf_values(&leaves, &y, &fallback, &cfg(1.0, 1e9, LabelBounds { lo: 0.0, hi: 2.0 }), &mut rng).unwrap();
+    let est = lpdt_leaf_values(
+        &leaves,
+        &y,
+        &fallback,
+        &cfg(1.0, 1e9, LabelBounds { lo: 0.0, hi: 2.0 }),
+        &mut rng,
+    )
+    .unwrap();
     assert_eq!(est.values, fallback);
     assert_eq!(est.fallbacks, 3);
 }
@@ -31,14 +45,20 @@ fn at_a_huge_epsilon_empty_leaves_fall_back_and_full_leaves_estimate_their_mean(
     // β·√2/√200 ≈ 0.0133; tolerance 5 sd. Labels above the bound are clipped first.
     let n = 400;
     let leaves: Vec<usize> = (0..n).map(|i| if i % 2 == 0 { 0 } else { 2 }).collect();
-    let y: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { 10.0 }).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { 1.0 } else { 10.0 })
+        .collect();
     let bounds = LabelBounds { lo: 0.0, hi: 4.0 };
     let fallback = vec![-1.0, -2.0, -3.0, -4.0];
     let mut rng = Pcg64::seed_from_u64(2);
     let est = lpdt_leaf_values(&leaves, &y, &fallback, &cfg(60.0, 0.0, bounds), &mut rng).unwrap();
     let sd = (4.0 / 30.0) * 2f64.sqrt() / 200f64.sqrt();
     assert!((est.values[0] - 1.0).abs() < 5.0 * sd, "{:?}", est.values);
-    assert!((est.values[2] - 4.0).abs() < 5.0 * sd, "clipped to the upper bound: {:?}", est.values);
+    assert!(
+        (est.values[2] - 4.0).abs() < 5.0 * sd,
+        "clipped to the upper bound: {:?}",
+        est.values
+    );
     assert_eq!(est.values[1], -2.0, "empty leaf falls back");
     assert_eq!(est.values[3], -4.0, "empty leaf falls back");
     assert_eq!(est.fallbacks, 2);
@@ -50,7 +70,14 @@ fn constant_labels_give_exactly_that_constant() {
     let leaves = vec![0, 1, 1, 0, 1];
     let y = vec![3.0; 5];
     let mut rng = Pcg64::seed_from_u64(3);
-    let est = lpdt_leaf_values(&leaves, &y, &[0.0, 0.0], &cfg(2.0, 0.0, LabelBounds { lo: 3.0, hi: 3.0 }), &mut rng).unwrap();
+    let est = lpdt_leaf_values(
+        &leaves,
+        &y,
+        &[0.0, 0.0],
+        &cfg(2.0, 0.0, LabelBounds { lo: 3.0, hi: 3.0 }),
+        &mut rng,
+    )
+    .unwrap();
     for (v, fb) in est.values.iter().zip([0.0, 0.0]) {
         assert!((v - 3.0).abs() < 1e-9 || *v == fb, "{v}");
     }
@@ -66,9 +93,26 @@ fn the_estimator_is_shift_equivariant() {
     let c = 100.0;
     let ys: Vec<f64> = y.iter().map(|v| v + c).collect();
     let b = LabelBounds { lo: 0.0, hi: 10.0 };
-    let bs = LabelBounds { lo: c, hi: 10.0 + c };
-    let a = lpdt_leaf_values(&leaves, &y, &[0.0; 3], &cfg(4.0, 0.0, b), &mut Pcg64::seed_from_u64(4)).unwrap();
-    let s = lpdt_leaf_values(&leaves, &ys, &[c; 3], &cfg(4.0, 0.0, bs), &mut Pcg64::seed_from_u64(4)).unwrap();
+    let bs = LabelBounds {
+        lo: c,
+        hi: 10.0 + c,
+    };
+    let a = lpdt_leaf_values(
+        &leaves,
+        &y,
+        &[0.0; 3],
+        &cfg(4.0, 0.0, b),
+        &mut Pcg64::seed_from_u64(4),
+    )
+    .unwrap();
+    let s = lpdt_leaf_values(
+        &leaves,
+        &ys,
+        &[c; 3],
+        &cfg(4.0, 0.0, bs),
+        &mut Pcg64::seed_from_u64(4),
+    )
+    .unwrap();
     assert_eq!(a.fallbacks, s.fallbacks);
     for (x, z) in a.values.iter().zip(&s.values) {
         assert!((x + c - z).abs() < 1e-6, "{x} + {c} != {z}");
@@ -93,34 +137,68 @@ fn histogram_truncates_cells_below_t_and_recovers_means_at_large_epsilon() {
     let private_cells = vec![0u64; 100];
     let y: Vec<f64> = (0..100).map(|i| 2.0 + (i % 2) as f64).collect();
     let bounds = LabelBounds { lo: 0.0, hi: 4.0 };
-    let phist = HistogramConfig { epsilon: 1e4, t: 0.05, bounds, weights: (1.0, 0.0), y_center: false };
+    let phist = HistogramConfig {
+        epsilon: 1e4,
+        t: 0.05,
+        bounds,
+        weights: (1.0, 0.0),
+        y_center: false,
+    };
     let mut rng = Pcg64::seed_from_u64(6);
     let pred = histogram_predict(&grid, &private_cells, &y, &[0, 1, 0], &phist, &mut rng).unwrap();
     assert!((pred[0] - 2.5).abs() < 1e-2, "{pred:?}");
-    assert_eq!(pred[1], 0.0, "truncated cell predicts 0 (uncentred, the paper's convention)");
-    assert_eq!(pred[0], pred[2], "one noise draw per cell, shared by its test points");
+    assert_eq!(
+        pred[1], 0.0,
+        "truncated cell predicts 0 (uncentred, the paper's convention)"
+    );
+    assert_eq!(
+        pred[0], pred[2],
+        "one noise draw per cell, shared by its test points"
+    );
     // y_center: truncated cells predict the midpoint of the bounds.
-    let centred = HistogramConfig { y_center: true, ..phist };
+    let centred = HistogramConfig {
+        y_center: true,
+        ..phist
+    };
     let pred = histogram_predict(&grid, &private_cells, &y, &[1], &centred, &mut rng).unwrap();
     assert_eq!(pred[0], 2.0);
     // APHIST `average`: D = (μ̂ + λ)/2 with λ = 1/2 → left: (1 + 0.5)/2 = 0.75,
     // m̂ = ν̂/D = 2.5/0.75.
-    let aphist = HistogramConfig { weights: (0.5, 0.5), ..phist };
+    let aphist = HistogramConfig {
+        weights: (0.5, 0.5),
+        ..phist
+    };
     let pred = histogram_predict(&grid, &private_cells, &y, &[0], &aphist, &mut rng).unwrap();
     assert!((pred[0] - 2.5 / 0.75).abs() < 1e-2, "{pred:?}");
 }
 
 fn dataset(rows: Vec<Vec<f64>>, y: Vec<f64>) -> Dataset {
-    Dataset { name: "t".into(), x: Matrix::from_rows(&rows), y, task: Task::Regression }
+    Dataset {
+        name: "t".into(),
+        x: Matrix::from_rows(&rows),
+        y,
+        task: Task::Regression,
+    }
 }
 
 #[test]
 fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
     // lpdt.md §2.4: `ood = zero` (paper and code) predicts 0 outside [0,1]^d.
-    let public = dataset((0..40).map(|i| vec![i as f64 / 40.0]).collect(), (0..40).map(|i| 5.0 + (i % 3) as f64).collect());
-    let private = dataset((0..400).map(|i| vec![(i % 100) as f64 / 100.0]).collect(), vec![6.0; 400]);
+    let public = dataset(
+        (0..40).map(|i| vec![i as f64 / 40.0]).collect(),
+        (0..40).map(|i| 5.0 + (i % 3) as f64).collect(),
+    );
+    let private = dataset(
+        (0..400).map(|i| vec![(i % 100) as f64 / 100.0]).collect(),
+        vec![6.0; 400],
+    );
     let test = dataset(vec![vec![0.5], vec![1.5]], vec![6.0, 6.0]);
-    let data = RepData { bounds: LabelBounds::of(&public.y), public, private, test };
+    let data = RepData {
+        bounds: LabelBounds::of(&public.y),
+        public,
+        private,
+        test,
+    };
     let m = find("LPDT-M").unwrap();
     let structural = Params(vec![
         ("depth".into(), ParamValue::Int(1)),
@@ -135,9 +213,13 @@ fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
             ("ood".into(), ParamValue::Str(ood.into())),
         ])
     };
-    let p = prepared.predict(&mech("zero"), Some(8.0), &mut Pcg64::seed_from_u64(7)).unwrap();
+    let p = prepared
+        .predict(&mech("zero"), Some(8.0), &mut Pcg64::seed_from_u64(7))
+        .unwrap();
     assert_eq!(p[1], 0.0);
     assert!(p[0] > 4.0, "{p:?}");
-    let p = prepared.predict(&mech("route"), Some(8.0), &mut Pcg64::seed_from_u64(7)).unwrap();
+    let p = prepared
+        .predict(&mech("route"), Some(8.0), &mut Pcg64::seed_from_u64(7))
+        .unwrap();
     assert!(p[1] > 4.0, "{p:?}");
 }

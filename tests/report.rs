@@ -6,8 +6,8 @@ use std::process::Command;
 
 use dp_repro::report::{
     escape_latex, escape_markdown, format_fixed, format_sci, render, render_latex, render_markdown,
-    render_with_dir, Better, Cell, ColumnGroup, NumberFormat, OutputFormat, ReportError, Row,
-    Table, Templates,
+    render_with_dir, Cell, ColumnGroup, NumberFormat, OutputFormat, ReportError, Row, Table,
+    Templates,
 };
 
 // ---------------------------------------------------------------- format_sci / fixed
@@ -136,7 +136,13 @@ fn sample() -> Table {
         ],
         s,
     ));
-    t.mark_best_second_private(Better::Lower);
+    // Marks as stats::rank_marks would set them (ranking lives in stats, not here).
+    for (r, c) in [(0, 1), (0, 4), (1, 1)] {
+        t.rows[r].cells[c].best = true;
+    }
+    for (r, c) in [(0, 2), (0, 5), (1, 2)] {
+        t.rows[r].cells[c].second = true;
+    }
     t.rows[0].cells[4].star = true; // ε = 0.5, LPDT-M
     t.rows[1].cells[1].star = true; // ε = 2, LPDT-M
     t.rows[1].cells[2].star = true; // ε = 2, min_leaf (second)
@@ -144,58 +150,6 @@ fn sample() -> Table {
         .push("oracle selection: best grid point by mean test MSE".into());
     t.notes.push("PHIST ran out of memory on BUI_2 (#2)".into());
     t
-}
-
-#[test]
-fn mark_best_second_per_group() {
-    let t = sample();
-    let marks = |r: usize| -> Vec<(bool, bool)> {
-        t.rows[r].cells.iter().map(|c| (c.best, c.second)).collect()
-    };
-    // DT (non-private group) is never ranked.
-    assert_eq!(
-        marks(0),
-        vec![
-            (false, false),
-            (true, false),
-            (false, true),
-            (false, false),
-            (true, false),
-            (false, true)
-        ]
-    );
-    // A group with a single finite value gets no marks.
-    assert_eq!(
-        marks(1),
-        vec![
-            (false, false),
-            (true, false),
-            (false, true),
-            (false, false),
-            (false, false),
-            (false, false)
-        ]
-    );
-}
-
-#[test]
-fn mark_best_second_ties_and_higher() {
-    let f = NumberFormat::Fixed(2);
-    let mut t = Table::new("acc", "", "Data");
-    t.groups.push(ColumnGroup::private(
-        1.0,
-        vec!["A".into(), "B".into(), "C".into(), "D".into()],
-    ));
-    t.rows.push(Row::from_values(
-        "X",
-        &[Some(0.9), Some(0.9), Some(0.8), Some(f64::NAN)],
-        f,
-    ));
-    t.mark_best_second(0, Better::Higher);
-    let c = &t.rows[0].cells;
-    assert!(c[0].best && c[1].best && !c[0].second && !c[1].second);
-    assert!(c[2].second && !c[2].best);
-    assert!(!c[3].best && !c[3].second);
 }
 
 #[test]

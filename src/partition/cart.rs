@@ -132,7 +132,9 @@ impl<'a> Grower<'a> {
         let mut keys: Vec<u128> = Vec::with_capacity(n);
         for k in 0..d {
             keys.clear();
-            keys.extend((0..n).map(|i| (u128::from(total_order_key(col[k * n + i])) << 64) | i as u128));
+            keys.extend(
+                (0..n).map(|i| (u128::from(total_order_key(col[k * n + i])) << 64) | i as u128),
+            );
             keys.sort_unstable();
             order.extend(keys.iter().map(|&key| key as u64 as usize));
         }

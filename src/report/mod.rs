@@ -27,7 +27,7 @@ pub use render::{
     escape_latex, escape_markdown, render, render_latex, render_markdown, render_with_dir,
     OutputFormat, Templates,
 };
-pub use table::{Better, Cell, ColumnGroup, NumberFormat, Row, Table};
+pub use table::{Cell, ColumnGroup, NumberFormat, Row, Table};
 
 /// Errors of table validation and rendering.
 #[derive(Debug, thiserror::Error)]

@@ -35,15 +35,6 @@ impl NumberFormat {
     }
 }
 
-/// Which direction of the metric is better, for [`Table::mark_best_second`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Better {
-    /// Smaller is better (MSE, running time).
-    Lower,
-    /// Larger is better (accuracy).
-    Higher,
-}
-
 /// A table ready to be rendered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -215,58 +206,6 @@ impl Table {
     pub fn fill_text(&mut self, format: NumberFormat) {
         for cell in self.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
             cell.text = format.text_of(cell.value);
-        }
-    }
-
-    /// Sets the best / second marks of every row within group `group` (a group index),
-    /// clearing the previous ones there. Only finite values compete; cells whose values
-    /// tie (exactly, before rounding) share a mark, and `second` goes to the next distinct
-    /// value. A group with fewer than two finite values gets no marks.
-    ///
-    /// Panics if `group` is out of range.
-    pub fn mark_best_second(&mut self, group: usize, better: Better) {
-        let start: usize = self.groups[..group].iter().map(|g| g.columns.len()).sum();
-        let end = start + self.groups[group].columns.len();
-        for row in &mut self.rows {
-            let end = end.min(row.cells.len());
-            let start = start.min(end);
-            let cells = &mut row.cells[start..end];
-            for c in cells.iter_mut() {
-                c.best = false;
-                c.second = false;
-            }
-            let mut values: Vec<f64> = cells
-                .iter()
-                .filter_map(|c| c.value)
-                .filter(|v| v.is_finite())
-                .collect();
-            if values.len() < 2 {
-                continue;
-            }
-            values.sort_by(|a, b| a.total_cmp(b));
-            if better == Better::Higher {
-                values.reverse();
-            }
-            values.dedup();
-            let first = values[0];
-            let second = values.get(1).copied();
-            for c in cells.iter_mut() {
-                match c.value {
-                    Some(v) if v == first => c.best = true,
-                    Some(v) if Some(v) == second => c.second = true,
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    /// [`Table::mark_best_second`] on every group that has an ε (the private groups), as
-    /// in LPDT Table 2 where the non-private DT column is not ranked.
-    pub fn mark_best_second_private(&mut self, better: Better) {
-        for gi in 0..self.groups.len() {
-            if self.groups[gi].epsilon.is_some() {
-                self.mark_best_second(gi, better);
-            }
         }
     }
 
