@@ -332,25 +332,28 @@ fn a_non_numeric_cell_names_file_row_and_column() {
 
 const AIRFOIL_SPEC: &str = "name: t\nseed: 1\nrepetitions: 1\ndatasets: [airfoil]\nsplit: {public: 0.1, private: 0.7, test: 0.2}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
 
+/// `validate` with `--data-dir dir` fails with exit code 2 and names the airfoil file,
+/// its expected sha256 and the DP_REPRO_DATA variable.
+fn expect_airfoil_data_error(spec: &Path, dir: &Path) {
+    let (code, _, stderr) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--data-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    for part in ["airfoil.csv", "5c94613ab05b41cc", "DP_REPRO_DATA"] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+}
+
 #[test]
 fn a_missing_data_file_names_path_checksum_and_env() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), "spec.yaml", AIRFOIL_SPEC);
     let empty = tmp.path().join("nodata");
     fs::create_dir(&empty).unwrap();
-    let (code, _, stderr) = run(&[
-        "validate",
-        spec.to_str().unwrap(),
-        "--data-dir",
-        empty.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("airfoil.csv")
-            && stderr.contains("5c94613ab05b41cc")
-            && stderr.contains("DP_REPRO_DATA"),
-        "{stderr}"
-    );
+    expect_airfoil_data_error(&spec, &empty);
     // No data folder at all.
     let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
     assert_eq!(code, 2);
@@ -370,19 +373,7 @@ fn an_altered_data_file_fails_its_checksum() {
     let mut bytes = fs::read(data.join("airfoil.csv")).unwrap();
     bytes[10] = if bytes[10] == b'1' { b'2' } else { b'1' };
     fs::write(dir.join("airfoil.csv"), bytes).unwrap();
-    let (code, _, stderr) = run(&[
-        "validate",
-        spec.to_str().unwrap(),
-        "--data-dir",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2);
-    assert!(
-        stderr.contains("airfoil.csv")
-            && stderr.contains("5c94613ab05b41cc")
-            && stderr.contains("DP_REPRO_DATA"),
-        "{stderr}"
-    );
+    expect_airfoil_data_error(&spec, &dir);
 }
 
 #[test]

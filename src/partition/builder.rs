@@ -177,6 +177,41 @@ pub(crate) fn top_count(len: usize) -> usize {
     ((len + 5) / 10).max(1)
 }
 
+/// Relative size of a difference between two reductions below which they count as tied.
+///
+/// Reductions that are equal in exact arithmetic (two features inducing the same split,
+/// mirrored splits, …) come out of floating-point sums taken in different orders and may
+/// differ in the last bits; without a tolerance the "lowest index first" rules of the card
+/// would depend on rounding. The tolerance is this factor times the node's mean squared
+/// (shifted) label, an upper bound of every reduction in the node: far above rounding
+/// noise, far below any difference that matters.
+pub(crate) const TIE_RELATIVE: f64 = 1e-9;
+
+/// The tie tolerance of a node from its size and its sum of squared shifted labels.
+#[inline]
+pub(crate) fn tie_tolerance(n: usize, sum_sq: f64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        TIE_RELATIVE * sum_sq / n as f64
+    }
+}
+
+/// Candidates ordered and pruned as in lpdt.md §3 step 4 / §4 step 4: those with
+/// `r[j] ≥ threshold`, sorted by `r` descending with ties (within `tol`) kept in index
+/// order, then the first max(1, ⌊(|kept| + 5)/10⌋). Returns candidate positions.
+pub(crate) fn top_by_reduction(r: &[f64], threshold: f64, tol: f64) -> Vec<usize> {
+    let mut rest: Vec<usize> = (0..r.len()).filter(|&j| r[j] >= threshold).collect();
+    let keep = top_count(rest.len()).min(rest.len());
+    let mut out = Vec::with_capacity(keep);
+    for _ in 0..keep {
+        let max = rest.iter().map(|&j| r[j]).fold(f64::NEG_INFINITY, f64::max);
+        let pos = rest.iter().position(|&j| r[j] >= max - tol).unwrap_or(0);
+        out.push(rest.remove(pos));
+    }
+    out
+}
+
 /// The LPDT stop checks of lpdt.md §3 step 1: |P| ≤ mss, δ ≥ s, or at most mss distinct
 /// rows (x, y) in P.
 pub(crate) fn lpdt_stop(

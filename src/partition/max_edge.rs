@@ -3,7 +3,9 @@
 //! the LPDT paper, `msemaxedge` in [code]), and the complete max-edge partition used by
 //! LPDT without public data (lpdt.md §5).
 
-use super::builder::{lpdt_stop, mean_of, reduction, stable_partition, top_count, TreeBuilder};
+use super::builder::{
+    lpdt_stop, mean_of, reduction, stable_partition, tie_tolerance, top_by_reduction, TreeBuilder,
+};
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
 
@@ -19,7 +21,8 @@ use crate::data::Matrix;
 /// at most mss distinct rows (x, y); otherwise the candidates are the features whose edge
 /// hi_k − lo_k equals the longest edge (exact float equality), each split at its midpoint
 /// c_k = (lo_k + hi_k)/2 with left = {x_k < c_k}; they are sorted by reduction
-/// r_k = [SSE(P) − SSE(L) − SSE(R)]/|P| descending (stable: lower index first on ties),
+/// r_k = [SSE(P) − SSE(L) − SSE(R)]/|P| descending (stable: lower index first on ties,
+/// where reductions within a rounding tolerance count as tied, see `TIE_RELATIVE`),
 /// those with r_k < threshold are dropped, the first max(1, ⌊(|L'| + 5)/10⌋) are kept and
 /// tried in order; the first whose children both have ≥ n_l points is used, else the node
 /// is a leaf.
@@ -106,11 +109,12 @@ impl MaxEdgeGrower<'_> {
         let shift = self.y[idx[0]];
         let mut n_l = vec![0usize; cand.len()];
         let mut s_l = vec![0.0f64; cand.len()];
-        let mut s_tot = 0.0;
+        let (mut s_tot, mut s_sq) = (0.0, 0.0);
         for &i in idx {
             let row = self.x.row(i);
             let dy = self.y[i] - shift;
             s_tot += dy;
+            s_sq += dy * dy;
             // Branch-free: the comparisons are unpredictable.
             for (j, &k) in cand.iter().enumerate() {
                 let left = row[k] < mid[j];
@@ -123,11 +127,7 @@ impl MaxEdgeGrower<'_> {
             .map(|j| reduction(n_l[j], s_l[j], n - n_l[j], s_tot - s_l[j]))
             .collect();
 
-        let mut order: Vec<usize> = (0..cand.len()).collect();
-        order.sort_by(|&a, &b| r[b].total_cmp(&r[a])); // stable, descending
-        order.retain(|&j| r[j] >= self.p.threshold);
-        let keep = top_count(order.len()).min(order.len());
-        order[..keep]
+        top_by_reduction(&r, self.p.threshold, tie_tolerance(n, s_sq))
             .iter()
             .find(|&&j| n_l[j] >= self.p.min_leaf && n - n_l[j] >= self.p.min_leaf)
             .map(|&j| (cand[j], mid[j]))
