@@ -62,7 +62,7 @@ fn check_consistency(p: &Partition, x: &Matrix, y: &[f64]) {
     assert_eq!(p.leaf_counts.len(), k);
     let mut cnt = vec![0usize; k];
     let mut sum = vec![0.0f64; k];
-    for i in 0..x.n {
+    for (i, &yi) in y.iter().enumerate() {
         let row = x.row(i);
         let j = p.leaf_of(row);
         let (lo, hi) = &p.cells[j];
@@ -73,7 +73,7 @@ fn check_consistency(p: &Partition, x: &Matrix, y: &[f64]) {
             );
         }
         cnt[j] += 1;
-        sum[j] += y[i];
+        sum[j] += yi;
     }
     assert_eq!(cnt, p.leaf_counts);
     assert_eq!(p.leaf_counts.iter().sum::<usize>(), x.n);
@@ -95,6 +95,7 @@ fn check_consistency(p: &Partition, x: &Matrix, y: &[f64]) {
 /// * [0,.5): 3 > mss → try 0.25: left {.1,.2} (2), right {.3} (1 < n_l) → leaf (3 pts).
 /// * [.5,1): 5 points → 0.75: left {.6,.7} (2), right {.8,.9,.95} (3) → split.
 /// * [.5,.75): 2 ≤ mss → leaf. [.75,1): try 0.875: left {.8} (1 < 2) → leaf.
+///
 /// Leaves in DFS order: [0,.5) mean (1+2+3)/3 = 2, [.5,.75) mean 6.5,
 /// [.75,1) mean (8+9+9.5)/3.
 #[test]
@@ -654,7 +655,39 @@ fn cart_deep_interpolates_training_data() {
     let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen::<f64>()).collect());
     let y: Vec<f64> = (0..n).map(|_| rng.gen::<f64>()).collect();
     let p = cart(&x, &y, 64);
-    for i in 0..n {
-        assert_eq!(p.leaf_means[p.leaf_of(x.row(i))], y[i]);
+    for (i, &yi) in y.iter().enumerate() {
+        assert_eq!(p.leaf_means[p.leaf_of(x.row(i))], yi);
     }
+}
+
+/// Ties within rounding. Labels (.22, .46, 5.29, 5.02): feature 0 puts rows {0,1} left and
+/// feature 1 puts rows {2,3} left — the same split, so the reductions are equal in exact
+/// arithmetic. In floating point the left sums are accumulated in different orders and
+/// the feature-1 value comes out larger in the last bits (5.796056250000003 against
+/// 5.796056249999999, checked with a Python emulation of the sums). Both growers must
+/// still treat them as tied and pick the lowest feature index.
+#[test]
+fn ties_within_rounding_go_to_lowest_feature() {
+    let y = [0.22, 0.46, 5.29, 5.02];
+    // DT: x0 sorted r0,r1,r2,r3; x1 sorted r2,r3,r0,r1.
+    let x = Matrix::from_rows(&[
+        vec![0.1, 0.7],
+        vec![0.2, 0.8],
+        vec![0.3, 0.1],
+        vec![0.4, 0.2],
+    ]);
+    let p = cart(&x, &y, 1);
+    assert_eq!(split_of(&p, 0).0, 0);
+    assert_eq!(p.leaf_counts, vec![2, 2]);
+    // Max-edge: both midpoints 0.5 give the same split.
+    let x = Matrix::from_rows(&[
+        vec![0.1, 0.7],
+        vec![0.2, 0.8],
+        vec![0.6, 0.1],
+        vec![0.7, 0.2],
+    ]);
+    let p = max_edge(&x, &y, &params(1, 1, 1));
+    assert_eq!(split_of(&p, 0).0, 0);
+    let p = cart_quantile(&x, &y, &params(1, 1, 1), 10);
+    assert_eq!(split_of(&p, 0).0, 0);
 }

@@ -6,7 +6,9 @@
 //! segment of each feature's sorted index list (stable partitioning at each split), so a
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
-use super::builder::{lpdt_stop, reduction, stable_partition, top_count, TreeBuilder};
+use super::builder::{
+    lpdt_stop, reduction, stable_partition, tie_tolerance, top_by_reduction, TreeBuilder,
+};
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
 
@@ -26,6 +28,10 @@ use crate::data::Matrix;
 /// (|kept| = d at threshold 0): a feature without threshold or with a child < n_l points
 /// is skipped, the first other one is split; otherwise the node is a leaf.
 ///
+/// "Larger", "strictly positive" and ties are judged up to a rounding tolerance of 1e-9
+/// times the node's mean squared label (see `builder::TIE_RELATIVE`), so reductions that
+/// are equal in exact arithmetic tie and the lower threshold / feature index wins.
+///
 /// Returns a [`Partition`] with domain (−∞, ∞)^d, leaf cells bounded by the thresholds,
 /// leaf ids in depth-first order (left before right), and per leaf the mean and count of
 /// the public labels in it.
@@ -38,18 +44,16 @@ pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize
         .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
         .collect();
     let mut g = Grower::new(x, y);
-    let mut st = QuantileState {
+    let mut rule = Rule::Quantile(QuantileState {
         p,
         levels,
         vals: Vec::new(),
         thr: Vec::new(),
-    };
+    });
     let d = x.d;
     let mut lo = vec![f64::NEG_INFINITY; d];
     let mut hi = vec![f64::INFINITY; d];
-    g.grow(0, x.n, &mut lo, &mut hi, 0, &mut |g, a, b, depth| {
-        g.choose_quantile(a, b, depth, &mut st)
-    });
+    g.grow(0, x.n, &mut lo, &mut hi, 0, &mut rule);
     g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d])
 }
 
@@ -66,7 +70,9 @@ pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize
 /// on the (feature, threshold) with the largest reduction of the sum of squared errors,
 /// over all features and all positions between consecutive distinct sorted values; ties
 /// go to the lowest feature index, then the lowest threshold (sklearn breaks feature ties
-/// at random). As in sklearn, an impure node is split even if the best reduction is 0.
+/// at random), where reductions within 1e-9 times the node's mean squared label count as
+/// tied (rounding noise). As in sklearn, an impure node is split even if the best
+/// reduction is 0.
 ///
 /// Threshold: sklearn's midpoint t = v_a/2 + v_b/2 of the consecutive distinct values
 /// v_a < v_b (t = v_a if that rounds up to v_b), and sklearn sends x ≤ t left. Since
@@ -86,13 +92,26 @@ pub fn cart(x: &Matrix, y: &[f64], max_depth: usize) -> Partition {
     let d = x.d;
     let mut lo = vec![f64::NEG_INFINITY; d];
     let mut hi = vec![f64::INFINITY; d];
-    g.grow(0, x.n, &mut lo, &mut hi, 0, &mut |g, a, b, depth| {
-        g.choose_exhaustive(a, b, depth, max_depth)
-    });
+    g.grow(
+        0,
+        x.n,
+        &mut lo,
+        &mut hi,
+        0,
+        &mut Rule::Exhaustive { max_depth },
+    );
     g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d])
 }
 
-/// Per-fit scratch of [`cart_quantile`].
+/// The split rule of a CART fit.
+enum Rule<'p> {
+    /// LPDT-V, [`cart_quantile`].
+    Quantile(QuantileState<'p>),
+    /// DT, [`cart`].
+    Exhaustive { max_depth: usize },
+}
+
+/// Per-fit parameters and scratch of [`cart_quantile`].
 struct QuantileState<'a> {
     p: &'a TreeParams,
     levels: Vec<f64>,
@@ -151,9 +170,8 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// Grows the subtree of the node `rows[a..b]` in the cell [lo, hi) at `depth`;
-    /// `choose(self, a, b, depth)` returns the split (feature, threshold) or `None` for a
-    /// leaf. Returns the node index; `lo`/`hi` are restored before returning.
+    /// Grows the subtree of the node `rows[a..b]` in the cell [lo, hi) at `depth` with the
+    /// split rule `rule`. Returns the node index; `lo`/`hi` are restored before returning.
     fn grow(
         &mut self,
         a: usize,
@@ -161,9 +179,13 @@ impl<'a> Grower<'a> {
         lo: &mut [f64],
         hi: &mut [f64],
         depth: usize,
-        choose: &mut dyn FnMut(&mut Self, usize, usize, usize) -> Option<(usize, f64)>,
+        rule: &mut Rule,
     ) -> usize {
-        let Some((k, t)) = choose(self, a, b, depth) else {
+        let chosen = match rule {
+            Rule::Quantile(st) => self.choose_quantile(a, b, depth, st),
+            Rule::Exhaustive { max_depth } => self.choose_exhaustive(a, b, depth, *max_depth),
+        };
+        let Some((k, t)) = chosen else {
             let rows = &self.rows[a..b];
             let mean = if rows.is_empty() {
                 0.0
@@ -177,12 +199,12 @@ impl<'a> Grower<'a> {
 
         let old_hi = hi[k];
         hi[k] = t;
-        let left = self.grow(a, mid, lo, hi, depth + 1, choose);
+        let left = self.grow(a, mid, lo, hi, depth + 1, rule);
         hi[k] = old_hi;
 
         let old_lo = lo[k];
         lo[k] = t;
-        let right = self.grow(mid, b, lo, hi, depth + 1, choose);
+        let right = self.grow(mid, b, lo, hi, depth + 1, rule);
         lo[k] = old_lo;
 
         self.b.set_children(node, left, right);
@@ -208,12 +230,18 @@ impl<'a> Grower<'a> {
         n_left
     }
 
-    /// Shift for label sums of the node: its first label (constant labels then sum to 0).
-    fn shift_and_total(&self, a: usize, b: usize) -> (f64, f64) {
+    /// Label shift of the node (its first label, so constant labels sum to 0), and the
+    /// sum and the sum of squares of the shifted labels.
+    fn shifted_sums(&self, a: usize, b: usize) -> (f64, f64, f64) {
         let rows = &self.rows[a..b];
         let shift = rows.first().map_or(0.0, |&i| self.y[i]);
-        let total = rows.iter().map(|&i| self.y[i] - shift).sum();
-        (shift, total)
+        let (mut s, mut sq) = (0.0, 0.0);
+        for &i in rows {
+            let dy = self.y[i] - shift;
+            s += dy;
+            sq += dy * dy;
+        }
+        (shift, s, sq)
     }
 
     /// lpdt.md §4 steps 1–5 for the node `rows[a..b]`.
@@ -229,7 +257,8 @@ impl<'a> Grower<'a> {
             return None;
         }
         let (n, m, d) = (self.n, b - a, self.x.d);
-        let (shift, total) = self.shift_and_total(a, b);
+        let (shift, total, sum_sq) = self.shifted_sums(a, b);
+        let tol = tie_tolerance(m, sum_sq);
         // Per feature: (r_k, threshold, number of left points).
         let mut best: Vec<(f64, Option<f64>, usize)> = Vec::with_capacity(d);
         for k in 0..d {
@@ -260,21 +289,20 @@ impl<'a> Grower<'a> {
                     pos += 1;
                 }
                 let r = reduction(n_l, s_l, m - n_l, total - s_l);
-                if r > feat_best.0 && r >= p.threshold {
+                if r > feat_best.0 + tol && r >= p.threshold {
                     feat_best = (r, Some(t), n_l);
                 }
             }
             best.push(feat_best);
         }
-        let mut feats: Vec<usize> = (0..d).collect();
-        feats.sort_by(|&i, &j| best[j].0.total_cmp(&best[i].0)); // stable, descending
-        feats.retain(|&k| best[k].0 >= p.threshold);
-        let keep = top_count(feats.len()).min(feats.len());
-        feats[..keep].iter().find_map(|&k| {
-            let (_, t, n_l) = best[k];
-            let t = t?;
-            (n_l >= p.min_leaf && m - n_l >= p.min_leaf).then_some((k, t))
-        })
+        let r: Vec<f64> = best.iter().map(|b| b.0).collect();
+        top_by_reduction(&r, p.threshold, tol)
+            .iter()
+            .find_map(|&k| {
+                let (_, t, n_l) = best[k];
+                let t = t?;
+                (n_l >= p.min_leaf && m - n_l >= p.min_leaf).then_some((k, t))
+            })
     }
 
     /// sklearn-like best split for the node `rows[a..b]` (see [`cart`]).
@@ -289,16 +317,13 @@ impl<'a> Grower<'a> {
         if depth >= max_depth || m < 2 {
             return None;
         }
-        let (shift, total) = self.shift_and_total(a, b);
+        let (shift, total, sum_sq) = self.shifted_sums(a, b);
         // sklearn's purity test: impurity (population variance) ≤ EPSILON.
-        let sq: f64 = self.rows[a..b]
-            .iter()
-            .map(|&i| (self.y[i] - shift).powi(2))
-            .sum();
         let mean = total / m as f64;
-        if sq / m as f64 - mean * mean <= f64::EPSILON {
+        if sum_sq / m as f64 - mean * mean <= f64::EPSILON {
             return None;
         }
+        let tol = tie_tolerance(m, sum_sq);
         let n = self.n;
         // (r, feature, sorted position of the last left point)
         let mut best: Option<(f64, usize, usize)> = None;
@@ -310,7 +335,7 @@ impl<'a> Grower<'a> {
                 s_l += self.y[seg[j]] - shift;
                 if col[seg[j + 1]] > col[seg[j]] {
                     let r = reduction(j + 1, s_l, m - j - 1, total - s_l);
-                    if best.is_none_or(|(rb, _, _)| r > rb) {
+                    if best.is_none_or(|(rb, _, _)| r > rb + tol) {
                         best = Some((r, k, j));
                     }
                 }
