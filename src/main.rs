@@ -202,25 +202,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             if needs_files {
                 dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?;
             }
-            let tasks: usize = exp
-                .methods
-                .iter()
-                .map(|m| {
-                    let per = m.structural.len()
-                        * m.mechanism.len()
-                        * if m.method.private() {
-                            exp.epsilons.len()
-                        } else {
-                            1
-                        };
-                    per * exp
-                        .datasets
-                        .iter()
-                        .filter(|d| !m.skip.contains(&d.name))
-                        .count()
-                })
-                .sum::<usize>()
-                * exp.repetitions;
+            let tasks = dp_repro::run::task_count(&exp);
             println!(
                 "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {} tasks{}",
                 spec.display(),

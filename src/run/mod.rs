@@ -168,6 +168,16 @@ pub fn repetition_data(
     })
 }
 
+/// Number of tasks (runs.csv rows) of the whole experiment, before grid points that do
+/// not apply to a data set (e.g. histogram grids over the memory cap) are dropped.
+pub fn task_count(exp: &Experiment) -> usize {
+    exp.datasets
+        .iter()
+        .map(|d| rows_per_rep(exp, d))
+        .sum::<usize>()
+        * exp.repetitions
+}
+
 /// Number of rows a data set contributes per repetition.
 fn rows_per_rep(exp: &Experiment, plan: &DatasetPlan) -> usize {
     exp.methods
