@@ -1,6 +1,6 @@
 //! The `dp-repro` command line (clap only; the library does the work).
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use clap::{Parser, Subcommand, ValueEnum};
 use dp_repro::data::{default_manifest_dirs, list_manifests, resolve_data_dir};
 use dp_repro::methods::registry;
@@ -122,7 +122,8 @@ fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("error: {:#}", f.error);
+            // Library errors embed their causes in their messages: print the top level only.
+            eprintln!("error: {}", f.error);
             ExitCode::from(f.code)
         }
     }
@@ -249,9 +250,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             what: ListWhat::Datasets,
             manifests,
         } => {
-            let list = list_manifests(&manifest_dirs(manifests))
-                .context("reading manifests")
-                .map_err(bad_input)?;
+            let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             for m in list {
                 let paper = m
                     .paper
