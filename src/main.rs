@@ -43,6 +43,23 @@ enum Command {
         /// Hide the progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Run only shard I of N (e.g. 2/8): a deterministic 1/N of the tasks. Merge the
+        /// shards' folders with `dp-repro merge`.
+        #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+        shard: Option<(usize, usize)>,
+    },
+    /// Combine the output folders of shards of one spec into one folder and render its
+    /// tables. Refuses folders of different specs.
+    Merge {
+        /// Shard output folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged folder (may be one of DIRS).
+        #[arg(long)]
+        out: PathBuf,
+        /// Folder of data set manifests.
+        #[arg(long)]
+        manifests: Option<PathBuf>,
     },
     /// Re-render summary.csv, selected.csv, tests.csv and the tables of a finished run
     /// from its runs.csv and spec.yaml, without rerunning anything.
@@ -73,6 +90,39 @@ enum Command {
         #[arg(long)]
         manifests: Option<PathBuf>,
     },
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard: write I/N with 1 <= I <= N, e.g. 2/8");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// The repetition count a results folder was run with (run.json), if recorded.
+fn recorded_repetitions(dir: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(dir.join("run.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["repetitions"].as_u64().map(|r| r as usize)
+}
+
+/// Re-renders the outputs of a results folder from its runs.csv and spec.yaml.
+fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> {
+    let (mut exp, _) = load_experiment(&dir.join("spec.yaml"), manifests)?;
+    if let Some(r) = recorded_repetitions(dir) {
+        exp.repetitions = r;
+    }
+    let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
+    for (_, md) in &done.markdown {
+        println!("{md}");
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -139,6 +189,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             data_dir,
             manifests,
             quiet,
+            shard,
         } => {
             let (mut exp, text) = load_experiment(&spec, manifests)?;
             if let Some(r) = reps {
@@ -150,18 +201,24 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             if jobs == Some(0) {
                 return Err(bad_input(anyhow!("--jobs must be at least 1")));
             }
-            let out = out.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+            let out = out.unwrap_or_else(|| match shard {
+                Some((i, n)) => {
+                    Path::new("results").join(format!("{}-shard-{i}-of-{n}", exp.spec.name))
+                }
+                None => Path::new("results").join(&exp.spec.name),
+            });
             let opts = RunOptions {
                 out: out.clone(),
                 data_dir: resolve_data_dir(data_dir.as_deref()),
                 jobs,
                 progress: !quiet,
+                shard,
             };
             let start = Instant::now();
-            run(&exp, &text, &opts).map_err(|e| match e {
-                dp_repro::run::RunError::Data { .. } | dp_repro::run::RunError::Split { .. } => {
-                    bad_input(e)
-                }
+            let summary = run(&exp, &text, &opts).map_err(|e| match e {
+                dp_repro::run::RunError::Data { .. }
+                | dp_repro::run::RunError::Split { .. }
+                | dp_repro::run::RunError::Results(_) => bad_input(e),
                 e => failed(e),
             })?;
             let secs = start.elapsed().as_secs_f64();
@@ -169,10 +226,18 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             for (_, md) in &done.markdown {
                 println!("{md}");
             }
+            if summary.cut_bytes > 0 {
+                eprintln!(
+                    "dropped a partial last line of {} bytes from runs.csv (an interrupted run)",
+                    summary.cut_bytes
+                );
+            }
             eprintln!(
-                "{} tasks in {:.1} s; results in {}",
-                done.rows,
+                "{} tasks computed, {} reused, in {:.1} s; {} rows in {}",
+                summary.computed,
+                summary.reused,
                 secs,
+                done.rows,
                 out.display()
             );
             Ok(())
@@ -180,14 +245,14 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Table {
             results_dir,
             manifests,
+        } => render_folder(&results_dir, manifests),
+        Command::Merge {
+            dirs,
+            out,
+            manifests,
         } => {
-            let spec = results_dir.join("spec.yaml");
-            let (exp, _) = load_experiment(&spec, manifests)?;
-            let done = finish(&exp, &results_dir).map_err(|e| bad_input(anyhow!(e)))?;
-            for (_, md) in &done.markdown {
-                println!("{md}");
-            }
-            Ok(())
+            dp_repro::run::merge(&dirs, &out).map_err(|e| bad_input(anyhow!(e)))?;
+            render_folder(&out, manifests)
         }
         Command::Validate {
             spec,

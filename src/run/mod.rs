@@ -3,11 +3,14 @@
 //! structural grid point the partition is built once, then every mechanism grid point and
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.
 
+pub mod keys;
+mod merge;
 mod results;
 pub mod seeds;
 mod summary;
 
-pub use results::{read_runs, RunRow};
+pub use merge::merge;
+pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
 use crate::data::{lpdt_sine, random_split, Dataset, MinMax};
@@ -17,6 +20,7 @@ use crate::spec::raw::{LabelBoundsFrom, Scaling};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -43,6 +47,9 @@ pub enum RunError {
         params: String,
         source: crate::methods::MethodError,
     },
+    /// A results file that cannot be read (the message names it).
+    #[error("{0}")]
+    Results(String),
     /// Output files.
     #[error("{path}: {message}")]
     Output { path: PathBuf, message: String },
@@ -59,6 +66,8 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
     /// Show a progress bar.
     pub progress: bool,
+    /// Run only shard i of N (1-based i): a deterministic round-robin share of the units.
+    pub shard: Option<(usize, usize)>,
 }
 
 fn out_err(path: &Path, e: impl std::fmt::Display) -> RunError {
@@ -195,27 +204,107 @@ fn rows_per_rep(exp: &Experiment, plan: &DatasetPlan) -> usize {
         .sum()
 }
 
-/// Runs every task of the experiment, writing `runs.csv` (and a copy of the spec as
-/// `spec.yaml`) into `opts.out`. Results are the same whatever the number of threads.
+/// What one call of [`run`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// Rows computed and appended by this call.
+    pub computed: usize,
+    /// Rows found in runs.csv from an earlier, interrupted or sharded call and reused.
+    pub reused: usize,
+    /// Bytes of a partial last line (left by a crash) cut from runs.csv.
+    pub cut_bytes: u64,
+}
+
+/// One unit of work: (data set index, repetition, method index, structural grid point).
+type Unit = (usize, usize, usize, usize);
+
+/// Every unit of the experiment in its canonical order; shard i of N takes the units whose
+/// position modulo N is i − 1 (round robin keeps shards balanced).
+fn units(exp: &Experiment, shard: Option<(usize, usize)>) -> Vec<Unit> {
+    let mut all = Vec::new();
+    for (d, plan) in exp.datasets.iter().enumerate() {
+        for rep in 1..=exp.repetitions {
+            for (mi, m) in exp.methods.iter().enumerate() {
+                if m.skip.contains(&plan.name) {
+                    continue;
+                }
+                for si in 0..m.structural.len() {
+                    all.push((d, rep, mi, si));
+                }
+            }
+        }
+    }
+    match shard {
+        Some((i, n)) => all
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i - 1)
+            .map(|(_, u)| u)
+            .collect(),
+        None => all,
+    }
+}
+
+/// Runs the tasks of the experiment (or of one shard of it) that runs.csv in `opts.out`
+/// does not hold yet, appending their rows as they finish, and writes `spec.yaml` and
+/// `run.json`. A run killed at any point resumes where it stopped; the rows, and hence
+/// every output derived from them, are the same whatever the number of threads, shards or
+/// interruptions.
+///
+/// Rows are reused by task key only, so editing a spec's tables or adding grid points
+/// reuses every row that still belongs to a task; rows of tasks no longer in the spec stay
+/// in runs.csv but are ignored by [`finish`].
 ///
 /// # Errors
-/// Loading, splitting, a method failure or an output file error; rows written before
-/// the error stay in runs.csv.
-pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<(), RunError> {
+/// Loading, splitting, a method failure, an output file error or a malformed runs.csv;
+/// rows written before the error stay in runs.csv.
+pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSummary, RunError> {
+    let started = chrono::Utc::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| out_err(&opts.out, e))?;
+    let record_path = opts.out.join("run.json");
+    let spec_hash = keys::sha256_hex(spec_text);
     let spec_copy = opts.out.join("spec.yaml");
     std::fs::write(&spec_copy, spec_text).map_err(|e| out_err(&spec_copy, e))?;
     let data = load_datasets(exp, opts.data_dir.as_deref())?;
     let runs_path = opts.out.join("runs.csv");
-    let writer = csv::Writer::from_path(&runs_path).map_err(|e| out_err(&runs_path, e))?;
+    let (existing, cut_bytes, writer) =
+        results::open_for_append(&runs_path).map_err(RunError::Results)?;
+    let done: HashSet<String> = existing.into_iter().map(|r| r.task).collect();
     let writer = Mutex::new(writer);
 
-    let units: Vec<(usize, usize)> = (0..exp.datasets.len())
-        .flat_map(|d| (1..=exp.repetitions).map(move |r| (d, r)))
-        .collect();
-    let total: usize = units
+    let contexts: Vec<String> = exp
+        .datasets
         .iter()
-        .map(|&(d, _)| rows_per_rep(exp, &exp.datasets[d]))
+        .map(|p| keys::dataset_context(exp, p))
+        .collect();
+    // Keys of each unit's rows, in the order the unit computes them.
+    let unit_keys = |&(d, rep, mi, si): &Unit| -> Vec<String> {
+        let m = &exp.methods[mi];
+        let eps = keys::epsilon_texts(exp, m);
+        m.mechanism
+            .iter()
+            .flat_map(|q| {
+                let params = m.structural[si].join(q).key();
+                eps.iter()
+                    .map(move |e| (params.clone(), e.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .map(|(params, e)| keys::task_key(&contexts[d], rep, m, &params, &e))
+            .collect()
+    };
+    let mut todo: Vec<(Unit, Vec<String>)> = Vec::new();
+    let mut reused = 0;
+    for u in units(exp, opts.shard) {
+        let k = unit_keys(&u);
+        let have = k.iter().filter(|k| done.contains(*k)).count();
+        reused += have;
+        if have < k.len() {
+            todo.push((u, k));
+        }
+    }
+    let total: usize = todo
+        .iter()
+        .map(|(_, k)| k.iter().filter(|k| !done.contains(*k)).count())
         .sum();
     let bar = if opts.progress {
         let b = ProgressBar::new(total as u64);
@@ -229,7 +318,22 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<(), R
     } else {
         ProgressBar::hidden()
     };
+    if reused > 0 {
+        bar.println(format!(
+            "resuming: {reused} tasks already in {}",
+            runs_path.display()
+        ));
+    }
 
+    // Group the pending units by (data set, repetition) so each split is made once.
+    let mut by_rep: Vec<((usize, usize), Vec<(Unit, Vec<String>)>)> = Vec::new();
+    for (u, k) in todo {
+        match by_rep.last_mut() {
+            Some((key, list)) if *key == (u.0, u.1) => list.push((u, k)),
+            _ => by_rep.push(((u.0, u.1), vec![(u, k)])),
+        }
+    }
+    let computed = std::sync::atomic::AtomicUsize::new(0);
     let pool = {
         let mut b = rayon::ThreadPoolBuilder::new();
         if let Some(j) = opts.jobs {
@@ -237,34 +341,23 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<(), R
         }
         b.build().map_err(|e| out_err(&opts.out, e))?
     };
+    let threads = pool.current_num_threads();
     let result = pool.install(|| {
-        units.par_iter().try_for_each(|&(d, rep)| {
-            let plan = &exp.datasets[d];
-            let rep_data = repetition_data(exp, plan, data[d].as_deref(), rep)?;
-            let items: Vec<(usize, usize)> = exp
-                .methods
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| !m.skip.contains(&plan.name))
-                .flat_map(|(mi, m)| (0..m.structural.len()).map(move |si| (mi, si)))
-                .collect();
-            items.par_iter().try_for_each(|&(mi, si)| {
-                let rows = run_structural_point(exp, plan, &rep_data, rep, &exp.methods[mi], si)?;
-                let n = rows.len();
+        by_rep.par_iter().try_for_each(|((d, rep), list)| {
+            let plan = &exp.datasets[*d];
+            let rep_data = repetition_data(exp, plan, data[*d].as_deref(), *rep)?;
+            list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
+                let rows =
+                    run_structural_point(exp, plan, &rep_data, *rep, &exp.methods[*mi], *si, keys)?;
+                let new: Vec<&RunRow> = rows.iter().filter(|r| !done.contains(&r.task)).collect();
                 let mut w = writer.lock().expect("writer lock");
-                for row in &rows {
+                for row in &new {
                     w.serialize(row).map_err(|e| out_err(&runs_path, e))?;
                 }
                 w.flush().map_err(|e| out_err(&runs_path, e))?;
                 drop(w);
-                let m = &exp.methods[mi];
-                let expected = m.mechanism.len()
-                    * if m.method.private() {
-                        exp.epsilons.len()
-                    } else {
-                        1
-                    };
-                bar.inc(expected.max(n) as u64);
+                computed.fetch_add(new.len(), std::sync::atomic::Ordering::Relaxed);
+                bar.inc(keys.iter().filter(|k| !done.contains(*k)).count() as u64);
                 Ok(())
             })
         })
@@ -272,11 +365,65 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<(), R
     bar.finish_and_clear();
     let mut w = writer.into_inner().expect("writer lock");
     w.flush().map_err(|e| out_err(&runs_path, e))?;
-    result
+    result?;
+    let summary = RunSummary {
+        computed: computed.into_inner(),
+        reused,
+        cut_bytes,
+    };
+    let record = serde_json::json!({
+        "spec": exp.path.display().to_string(),
+        "spec_name": exp.spec.name,
+        "spec_hash": spec_hash,
+        "git_commit": git_commit(&exp.path),
+        "dp_repro_version": env!("CARGO_PKG_VERSION"),
+        "epsilons": exp.epsilons,
+        "repetitions": exp.repetitions,
+        "shard": opts.shard.map(|(i, n)| format!("{i}/{n}")),
+        "started": started.to_rfc3339(),
+        "finished": chrono::Utc::now().to_rfc3339(),
+        "threads": threads,
+        "host": host_name(),
+        "tasks_computed": summary.computed,
+        "tasks_reused": summary.reused,
+        "partial_bytes_cut": summary.cut_bytes,
+    });
+    std::fs::write(
+        &record_path,
+        serde_json::to_string_pretty(&record).expect("json") + "\n",
+    )
+    .map_err(|e| out_err(&record_path, e))?;
+    Ok(summary)
+}
+
+/// The commit of the git checkout holding `path`, if there is one.
+fn git_commit(path: &Path) -> Option<String> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// This machine's host name (Linux), or None.
+fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .or_else(|| std::env::var("HOSTNAME").ok())
 }
 
 /// All rows of one (data set, repetition, method, structural grid point): the partition
-/// is built once and reused for every mechanism grid point and ε.
+/// is built once and reused for every mechanism grid point and ε. `keys` are the task keys
+/// of the rows in the order they are computed (mechanism grid point, then ε).
 fn run_structural_point(
     exp: &Experiment,
     plan: &DatasetPlan,
@@ -284,6 +431,7 @@ fn run_structural_point(
     rep: usize,
     m: &MethodPlan,
     si: usize,
+    keys: &[String],
 ) -> Result<Vec<RunRow>, RunError> {
     let structural = &m.structural[si];
     let start = Instant::now();
@@ -309,6 +457,7 @@ fn run_structural_point(
     let task = data.test.task;
     let rep_text = rep.to_string();
     let mut rows = Vec::with_capacity(n_rows as usize);
+    let mut keys = keys.iter();
     for mech in &m.mechanism {
         let params = structural.join(mech);
         let key = params.key();
@@ -324,6 +473,7 @@ fn run_structural_point(
                 .map_err(|e| err(key.clone(), e))?;
             let value = task.score(&data.test.y, &pred);
             rows.push(RunRow {
+                task: keys.next().expect("one key per row").clone(),
                 dataset: plan.name.clone(),
                 method: m.label.clone(),
                 params: key.clone(),

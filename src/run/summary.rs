@@ -42,7 +42,11 @@ struct Selected {
 /// # Errors
 /// A message naming the file that could not be read, written or rendered.
 pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
-    let runs = read_runs(&out.join("runs.csv"))?;
+    // Only the rows of this experiment's tasks count (a grid shrunk since the run, for
+    // instance, leaves rows that belong to no task any more).
+    let keys = super::keys::all_task_keys(exp);
+    let mut runs = read_runs(&out.join("runs.csv"))?;
+    runs.retain(|r| keys.contains(&r.task));
     let lower = exp
         .datasets
         .first()

@@ -1,0 +1,463 @@
+//! Checking a finished run against the paper's reported numbers, the paper's qualitative
+//! claims, and our own blessed ("golden") numbers (DESIGN.md, `check/`; issue 3).
+//!
+//! Three independent checks, each driven by an optional section of the spec:
+//! - [`ReportedSpec`] (`reported:`): every cell of the paper's tables (tidy CSV files such
+//!   as `specs/reported/lpdt_table2.csv`) against our mean over repetitions of the
+//!   selected grid point (`selected.csv`), within a [`Tolerance`] (relative, or a band in
+//!   units of our standard error), with [`KnownDeviation`] selectors carrying a written
+//!   reason. See [`compare_reported`].
+//! - [`Claim`] (`claims:`): the paper's qualitative statements in a small grammar
+//!   (`better`, `significantly_better`, `best_among`, `improves_with_epsilon`), evaluated
+//!   on `selected.csv` and `tests.csv`. See [`evaluate_claims`].
+//! - [`GoldenSpec`] (`golden:`): `summary.csv` against a blessed copy, bit-exact or within a
+//!   relative tolerance. See [`compare_golden`] and [`bless`].
+//!
+//! The three results go into a [`CheckReport`], whose [`CheckReport::regressed`] decides
+//! the exit status of `dp-repro check`, and which [`render_check`] prints as Markdown and
+//! LaTeX through the templates `templates/check.md.tera` and `templates/check.tex.tera`.
+//!
+//! The inputs are the files written by `run/summary.rs`:
+//! - `selected.csv`: `dataset,method,epsilon,mean,std,median,reps,params` ([`read_selected`]);
+//! - `tests.csv`: `dataset,epsilon,method,other,alternative,statistic,p_value,n`
+//!   ([`read_tests`]);
+//! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
+
+pub mod claims;
+pub mod golden;
+pub mod render;
+pub mod reported;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
+pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
+pub use render::render_check;
+pub use reported::{
+    compare_reported, CellCheck, DatasetNames, KnownDeviation, ReportedSpec, Tolerance, Verdict,
+};
+
+/// Errors of reading result files, validating the check sections of a spec, comparing,
+/// blessing and rendering. Every variant names the file (and line, column) or the spec
+/// field at fault and what would be valid.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A file could not be opened or read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A file or folder could not be written or created.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A malformed CSV record (e.g. a different number of fields than the header).
+    #[error("{}:{line}: {message}", path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the record (0 when unknown).
+        line: u64,
+        /// The csv crate's message.
+        message: String,
+    },
+    /// The header lacks a required column.
+    #[error("`{}`: no column `{column}` in the header `{header}`; expected the columns {expected}", path.display())]
+    MissingColumn {
+        /// The file.
+        path: PathBuf,
+        /// The missing column.
+        column: String,
+        /// The header as found, comma-separated.
+        header: String,
+        /// The required columns, comma-separated.
+        expected: String,
+    },
+    /// A field that does not parse.
+    #[error("{}:{line}: column `{column}`: {value:?} is not {expected}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: u64,
+        /// Column name.
+        column: String,
+        /// The field as found.
+        value: String,
+        /// What would be valid, e.g. "a number".
+        expected: String,
+    },
+    /// Two rows with the same key in a file where keys must be unique.
+    #[error("{}:{line}: duplicate row for {key}; the first is at line {first}", path.display())]
+    Duplicate {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the second row.
+        line: u64,
+        /// 1-based line of the first row.
+        first: u64,
+        /// The key, e.g. `abalone / LPDT-M / ε=2 / depth=2`.
+        key: String,
+    },
+    /// An invalid value in the spec's `reported:`, `claims:` or `golden:` section.
+    #[error("spec field `{field}`: {message}")]
+    Invalid {
+        /// Dotted path of the field, e.g. `reported.tolerance` or `claims[2].at_least`.
+        field: String,
+        /// What is wrong and what would be valid.
+        message: String,
+    },
+    /// No reported cell names a data set of our results: the names do not match.
+    #[error("no data set of the reported files {files} is among our results ({ours}); reported names: {reported}. Check `reported.dataset_names` (abbreviation maps the paper's abbreviations such as ABA through the manifests' `paper.abbreviation`; name uses them as they are)")]
+    NoOverlap {
+        /// The reported files, comma-separated.
+        files: String,
+        /// The data set names of the reported files, as written, comma-separated.
+        reported: String,
+        /// Our data set names, comma-separated.
+        ours: String,
+    },
+    /// A template failed to parse or to render (tera's message with its causes).
+    #[error("template `{template}`: {message}")]
+    Template {
+        /// Template name, e.g. `check.tex.tera`.
+        template: String,
+        /// tera's error and its causes.
+        message: String,
+    },
+}
+
+/// One row of `selected.csv`: the selected grid point of one data set × method × ε, with
+/// the summary of its test metric over repetitions (units of the metric: MSE or
+/// accuracy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectedRow {
+    /// Data set name as in the spec and results (manifest name, e.g. `abalone`).
+    pub dataset: String,
+    /// Method label (column name), e.g. `LPDT-M`.
+    pub method: String,
+    /// Privacy budget ε; `None` for non-private methods (empty field), e.g. DT.
+    pub epsilon: Option<f64>,
+    /// Mean of the test metric over repetitions.
+    pub mean: f64,
+    /// Sample standard deviation over repetitions (n − 1 denominator).
+    pub std: f64,
+    /// Median over repetitions.
+    pub median: f64,
+    /// Number of repetitions.
+    pub reps: usize,
+    /// Selected grid point, `name=value;name=value`.
+    pub params: String,
+}
+
+impl SelectedRow {
+    /// Standard error of the mean, `std / √reps` (NaN when `reps` = 0).
+    pub fn std_error(&self) -> f64 {
+        if self.reps == 0 {
+            f64::NAN
+        } else {
+            self.std / (self.reps as f64).sqrt()
+        }
+    }
+}
+
+/// One row of `tests.csv`: a one-sided Wilcoxon signed-rank test of `method` against
+/// `other` over the paired repetitions of one data set × ε block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRow {
+    /// Data set name (manifest name).
+    pub dataset: String,
+    /// ε of the block; `None` if the field is empty.
+    pub epsilon: Option<f64>,
+    /// The method tested.
+    pub method: String,
+    /// The method it is tested against.
+    pub other: String,
+    /// `less` (H1: `method`'s metric is lower, for MSE) or `greater` (accuracy).
+    pub alternative: String,
+    /// Signed-rank statistic; `None` when the test was undefined (empty field).
+    pub statistic: Option<f64>,
+    /// One-sided p-value; `None` when the test was undefined (empty field).
+    pub p_value: Option<f64>,
+    /// Number of paired repetitions.
+    pub n: usize,
+}
+
+/// A CSV file opened with its header parsed: column positions by name, records with
+/// their line numbers.
+pub(crate) struct CsvTable {
+    pub path: PathBuf,
+    pub columns: HashMap<String, usize>,
+    pub records: Vec<(u64, csv::StringRecord)>,
+}
+
+impl CsvTable {
+    /// Reads `path` (header row required, fields trimmed) and checks that every column of
+    /// `required` is in the header.
+    pub fn read(path: &Path, required: &[&str]) -> Result<CsvTable, CheckError> {
+        let text = std::fs::read(path).map_err(|source| CheckError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_slice());
+        let csv_err = |e: csv::Error| CheckError::Csv {
+            path: path.to_path_buf(),
+            line: e.position().map(|p| p.line()).unwrap_or(0),
+            message: e.to_string(),
+        };
+        let header = rdr.headers().map_err(csv_err)?.clone();
+        let columns: HashMap<String, usize> = header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.to_string(), i))
+            .collect();
+        for c in required {
+            if !columns.contains_key(*c) {
+                return Err(CheckError::MissingColumn {
+                    path: path.to_path_buf(),
+                    column: c.to_string(),
+                    header: header.iter().collect::<Vec<_>>().join(","),
+                    expected: required.join(","),
+                });
+            }
+        }
+        let mut records = Vec::new();
+        for r in rdr.records() {
+            let r = r.map_err(csv_err)?;
+            let line = r.position().map(|p| p.line()).unwrap_or(0);
+            records.push((line, r));
+        }
+        Ok(CsvTable {
+            path: path.to_path_buf(),
+            columns,
+            records,
+        })
+    }
+
+    /// The field of column `col` (which must have been required) in `rec`.
+    pub fn get<'r>(&self, rec: &'r csv::StringRecord, col: &str) -> &'r str {
+        self.columns
+            .get(col)
+            .and_then(|&i| rec.get(i))
+            .unwrap_or("")
+    }
+
+    fn field_error(&self, line: u64, col: &str, value: &str, expected: &str) -> CheckError {
+        CheckError::Field {
+            path: self.path.clone(),
+            line,
+            column: col.to_string(),
+            value: value.to_string(),
+            expected: expected.to_string(),
+        }
+    }
+
+    /// A float field (`NaN`, `inf` accepted).
+    pub fn f64(&self, line: u64, rec: &csv::StringRecord, col: &str) -> Result<f64, CheckError> {
+        let v = self.get(rec, col);
+        v.parse::<f64>()
+            .map_err(|_| self.field_error(line, col, v, "a number"))
+    }
+
+    /// A float field that may be empty (`None`).
+    pub fn opt_f64(
+        &self,
+        line: u64,
+        rec: &csv::StringRecord,
+        col: &str,
+    ) -> Result<Option<f64>, CheckError> {
+        let v = self.get(rec, col);
+        if v.is_empty() {
+            return Ok(None);
+        }
+        v.parse::<f64>()
+            .map(Some)
+            .map_err(|_| self.field_error(line, col, v, "a number or empty"))
+    }
+
+    /// An ε field: empty (`None`, non-private) or a positive finite number.
+    pub fn epsilon(
+        &self,
+        line: u64,
+        rec: &csv::StringRecord,
+        col: &str,
+    ) -> Result<Option<f64>, CheckError> {
+        let v = self.get(rec, col);
+        if v.is_empty() {
+            return Ok(None);
+        }
+        match v.parse::<f64>() {
+            Ok(e) if e.is_finite() && e > 0.0 => Ok(Some(e)),
+            _ => Err(self.field_error(
+                line,
+                col,
+                v,
+                "a positive number (ε), or empty for a non-private method",
+            )),
+        }
+    }
+
+    /// A non-negative integer field.
+    pub fn usize(
+        &self,
+        line: u64,
+        rec: &csv::StringRecord,
+        col: &str,
+    ) -> Result<usize, CheckError> {
+        let v = self.get(rec, col);
+        v.parse::<usize>()
+            .map_err(|_| self.field_error(line, col, v, "a non-negative integer"))
+    }
+
+    /// A non-empty text field.
+    pub fn text(
+        &self,
+        line: u64,
+        rec: &csv::StringRecord,
+        col: &str,
+    ) -> Result<String, CheckError> {
+        let v = self.get(rec, col);
+        if v.is_empty() {
+            return Err(self.field_error(line, col, v, "a non-empty name"));
+        }
+        Ok(v.to_string())
+    }
+}
+
+/// Reads `selected.csv` (columns `dataset,method,epsilon,mean,std,median,reps,params`, in
+/// any order; extra columns are ignored).
+///
+/// # Errors
+/// [`CheckError::Read`] if the file cannot be read, [`CheckError::MissingColumn`] for a
+/// header without a required column, [`CheckError::Csv`] for a malformed record and
+/// [`CheckError::Field`] for an empty name, an ε that is not empty or a positive number, a
+/// non-numeric statistic or a non-integer `reps` (each with file and line).
+pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, CheckError> {
+    let t = CsvTable::read(
+        path,
+        &[
+            "dataset", "method", "epsilon", "mean", "std", "median", "reps", "params",
+        ],
+    )?;
+    let mut out = Vec::with_capacity(t.records.len());
+    for (line, r) in &t.records {
+        let line = *line;
+        out.push(SelectedRow {
+            dataset: t.text(line, r, "dataset")?,
+            method: t.text(line, r, "method")?,
+            epsilon: t.epsilon(line, r, "epsilon")?,
+            mean: t.f64(line, r, "mean")?,
+            std: t.f64(line, r, "std")?,
+            median: t.f64(line, r, "median")?,
+            reps: t.usize(line, r, "reps")?,
+            params: t.get(r, "params").to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads `tests.csv` (columns `dataset,epsilon,method,other,alternative,statistic,p_value,n`,
+/// in any order; extra columns are ignored). Empty `statistic` / `p_value` (an undefined
+/// test) and an empty ε read as `None`.
+///
+/// # Errors
+/// As [`read_selected`]; `alternative` must be `less`, `greater` or `two_sided` /
+/// `two-sided`.
+pub fn read_tests(path: &Path) -> Result<Vec<TestRow>, CheckError> {
+    let t = CsvTable::read(
+        path,
+        &[
+            "dataset",
+            "epsilon",
+            "method",
+            "other",
+            "alternative",
+            "statistic",
+            "p_value",
+            "n",
+        ],
+    )?;
+    let mut out = Vec::with_capacity(t.records.len());
+    for (line, r) in &t.records {
+        let line = *line;
+        let alternative = t.get(r, "alternative").to_string();
+        if !matches!(
+            alternative.as_str(),
+            "less" | "greater" | "two_sided" | "two-sided"
+        ) {
+            return Err(t.field_error(
+                line,
+                "alternative",
+                &alternative,
+                "`less`, `greater` or `two_sided`",
+            ));
+        }
+        out.push(TestRow {
+            dataset: t.text(line, r, "dataset")?,
+            epsilon: t.epsilon(line, r, "epsilon")?,
+            method: t.text(line, r, "method")?,
+            other: t.text(line, r, "other")?,
+            alternative,
+            statistic: t.opt_f64(line, r, "statistic")?,
+            p_value: t.opt_f64(line, r, "p_value")?,
+            n: t.usize(line, r, "n")?,
+        });
+    }
+    Ok(out)
+}
+
+/// The map from the papers' data-set abbreviations (`paper.abbreviation` of the
+/// manifests, e.g. `ABA`) to manifest names (`abalone`), as [`compare_reported`] takes it.
+/// Manifests without a `paper` section are skipped.
+pub fn abbreviation_map<'a>(
+    manifests: impl IntoIterator<Item = &'a crate::data::manifest::Manifest>,
+) -> HashMap<String, String> {
+    manifests
+        .into_iter()
+        .filter_map(|m| {
+            m.paper
+                .as_ref()
+                .map(|p| (p.abbreviation.clone(), m.name.clone()))
+        })
+        .collect()
+}
+
+/// Everything `dp-repro check` found: the reported cells, the claims and the golden
+/// comparison (`None` when no golden file was compared).
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    /// One entry per reported cell, in the order of the reported files.
+    pub cells: Vec<CellCheck>,
+    /// One entry per claim, in spec order.
+    pub claims: Vec<ClaimCheck>,
+    /// The golden comparison, if any.
+    pub golden: Option<GoldenCheck>,
+}
+
+impl CheckReport {
+    /// True when something regressed: a reported cell with verdict
+    /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, or
+    /// a golden comparison with a changed, missing or extra row. `dp-repro check` exits 1
+    /// then, 0 otherwise.
+    pub fn regressed(&self) -> bool {
+        self.cells.iter().any(|c| c.verdict == Verdict::Regression)
+            || self.claims.iter().any(|c| c.regressed())
+            || self.golden.as_ref().is_some_and(|g| g.regressed())
+    }
+}
+
+/// ε as the result files write it (shortest round-trip decimal: `0.5`, `2`).
+pub(crate) fn eps_text(e: f64) -> String {
+    format!("{e}")
+}
