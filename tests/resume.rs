@@ -239,3 +239,60 @@ fn two_shards_merge_to_the_single_run() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("different specs"));
 }
+
+#[test]
+fn the_slurm_script_runs_shards_and_merges() {
+    // A stand-in for sbatch: runs an array job's command once per task id, in order, and
+    // the dependent merge job right away; prints job ids like `sbatch --parsable`.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    let fake = bin.join("sbatch");
+    fs::write(
+        &fake,
+        r#"#!/usr/bin/env bash
+array=""; wrap=""
+for a in "$@"; do
+  case $a in --array=*) array=${a#--array=} ;; --wrap=*) wrap=${a#--wrap=} ;; esac
+done
+prev=""; for a in "$@"; do [ "$prev" = "--wrap" ] && wrap=$a; prev=$a; done
+if [ -n "$array" ]; then
+  for i in $(seq ${array%-*} ${array#*-}); do SLURM_ARRAY_TASK_ID=$i bash -c "$wrap" || exit 1; done
+  echo 101
+else
+  bash -c "$wrap" || exit 1; echo 102
+fi
+"#,
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let out = tmp.path().join("slurm-out");
+    let one = tmp.path().join("one");
+    run_ok(&[
+        "run",
+        "tests/specs/shards.yaml",
+        "--quiet",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    let exe = assert_cmd::cargo::cargo_bin("dp-repro");
+    let status = Command::new("bash")
+        .arg("scripts/slurm-array.sh")
+        .args(["tests/specs/shards.yaml", "3"])
+        .current_dir(root())
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("DP_REPRO_BIN", &exe)
+        .env("OUT", &out)
+        .env("CPUS", "1")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for i in 1..=3 {
+        assert!(out.join(format!("shard-{i}/runs.csv")).exists());
+    }
+    assert_same_outputs(&one, &out);
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Run a dp-repro spec as a Slurm job array of N shards, then merge the shards.
+#
+#   scripts/slurm-array.sh SPEC N [extra `dp-repro run` options, e.g. --data-dir DIR]
+#
+# Array task i runs `dp-repro run SPEC --shard i/N --out OUT/shard-i`; a job that depends
+# on the whole array runs `dp-repro merge OUT/shard-* --out OUT` and renders the tables.
+# A failed or killed shard can be resubmitted as is: the run resumes from its runs.csv.
+#
+# Environment: DP_REPRO_BIN (default target/release/dp-repro), OUT (default
+# results/<spec file stem>), CPUS (cores per array task, default 4), SBATCH_ARGS (extra
+# sbatch options such as a partition or time limit).
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: $0 SPEC N [dp-repro run options]" >&2
+  exit 2
+fi
+spec=$1
+n=$2
+shift 2
+case $n in '' | *[!0-9]* | 0) echo "$0: N must be a positive integer, got '$n'" >&2; exit 2 ;; esac
+[ -f "$spec" ] || { echo "$0: no spec file '$spec'" >&2; exit 2; }
+bin=${DP_REPRO_BIN:-target/release/dp-repro}
+out=${OUT:-results/$(basename "$spec" .yaml)}
+cpus=${CPUS:-4}
+extra=""
+for a in "$@"; do extra="$extra $(printf '%q' "$a")"; done
+
+"$bin" validate "$spec" "$@" >/dev/null || "$bin" validate "$spec"
+mkdir -p "$out"
+# shellcheck disable=SC2086
+array=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro --array="1-$n" --cpus-per-task="$cpus" \
+  --output="$out/slurm-%A_%a.log" \
+  --wrap "$(printf '%q' "$bin") run $(printf '%q' "$spec") --quiet --jobs $cpus --shard \${SLURM_ARRAY_TASK_ID}/$n --out $(printf '%q' "$out")/shard-\${SLURM_ARRAY_TASK_ID}$extra")
+array=${array%%;*}
+# shellcheck disable=SC2086
+merge=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro-merge --dependency="afterok:$array" \
+  --output="$out/slurm-merge-%j.log" \
+  --wrap "$(printf '%q' "$bin") merge $(printf '%q' "$out")/shard-* --out $(printf '%q' "$out")")
+echo "submitted array job $array ($n shards) and merge job ${merge%%;*}; results in $out"

@@ -1,0 +1,387 @@
+//! Reported cells: the paper's numbers against ours, cell by cell (issue 3, item 1).
+//!
+//! A reported file is a tidy CSV with at least the columns `dataset,method,epsilon,value`
+//! (the files of `specs/reported/`, e.g. LPDT Table 2: `dataset,method,epsilon,value,best,
+//! second,significant`); `epsilon` is empty for non-private methods (DT) and `value` is
+//! empty (or `-`, `−`, `—`) where the paper prints "−". Our side is `selected.csv`: the
+//! mean over repetitions of the selected grid point, with its standard error
+//! std / √reps.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{eps_text, CheckError, CsvTable, SelectedRow};
+
+/// The spec's `reported:` section: which files hold the paper's numbers and how each cell
+/// is compared with ours.
+///
+/// ```yaml
+/// reported:
+///   files: [reported/lpdt_table2.csv, reported/lpdt_table5.csv]  # relative to the spec
+///   dataset_names: abbreviation     # ABA → abalone through the manifests (default)
+///   tolerance: {relative: 0.25, se: 3}
+///   known_deviations:
+///     - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "lpdt.md §12 item 2"}
+///     - {methods: [DECONV], reason: "not implemented"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportedSpec {
+    /// CSV files of reported values, relative to the folder of the spec file. Cells that
+    /// appear identically (same data set, method, ε and value) in several files are
+    /// checked once; differing values are all kept.
+    pub files: Vec<PathBuf>,
+    /// How the `dataset` column of the files names data sets.
+    #[serde(default)]
+    pub dataset_names: DatasetNames,
+    /// When a cell counts as reproduced.
+    pub tolerance: Tolerance,
+    /// Cells allowed to fall outside the tolerance, each selector with its reason. The
+    /// first selector that matches gives the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_deviations: Vec<KnownDeviation>,
+}
+
+/// How reported files name data sets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetNames {
+    /// The paper's abbreviations (`ABA`), mapped to manifest names (`abalone`) through
+    /// `paper.abbreviation` of `datasets/<name>.yaml`; a name absent from the map is
+    /// used as it is.
+    #[default]
+    Abbreviation,
+    /// Our data set names, used as they are.
+    Name,
+}
+
+/// When our mean reproduces a reported value. A cell is within tolerance when
+/// `|ours − paper| / |paper| ≤ relative` **or** `|ours − paper| ≤ se × our standard
+/// error` (std / √reps over repetitions); either criterion given suffices, and at least
+/// one must be given. With `paper = 0` the relative criterion needs `ours = 0`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Relative tolerance, a fraction (0.1 = 10 %); finite and ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative: Option<f64>,
+    /// Band half-width in units of our standard error of the mean; finite and ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub se: Option<f64>,
+}
+
+impl Tolerance {
+    /// Whether `ours` (with standard error `se`) reproduces `paper`. Non-finite
+    /// differences are never within tolerance.
+    pub fn accepts(&self, ours: f64, se: f64, paper: f64) -> bool {
+        let diff = (ours - paper).abs();
+        if !diff.is_finite() {
+            return false;
+        }
+        let rel = self.relative.is_some_and(|r| diff <= r * paper.abs());
+        let band = self.se.is_some_and(|k| se.is_finite() && diff <= k * se);
+        rel || band
+    }
+}
+
+/// A selector of reported cells that may deviate, with the reason. Each list restricts
+/// one coordinate; an absent list matches any value. `datasets` entries match our name
+/// (`abalone`) or the reported one (`ABA`); `epsilons` never match a non-private cell
+/// (empty ε).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownDeviation {
+    /// Data sets (ours or the paper's names); `None` = any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasets: Option<Vec<String>>,
+    /// Method labels; `None` = any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<Vec<String>>,
+    /// ε values; `None` = any (including non-private cells).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilons: Option<Vec<f64>>,
+    /// Why these cells deviate (printed as a footnote of the report), e.g. a method-card
+    /// section.
+    pub reason: String,
+}
+
+impl KnownDeviation {
+    /// Whether the selector matches a cell of data set `ours` / `reported`, `method`, `ε`.
+    pub fn matches(
+        &self,
+        ours: &str,
+        reported: &str,
+        method: &str,
+        epsilon: Option<f64>,
+    ) -> bool {
+        let ds = self
+            .datasets
+            .as_ref()
+            .is_none_or(|v| v.iter().any(|d| d == ours || d == reported));
+        let m = self
+            .methods
+            .as_ref()
+            .is_none_or(|v| v.iter().any(|x| x == method));
+        let e = match (&self.epsilons, epsilon) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(v), Some(e)) => v.contains(&e),
+        };
+        ds && m && e
+    }
+}
+
+impl ReportedSpec {
+    /// Checks the section: at least one file; a tolerance with at least one criterion,
+    /// each finite and ≥ 0; known deviations with a non-empty reason, non-empty selector
+    /// lists (omit a list to match any) and positive ε.
+    ///
+    /// # Errors
+    /// [`CheckError::Invalid`] naming the field (`reported.tolerance`,
+    /// `reported.known_deviations[i].reason`, …) and what would be valid.
+    pub fn validate(&self) -> Result<(), CheckError> {
+        let invalid = |field: String, message: &str| CheckError::Invalid {
+            field,
+            message: message.to_string(),
+        };
+        if self.files.is_empty() {
+            return Err(invalid(
+                "reported.files".into(),
+                "is empty; list at least one CSV of reported values (relative to the spec)",
+            ));
+        }
+        let t = &self.tolerance;
+        if t.relative.is_none() && t.se.is_none() {
+            return Err(invalid(
+                "reported.tolerance".into(),
+                "gives no criterion; set `relative` (a fraction, e.g. 0.1) and/or `se` (a band in standard errors, e.g. 3)",
+            ));
+        }
+        for (name, v) in [("relative", t.relative), ("se", t.se)] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(invalid(
+                        format!("reported.tolerance.{name}"),
+                        &format!("{v} is not a finite number ≥ 0"),
+                    ));
+                }
+            }
+        }
+        for (i, k) in self.known_deviations.iter().enumerate() {
+            let f = |s: &str| format!("reported.known_deviations[{i}].{s}");
+            if k.reason.trim().is_empty() {
+                return Err(invalid(
+                    f("reason"),
+                    "is empty; say why these cells deviate (e.g. a method-card section)",
+                ));
+            }
+            for (name, empty) in [
+                ("datasets", k.datasets.as_ref().is_some_and(|v| v.is_empty())),
+                ("methods", k.methods.as_ref().is_some_and(|v| v.is_empty())),
+                ("epsilons", k.epsilons.as_ref().is_some_and(|v| v.is_empty())),
+            ] {
+                if empty {
+                    return Err(invalid(
+                        f(name),
+                        "is an empty list, which matches nothing; omit the field to match any",
+                    ));
+                }
+            }
+            if let Some(e) = k
+                .epsilons
+                .iter()
+                .flatten()
+                .find(|e| !(e.is_finite() && **e > 0.0))
+            {
+                return Err(invalid(
+                    f("epsilons"),
+                    &format!("{e} is not a positive number"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of one reported cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within [`Tolerance`].
+    Ok,
+    /// Outside tolerance, but a [`KnownDeviation`] matches; its reason.
+    KnownDeviation(String),
+    /// Outside tolerance and not a known deviation: a regression.
+    Regression,
+    /// Nothing to compare: the paper prints "−", or we have no result for this method or
+    /// ε (e.g. DECONV, not implemented). Not a regression.
+    NotRun,
+}
+
+impl Verdict {
+    /// Short name: `ok`, `known deviation`, `regression`, `not run`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::KnownDeviation(_) => "known deviation",
+            Verdict::Regression => "regression",
+            Verdict::NotRun => "not run",
+        }
+    }
+}
+
+/// One reported cell compared with ours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellCheck {
+    /// Our data set name (manifest name, e.g. `abalone`).
+    pub dataset: String,
+    /// The data set as the reported file names it (e.g. `ABA`).
+    pub reported_dataset: String,
+    /// Method label.
+    pub method: String,
+    /// ε; `None` for non-private methods.
+    pub epsilon: Option<f64>,
+    /// The paper's value; `None` where it prints "−".
+    pub paper: Option<f64>,
+    /// Ours: (mean over repetitions, its standard error std/√reps, reps); `None` when we
+    /// have no selected row for this data set, method and ε.
+    pub ours: Option<(f64, f64, usize)>,
+    /// ours / paper, when both exist and the paper's value is not 0.
+    pub ratio: Option<f64>,
+    /// The outcome.
+    pub verdict: Verdict,
+    /// Where the reported value comes from: `<file name>:<line>`.
+    pub source: String,
+}
+
+/// Compares every cell of the reported files of `spec` (paths relative to `spec_dir`)
+/// with our selected rows.
+///
+/// Reported data set names are mapped to ours with `abbreviations` (abbreviation →
+/// manifest name, see [`super::abbreviation_map`]) when `dataset_names` is
+/// `abbreviation`. Cells of data sets absent from `selected` altogether are left out (the
+/// spec ran a subset of the paper's data sets). A cell without a reported value, or
+/// without our row for its method and ε, is [`Verdict::NotRun`]; otherwise it is
+/// [`Verdict::Ok`] within tolerance, else [`Verdict::KnownDeviation`] with the reason of
+/// the first matching selector, else [`Verdict::Regression`]. Cells are returned in file
+/// order; identical duplicates (same data set, method, ε and value) are kept once.
+///
+/// # Errors
+/// [`CheckError::Invalid`] for an invalid section ([`ReportedSpec::validate`]),
+/// [`CheckError::Read`], [`CheckError::MissingColumn`], [`CheckError::Csv`],
+/// [`CheckError::Field`] for unreadable files (with file and line), and
+/// [`CheckError::NoOverlap`] when the files have rows but none names a data set of
+/// `selected` (names that do not match).
+pub fn compare_reported(
+    spec: &ReportedSpec,
+    spec_dir: &Path,
+    selected: &[SelectedRow],
+    abbreviations: &HashMap<String, String>,
+) -> Result<Vec<CellCheck>, CheckError> {
+    spec.validate()?;
+    let ours_ds: HashSet<&str> = selected.iter().map(|r| r.dataset.as_str()).collect();
+    let mut index: HashMap<(&str, &str, String), &SelectedRow> = HashMap::new();
+    for r in selected {
+        let e = r.epsilon.map(eps_text).unwrap_or_default();
+        index
+            .entry((r.dataset.as_str(), r.method.as_str(), e))
+            .or_insert(r);
+    }
+
+    let mut cells = Vec::new();
+    let mut seen: HashSet<(String, String, String, Option<u64>)> = HashSet::new();
+    let mut reported_names: Vec<String> = Vec::new();
+    let mut any_rows = false;
+    for file in &spec.files {
+        let path = spec_dir.join(file);
+        let t = CsvTable::read(&path, &["dataset", "method", "epsilon", "value"])?;
+        let file_name = path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        for (line, r) in &t.records {
+            let line = *line;
+            any_rows = true;
+            let reported = t.text(line, r, "dataset")?;
+            let method = t.text(line, r, "method")?;
+            let epsilon = t.epsilon(line, r, "epsilon")?;
+            let raw = t.get(r, "value");
+            let paper = if matches!(raw, "" | "-" | "−" | "—") {
+                None
+            } else {
+                Some(t.f64(line, r, "value")?)
+            };
+            if !reported_names.contains(&reported) {
+                reported_names.push(reported.clone());
+            }
+            let dataset = match spec.dataset_names {
+                DatasetNames::Abbreviation => abbreviations
+                    .get(&reported)
+                    .cloned()
+                    .unwrap_or_else(|| reported.clone()),
+                DatasetNames::Name => reported.clone(),
+            };
+            if !ours_ds.contains(dataset.as_str()) {
+                continue;
+            }
+            let et = epsilon.map(eps_text).unwrap_or_default();
+            if !seen.insert((
+                dataset.clone(),
+                method.clone(),
+                et.clone(),
+                paper.map(f64::to_bits),
+            )) {
+                continue;
+            }
+            let row = index.get(&(dataset.as_str(), method.as_str(), et)).copied();
+            let ours = row.map(|s| (s.mean, s.std_error(), s.reps));
+            let ratio = match (paper, ours) {
+                (Some(p), Some((m, _, _))) if p != 0.0 => Some(m / p),
+                _ => None,
+            };
+            let verdict = match (paper, ours) {
+                (Some(p), Some((m, se, _))) => {
+                    if spec.tolerance.accepts(m, se, p) {
+                        Verdict::Ok
+                    } else if let Some(k) = spec
+                        .known_deviations
+                        .iter()
+                        .find(|k| k.matches(&dataset, &reported, &method, epsilon))
+                    {
+                        Verdict::KnownDeviation(k.reason.clone())
+                    } else {
+                        Verdict::Regression
+                    }
+                }
+                _ => Verdict::NotRun,
+            };
+            cells.push(CellCheck {
+                dataset,
+                reported_dataset: reported,
+                method,
+                epsilon,
+                paper,
+                ours,
+                ratio,
+                verdict,
+                source: format!("{file_name}:{line}"),
+            });
+        }
+    }
+    if any_rows && cells.is_empty() {
+        let mut ours: Vec<&str> = ours_ds.into_iter().collect();
+        ours.sort_unstable();
+        return Err(CheckError::NoOverlap {
+            files: spec
+                .files
+                .iter()
+                .map(|f| spec_dir.join(f).display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            reported: reported_names.join(", "),
+            ours: ours.join(", "),
+        });
+    }
+    Ok(cells)
+}
