@@ -48,6 +48,35 @@ enum Command {
         #[arg(long, value_name = "I/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
     },
+    /// Check a spec's results against the paper's reported numbers and claims and against
+    /// our own golden file: reuses finished results (running what is missing), writes
+    /// check.md and check.tex. Exit 0 when nothing regressed, 1 when something did, 2 on
+    /// bad input.
+    Check {
+        /// The spec file (YAML).
+        spec: PathBuf,
+        /// Results folder (default: results/<spec name>).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Golden summary.csv to compare with (default: the spec's `golden.file`).
+        #[arg(long)]
+        golden: Option<PathBuf>,
+        /// Write this run's summary.csv as the golden file instead of comparing.
+        #[arg(long)]
+        bless: bool,
+        /// Folder holding the real data files (default: $DP_REPRO_DATA).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Folder of data set manifests.
+        #[arg(long)]
+        manifests: Option<PathBuf>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Hide the progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Combine the output folders of shards of one spec into one folder and render its
     /// tables. Refuses folders of different specs.
     Merge {
@@ -121,6 +150,103 @@ fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> 
     let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
     for (_, md) in &done.markdown {
         println!("{md}");
+    }
+    Ok(())
+}
+
+/// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    spec: PathBuf,
+    results: Option<PathBuf>,
+    golden: Option<PathBuf>,
+    bless: bool,
+    data_dir: Option<PathBuf>,
+    manifests: Option<PathBuf>,
+    jobs: Option<usize>,
+    quiet: bool,
+) -> Result<(), Failure> {
+    use dp_repro::check::{
+        abbreviation_map, compare_golden, compare_reported, evaluate_claims, read_selected,
+        read_tests, render_check, CheckReport,
+    };
+    let dirs = manifest_dirs(manifests.clone());
+    let (exp, text) = load_experiment(&spec, manifests)?;
+    let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    let opts = RunOptions {
+        out: out.clone(),
+        data_dir: resolve_data_dir(data_dir.as_deref()),
+        jobs,
+        progress: !quiet,
+        shard: None,
+    };
+    let summary = run(&exp, &text, &opts).map_err(|e| match e {
+        dp_repro::run::RunError::Data { .. }
+        | dp_repro::run::RunError::Split { .. }
+        | dp_repro::run::RunError::Results(_) => bad_input(e),
+        e => failed(e),
+    })?;
+    finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+    eprintln!(
+        "{} tasks computed, {} reused; results in {}",
+        summary.computed,
+        summary.reused,
+        out.display()
+    );
+    let selected = read_selected(&out.join("selected.csv")).map_err(failed)?;
+    let tests = read_tests(&out.join("tests.csv")).map_err(failed)?;
+    let spec_dir = spec.parent().unwrap_or(Path::new("."));
+    let lower = exp
+        .datasets
+        .first()
+        .map(|d| d.task.lower_is_better())
+        .unwrap_or(true);
+    let cells = match &exp.spec.reported {
+        Some(r) => {
+            let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
+            compare_reported(r, spec_dir, &selected, &abbreviations).map_err(bad_input)?
+        }
+        None => Vec::new(),
+    };
+    let claims = evaluate_claims(&exp.spec.claims, &selected, &tests, lower);
+    let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
+        (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
+        (None, Some(g)) => (Some(g.path(spec_dir)), g.relative_tolerance),
+        (None, None) => (None, 0.0),
+    };
+    let summary_csv = out.join("summary.csv");
+    let golden = match golden_path {
+        Some(p) => {
+            if bless {
+                dp_repro::check::bless(&summary_csv, &p).map_err(failed)?;
+                eprintln!("blessed {} as {}", summary_csv.display(), p.display());
+            }
+            Some(compare_golden(&summary_csv, &p, tolerance).map_err(bad_input)?)
+        }
+        None if bless => {
+            return Err(bad_input(anyhow!(
+                "--bless needs --golden FILE or a `golden:` section in the spec"
+            )))
+        }
+        None => None,
+    };
+    let report = CheckReport {
+        cells,
+        claims,
+        golden,
+    };
+    let (md, tex) =
+        render_check(&report, &format!("dp-repro check: {}", exp.spec.name)).map_err(failed)?;
+    for (name, text) in [("check.md", &md), ("check.tex", &tex)] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+    }
+    println!("{md}");
+    if report.regressed() {
+        return Err(Failure {
+            code: 1,
+            error: anyhow!("regression: see {}", out.join("check.md").display()),
+        });
     }
     Ok(())
 }
@@ -242,6 +368,18 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             );
             Ok(())
         }
+        Command::Check {
+            spec,
+            results,
+            golden,
+            bless,
+            data_dir,
+            manifests,
+            jobs,
+            quiet,
+        } => check(
+            spec, results, golden, bless, data_dir, manifests, jobs, quiet,
+        ),
         Command::Table {
             results_dir,
             manifests,

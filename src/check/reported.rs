@@ -109,13 +109,7 @@ pub struct KnownDeviation {
 
 impl KnownDeviation {
     /// Whether the selector matches a cell of data set `ours` / `reported`, `method`, `ε`.
-    pub fn matches(
-        &self,
-        ours: &str,
-        reported: &str,
-        method: &str,
-        epsilon: Option<f64>,
-    ) -> bool {
+    pub fn matches(&self, ours: &str, reported: &str, method: &str, epsilon: Option<f64>) -> bool {
         let ds = self
             .datasets
             .as_ref()
@@ -178,9 +172,15 @@ impl ReportedSpec {
                 ));
             }
             for (name, empty) in [
-                ("datasets", k.datasets.as_ref().is_some_and(|v| v.is_empty())),
+                (
+                    "datasets",
+                    k.datasets.as_ref().is_some_and(|v| v.is_empty()),
+                ),
                 ("methods", k.methods.as_ref().is_some_and(|v| v.is_empty())),
-                ("epsilons", k.epsilons.as_ref().is_some_and(|v| v.is_empty())),
+                (
+                    "epsilons",
+                    k.epsilons.as_ref().is_some_and(|v| v.is_empty()),
+                ),
             ] {
                 if empty {
                     return Err(invalid(

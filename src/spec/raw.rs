@@ -48,6 +48,15 @@ pub struct Spec {
     /// Tables to render.
     #[serde(default)]
     pub tables: Vec<TableEntry>,
+    /// The paper's numbers and how our cells are compared with them (`dp-repro check`).
+    #[serde(default)]
+    pub reported: Option<crate::check::ReportedSpec>,
+    /// The paper's qualitative claims, checked on our results (`dp-repro check`).
+    #[serde(default)]
+    pub claims: Vec<crate::check::Claim>,
+    /// Our own blessed summary.csv (`dp-repro check --golden`, `--bless`).
+    #[serde(default)]
+    pub golden: Option<crate::check::GoldenSpec>,
 }
 
 /// Public / private / test ratios.

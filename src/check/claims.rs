@@ -1,0 +1,733 @@
+//! Claims: the paper's qualitative statements in a small grammar, checked on our results
+//! (issue 3, item 2).
+//!
+//! Each claim is a YAML map whose `claim` field names its kind; every kind takes an
+//! optional `id` (the label in the report), `text` (the paper's words) and
+//! `known_failure` (a written reason: the claim is then reported but its failure is not a
+//! regression). "Better" means a lower mean metric when lower is better (MSE), a higher
+//! one otherwise (accuracy); ties are not better. Counts run over the data sets of
+//! `selected.csv` on which the claim is defined.
+//!
+//! ```yaml
+//! claims:
+//!   - claim: better                  # mean of `method` better than mean of `than`
+//!     id: C5-phist
+//!     method: LPDT-M
+//!     than: PHIST
+//!     epsilon: 6                     # applies to whichever side is private
+//!     at_least: 10                   # an integer k, or `all`
+//!   - claim: better                  # C6: DT (non-private, no ε) beats LPDT-M at ε = 2
+//!     method: DT
+//!     than: LPDT-M
+//!     epsilon: 2
+//!     at_least: all
+//!   - claim: significantly_better    # tests.csv row (method, other = than) with p < alpha
+//!     method: LPDT-V
+//!     than: APHIST
+//!     epsilon: 2
+//!     alpha: 0.05                    # default 0.05
+//!     at_least: 5
+//!   - claim: best_among              # one of `methods` has the best mean of `among`
+//!     id: C5-eps2
+//!     text: "LPDT-M or LPDT-V has the lowest MSE on 12 of 14 data sets at ε = 2"
+//!     methods: [LPDT-M, LPDT-V]
+//!     among: [LPDT-M, LPDT-V, PHIST, APHIST]
+//!     epsilon: 2
+//!     at_least: 12
+//!   - claim: improves_with_epsilon   # strictly better at each step up of ε
+//!     method: LPDT-M
+//!     at_least: all
+//!     known_failure: "faithful LPDT is unstable at small ε (lpdt.md §12 item 2)"
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{eps_text, CheckError, SelectedRow, TestRow};
+use crate::report::format_sci;
+
+/// How many data sets a claim must hold on: an integer k ≥ 1 (YAML `10`) or every data
+/// set where the claim is defined (YAML `all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtLeast {
+    /// At least this many data sets.
+    Count(usize),
+    /// Every data set where the claim is defined (and at least one).
+    All,
+}
+
+impl AtLeast {
+    /// The number of data sets needed when the claim is defined on `out_of` of them.
+    pub fn needed(self, out_of: usize) -> usize {
+        match self {
+            AtLeast::Count(k) => k,
+            AtLeast::All => out_of,
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            AtLeast::Count(k) => format!("on ≥ {k} data sets"),
+            AtLeast::All => "on all data sets".to_string(),
+        }
+    }
+}
+
+impl Serialize for AtLeast {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AtLeast::Count(k) => s.serialize_u64(*k as u64),
+            AtLeast::All => s.serialize_str("all"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AtLeast {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const EXPECTED: &str = "a positive integer (a number of data sets) or `all`";
+        impl Visitor<'_> for V {
+            type Value = AtLeast;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<AtLeast, E> {
+                if v == 0 {
+                    return Err(E::custom(format!("at_least: 0 is not {EXPECTED}")));
+                }
+                Ok(AtLeast::Count(v as usize))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<AtLeast, E> {
+                if v <= 0 {
+                    return Err(E::custom(format!("at_least: {v} is not {EXPECTED}")));
+                }
+                Ok(AtLeast::Count(v as usize))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<AtLeast, E> {
+                if v == "all" {
+                    Ok(AtLeast::All)
+                } else {
+                    Err(E::custom(format!("at_least: {v:?} is not {EXPECTED}")))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn default_alpha() -> f64 {
+    0.05
+}
+
+/// A claim of the paper, checkable on `selected.csv` and `tests.csv` (serde tag `claim`;
+/// see the module documentation for the YAML grammar). Every kind has the optional fields
+/// `id`, `text` and `known_failure`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "claim", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Claim {
+    /// The mean of `method` is better than the mean of `than` on at least k of the data
+    /// sets where both have a row. `epsilon` selects the private side's row; a side with a
+    /// non-private row (empty ε, e.g. DT) uses that row. Without `epsilon` only
+    /// non-private rows are compared.
+    Better {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The method claimed better.
+        method: String,
+        /// The method it is compared with.
+        than: String,
+        /// ε of the private side(s); `None` compares non-private rows only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epsilon: Option<f64>,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+    /// The one-sided Wilcoxon signed-rank test of `tests.csv` (row `method`, `other =
+    /// than` at `epsilon`, alternative `less` when lower is better, else `greater`) has
+    /// p < `alpha` on at least k of the data sets that have the test row. An undefined
+    /// test (empty p-value) counts as not significant.
+    SignificantlyBetter {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The method claimed better.
+        method: String,
+        /// The method it is tested against.
+        than: String,
+        /// ε of the block.
+        epsilon: f64,
+        /// Level of the test, in (0, 1); default 0.05.
+        #[serde(default = "default_alpha")]
+        alpha: f64,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+    /// One of `methods` has the best mean among the methods of `among` that ran, in the ε
+    /// block `epsilon` (non-private methods of `among` use their row without ε), on at
+    /// least k of the data sets where at least one of `methods` ran. A tie for the best
+    /// counts as holding. `methods` must be a subset of `among`.
+    BestAmong {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The methods claimed best (any one of them suffices).
+        methods: Vec<String>,
+        /// The methods competed against (including `methods`).
+        among: Vec<String>,
+        /// ε of the block.
+        epsilon: f64,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+    /// The mean of `method` strictly improves at each step from one ε to the next larger
+    /// one, over all ε with a row, on at least k of the data sets where it has at least
+    /// two ε.
+    ImprovesWithEpsilon {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The method.
+        method: String,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+}
+
+impl Claim {
+    /// The `id`, if given.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Claim::Better { id, .. }
+            | Claim::SignificantlyBetter { id, .. }
+            | Claim::BestAmong { id, .. }
+            | Claim::ImprovesWithEpsilon { id, .. } => id.as_deref(),
+        }
+    }
+
+    /// The paper's words, if given.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Claim::Better { text, .. }
+            | Claim::SignificantlyBetter { text, .. }
+            | Claim::BestAmong { text, .. }
+            | Claim::ImprovesWithEpsilon { text, .. } => text.as_deref(),
+        }
+    }
+
+    /// The reason the claim is expected to fail, if given.
+    pub fn known_failure(&self) -> Option<&str> {
+        match self {
+            Claim::Better { known_failure, .. }
+            | Claim::SignificantlyBetter { known_failure, .. }
+            | Claim::BestAmong { known_failure, .. }
+            | Claim::ImprovesWithEpsilon { known_failure, .. } => known_failure.as_deref(),
+        }
+    }
+
+    /// How many data sets are needed.
+    pub fn at_least(&self) -> AtLeast {
+        match self {
+            Claim::Better { at_least, .. }
+            | Claim::SignificantlyBetter { at_least, .. }
+            | Claim::BestAmong { at_least, .. }
+            | Claim::ImprovesWithEpsilon { at_least, .. } => *at_least,
+        }
+    }
+
+    /// A one-line description generated from the fields, e.g. `LPDT-M better than PHIST
+    /// at ε = 6 on ≥ 10 data sets`.
+    pub fn describe(&self) -> String {
+        let on = self.at_least().text();
+        match self {
+            Claim::Better {
+                method,
+                than,
+                epsilon,
+                ..
+            } => match epsilon {
+                Some(e) => format!("{method} better than {than} at ε = {} {on}", eps_text(*e)),
+                None => format!("{method} better than {than} {on}"),
+            },
+            Claim::SignificantlyBetter {
+                method,
+                than,
+                epsilon,
+                alpha,
+                ..
+            } => format!(
+                "{method} significantly better than {than} (Wilcoxon, α = {alpha}) at ε = {} {on}",
+                eps_text(*epsilon)
+            ),
+            Claim::BestAmong {
+                methods,
+                among,
+                epsilon,
+                ..
+            } => format!(
+                "{} best among {} at ε = {} {on}",
+                methods.join(" or "),
+                among.join(", "),
+                eps_text(*epsilon)
+            ),
+            Claim::ImprovesWithEpsilon { method, .. } => {
+                format!("{method} improves at every step up of ε {on}")
+            }
+        }
+    }
+
+    /// Checks one claim (`index` is its position, for the field path `claims[i]`): ids,
+    /// texts and reasons non-empty when given; method names non-empty; `method` ≠ `than`;
+    /// ε finite and > 0; α in (0, 1); `best_among` with non-empty `methods` ⊆ `among`
+    /// and no repeated name.
+    ///
+    /// # Errors
+    /// [`CheckError::Invalid`] naming the field and what would be valid.
+    pub fn validate(&self, index: usize) -> Result<(), CheckError> {
+        let err = |field: &str, message: String| CheckError::Invalid {
+            field: format!("claims[{index}].{field}"),
+            message,
+        };
+        for (name, v) in [
+            ("id", self.id()),
+            ("text", self.text()),
+            ("known_failure", self.known_failure()),
+        ] {
+            if v.is_some_and(|s| s.trim().is_empty()) {
+                return Err(err(name, "is empty; give a value or omit the field".into()));
+            }
+        }
+        let eps = |e: f64| -> Result<(), CheckError> {
+            if e.is_finite() && e > 0.0 {
+                Ok(())
+            } else {
+                Err(err("epsilon", format!("{e} is not a positive number")))
+            }
+        };
+        let pair = |method: &str, than: &str| -> Result<(), CheckError> {
+            if method.trim().is_empty() {
+                return Err(err("method", "is empty; give a method label".into()));
+            }
+            if than.trim().is_empty() {
+                return Err(err("than", "is empty; give a method label".into()));
+            }
+            if method == than {
+                return Err(err(
+                    "than",
+                    format!("equals `method` ({method}); compare two different methods"),
+                ));
+            }
+            Ok(())
+        };
+        match self {
+            Claim::Better {
+                method,
+                than,
+                epsilon,
+                ..
+            } => {
+                pair(method, than)?;
+                if let Some(e) = epsilon {
+                    eps(*e)?;
+                }
+            }
+            Claim::SignificantlyBetter {
+                method,
+                than,
+                epsilon,
+                alpha,
+                ..
+            } => {
+                pair(method, than)?;
+                eps(*epsilon)?;
+                if !(*alpha > 0.0 && *alpha < 1.0) {
+                    return Err(err("alpha", format!("{alpha} is not in (0, 1)")));
+                }
+            }
+            Claim::BestAmong {
+                methods,
+                among,
+                epsilon,
+                ..
+            } => {
+                eps(*epsilon)?;
+                if methods.is_empty() {
+                    return Err(err("methods", "is empty; name at least one method".into()));
+                }
+                if among.len() < 2 {
+                    return Err(err(
+                        "among",
+                        "needs at least two methods (those of `methods` and their competitors)"
+                            .into(),
+                    ));
+                }
+                for (name, list) in [("methods", methods), ("among", among)] {
+                    let mut seen = HashSet::new();
+                    for m in list {
+                        if m.trim().is_empty() {
+                            return Err(err(name, "contains an empty method label".into()));
+                        }
+                        if !seen.insert(m) {
+                            return Err(err(name, format!("names `{m}` twice")));
+                        }
+                    }
+                }
+                if let Some(m) = methods.iter().find(|m| !among.contains(m)) {
+                    return Err(err(
+                        "methods",
+                        format!(
+                            "`{m}` is not in `among` ({}); `among` lists every competitor, `methods` included",
+                            among.join(", ")
+                        ),
+                    ));
+                }
+            }
+            Claim::ImprovesWithEpsilon { method, .. } => {
+                if method.trim().is_empty() {
+                    return Err(err("method", "is empty; give a method label".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Validates every claim ([`Claim::validate`]) and checks that ids are unique.
+///
+/// # Errors
+/// The first [`CheckError::Invalid`] found.
+pub fn validate_claims(claims: &[Claim]) -> Result<(), CheckError> {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (i, c) in claims.iter().enumerate() {
+        c.validate(i)?;
+        if let Some(id) = c.id() {
+            if let Some(j) = ids.insert(id, i) {
+                return Err(CheckError::Invalid {
+                    field: format!("claims[{i}].id"),
+                    message: format!("`{id}` is already the id of claims[{j}]; ids must be unique"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of one claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimCheck {
+    /// The claim's `id`, or its generated description.
+    pub label: String,
+    /// The generated description ([`Claim::describe`]).
+    pub description: String,
+    /// The paper's words, if the claim gives them.
+    pub text: Option<String>,
+    /// Whether it holds: defined on at least one data set and `count ≥ needed`.
+    pub holds: bool,
+    /// Number of data sets on which it holds.
+    pub count: usize,
+    /// Number of data sets on which it is defined.
+    pub out_of: usize,
+    /// Number needed (`k`, or `out_of` for `all`).
+    pub needed: usize,
+    /// The claim's `known_failure` reason, if any.
+    pub known_failure: Option<String>,
+    /// Where it fails and where it is undefined, with the values involved.
+    pub details: String,
+}
+
+impl ClaimCheck {
+    /// A failing claim without a `known_failure`.
+    pub fn regressed(&self) -> bool {
+        !self.holds && self.known_failure.is_none()
+    }
+}
+
+/// Selected rows indexed by data set and method, with the data sets in order of first
+/// appearance.
+struct Index<'a> {
+    datasets: Vec<&'a str>,
+    rows: HashMap<(&'a str, &'a str), Vec<&'a SelectedRow>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(selected: &'a [SelectedRow]) -> Index<'a> {
+        let mut datasets = Vec::new();
+        let mut rows: HashMap<(&str, &str), Vec<&SelectedRow>> = HashMap::new();
+        for r in selected {
+            if !datasets.contains(&r.dataset.as_str()) {
+                datasets.push(r.dataset.as_str());
+            }
+            rows.entry((r.dataset.as_str(), r.method.as_str()))
+                .or_default()
+                .push(r);
+        }
+        Index { datasets, rows }
+    }
+
+    /// The row of `method` on `dataset` at `epsilon` (a private row), falling back to
+    /// the non-private row; with `epsilon = None` the non-private row only.
+    fn at(&self, dataset: &str, method: &str, epsilon: Option<f64>) -> Option<&'a SelectedRow> {
+        let rows = self.rows.get(&(dataset, method))?;
+        let np = || rows.iter().copied().find(|r| r.epsilon.is_none());
+        match epsilon {
+            Some(e) => rows
+                .iter()
+                .copied()
+                .find(|r| r.epsilon == Some(e))
+                .or_else(np),
+            None => np(),
+        }
+    }
+}
+
+fn is_better(a: f64, b: f64, lower: bool) -> bool {
+    if lower {
+        a < b
+    } else {
+        a > b
+    }
+}
+
+/// Evaluates every claim on our selected rows and tests. `lower_is_better` is true for
+/// error metrics (MSE) and false for accuracy. An invalid claim ([`Claim::validate`])
+/// does not hold and its details say why. Data sets are those of `selected`, in order of
+/// first appearance.
+pub fn evaluate_claims(
+    claims: &[Claim],
+    selected: &[SelectedRow],
+    tests: &[TestRow],
+    lower_is_better: bool,
+) -> Vec<ClaimCheck> {
+    let index = Index::new(selected);
+    claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| evaluate(c, i, &index, tests, lower_is_better))
+        .collect()
+}
+
+/// Per data set: `Some(Ok(()))` holds, `Some(Err(why))` fails, `None` undefined (why).
+type Outcome = Result<(), String>;
+
+fn evaluate(claim: &Claim, i: usize, index: &Index, tests: &[TestRow], lower: bool) -> ClaimCheck {
+    let description = claim.describe();
+    let label = claim
+        .id()
+        .map(str::to_string)
+        .unwrap_or_else(|| description.clone());
+    let mut out = ClaimCheck {
+        label,
+        description,
+        text: claim.text().map(str::to_string),
+        holds: false,
+        count: 0,
+        out_of: 0,
+        needed: 0,
+        known_failure: claim.known_failure().map(str::to_string),
+        details: String::new(),
+    };
+    if let Err(e) = claim.validate(i) {
+        out.details = format!("invalid claim: {e}");
+        return out;
+    }
+    let mut per: Vec<(&str, Outcome)> = Vec::new();
+    let mut undefined: Vec<String> = Vec::new();
+    for &d in &index.datasets {
+        match outcome(claim, d, index, tests, lower) {
+            Ok(o) => per.push((d, o)),
+            Err(why) => undefined.push(format!("{d} ({why})")),
+        }
+    }
+    out.out_of = per.len();
+    out.count = per.iter().filter(|(_, o)| o.is_ok()).count();
+    out.needed = claim.at_least().needed(out.out_of);
+    out.holds = out.out_of > 0 && out.count >= out.needed;
+    let fails: Vec<String> = per
+        .iter()
+        .filter_map(|(d, o)| o.as_ref().err().map(|why| format!("{d} ({why})")))
+        .collect();
+    let mut parts = Vec::new();
+    if out.out_of == 0 {
+        parts.push("defined on no data set".to_string());
+    } else if fails.is_empty() {
+        parts.push("holds on every data set where defined".to_string());
+    } else {
+        parts.push(format!("fails on {}", fails.join(", ")));
+    }
+    if out.needed > out.out_of && out.out_of > 0 {
+        parts.push(format!(
+            "needs {} data sets but is defined on only {}",
+            out.needed, out.out_of
+        ));
+    }
+    if !undefined.is_empty() {
+        parts.push(format!("not defined on {}", undefined.join(", ")));
+    }
+    out.details = parts.join("; ");
+    out
+}
+
+/// Outcome of `claim` on data set `d`: `Ok(outcome)` when defined, `Err(why)` when not.
+fn outcome(
+    claim: &Claim,
+    d: &str,
+    index: &Index,
+    tests: &[TestRow],
+    lower: bool,
+) -> Result<Outcome, String> {
+    let sci = format_sci;
+    match claim {
+        Claim::Better {
+            method,
+            than,
+            epsilon,
+            ..
+        } => {
+            let a = index.at(d, method, *epsilon);
+            let b = index.at(d, than, *epsilon);
+            match (a, b) {
+                (Some(a), Some(b)) => Ok(if is_better(a.mean, b.mean, lower) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{method} {} vs {than} {}",
+                        sci(a.mean),
+                        sci(b.mean)
+                    ))
+                }),
+                (a, b) => {
+                    let missing: Vec<&str> = [(a, method), (b, than)]
+                        .into_iter()
+                        .filter(|(r, _)| r.is_none())
+                        .map(|(_, m)| m.as_str())
+                        .collect();
+                    Err(format!("no row of {}", missing.join(" and ")))
+                }
+            }
+        }
+        Claim::SignificantlyBetter {
+            method,
+            than,
+            epsilon,
+            alpha,
+            ..
+        } => {
+            let alt = if lower { "less" } else { "greater" };
+            let row = tests.iter().find(|t| {
+                t.dataset == d
+                    && t.method == *method
+                    && t.other == *than
+                    && t.epsilon == Some(*epsilon)
+                    && t.alternative == alt
+            });
+            match row {
+                None => Err(format!("no `{alt}` test of {method} against {than}")),
+                Some(t) => Ok(match t.p_value {
+                    Some(p) if p < *alpha => Ok(()),
+                    Some(p) => Err(format!("p = {}", sci(p))),
+                    None => Err("test undefined".to_string()),
+                }),
+            }
+        }
+        Claim::BestAmong {
+            methods,
+            among,
+            epsilon,
+            ..
+        } => {
+            let ran: Vec<(&str, f64)> = among
+                .iter()
+                .filter_map(|m| index.at(d, m, Some(*epsilon)).map(|r| (m.as_str(), r.mean)))
+                .collect();
+            let ours: Vec<&(&str, f64)> = ran
+                .iter()
+                .filter(|(m, _)| methods.iter().any(|x| x == m))
+                .collect();
+            if ours.is_empty() {
+                return Err(format!("none of {} ran", methods.join(", ")));
+            }
+            // Best of ours (NaN never best), then whether a competitor is strictly better.
+            let best_ours = ours.iter().filter(|(_, v)| !v.is_nan()).fold(
+                None::<(&str, f64)>,
+                |acc, (m, v)| match acc {
+                    Some((_, bv)) if !is_better(*v, bv, lower) => acc,
+                    _ => Some((m, *v)),
+                },
+            );
+            let best_other = ran
+                .iter()
+                .filter(|(m, v)| !methods.iter().any(|x| x == m) && !v.is_nan())
+                .fold(None::<(&str, f64)>, |acc, (m, v)| match acc {
+                    Some((_, bv)) if !is_better(*v, bv, lower) => acc,
+                    _ => Some((m, *v)),
+                });
+            Ok(match (best_ours, best_other) {
+                (None, _) => Err("mean is NaN".to_string()),
+                (Some(_), None) => Ok(()),
+                (Some((om, ov)), Some((bm, bv))) => {
+                    if is_better(bv, ov, lower) {
+                        Err(format!("{bm} {} vs {om} {}", sci(bv), sci(ov)))
+                    } else {
+                        Ok(())
+                    }
+                }
+            })
+        }
+        Claim::ImprovesWithEpsilon { method, .. } => {
+            let mut rows: Vec<&SelectedRow> = index
+                .rows
+                .get(&(d, method.as_str()))
+                .map(|v| v.iter().copied().filter(|r| r.epsilon.is_some()).collect())
+                .unwrap_or_default();
+            if rows.len() < 2 {
+                return Err(format!("{method} has fewer than two ε"));
+            }
+            rows.sort_by(|a, b| a.epsilon.unwrap().total_cmp(&b.epsilon.unwrap()));
+            let steps: Vec<String> = rows
+                .windows(2)
+                .filter(|w| !is_better(w[1].mean, w[0].mean, lower))
+                .map(|w| {
+                    format!(
+                        "ε {} → {}: {} → {}",
+                        eps_text(w[0].epsilon.unwrap()),
+                        eps_text(w[1].epsilon.unwrap()),
+                        sci(w[0].mean),
+                        sci(w[1].mean)
+                    )
+                })
+                .collect();
+            Ok(if steps.is_empty() {
+                Ok(())
+            } else {
+                Err(steps.join("; "))
+            })
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! Rendering a [`CheckReport`] to Markdown and LaTeX through the tera templates
+//! `templates/check.md.tera` and `templates/check.tex.tera` (embedded at compile time, as
+//! in `report/render.rs`).
+//!
+//! Each template receives one variable, `view`, with every string already escaped for its
+//! format ([`escape_markdown`] / [`escape_latex`]) and marked up:
+//! - `title`, `status` (`PASS` / `REGRESSION`), `regressed`, `summary[]` (lines);
+//! - `cells[]` with `dataset, method, epsilon, paper, ours, ratio, verdict` (a known
+//!   deviation carries the number of its reason in `deviations[]`), `cells_note`;
+//! - `by_method[]` with `method, ok, known, regression, not_run`;
+//! - `claims[]` with `label, description, result, counts, text, details`;
+//! - `golden` (absent when not compared) with `file, mode, compared, changed[],
+//!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
+//!   line).
+//!
+//! The LaTeX output is a fragment for an `article`-like class (`\section*`,
+//! `\subsection*`) and needs `\usepackage{booktabs}` and `\usepackage{longtable}`; it is
+//! pdflatex-compilable (non-ASCII symbols the escaping knows become math).
+
+use serde::Serialize;
+use tera::{Context, Tera};
+
+use super::{eps_text, CheckError, CheckReport, Verdict};
+use crate::report::{escape_latex, escape_markdown, format_fixed, format_sci};
+
+/// File name of the Markdown template in `templates/`.
+pub const MARKDOWN_TEMPLATE_NAME: &str = "check.md.tera";
+/// File name of the LaTeX template in `templates/`.
+pub const LATEX_TEMPLATE_NAME: &str = "check.tex.tera";
+/// At most this many golden differences of each kind are listed (all are counted).
+pub const MAX_LISTED: usize = 100;
+
+const MARKDOWN_TEMPLATE: &str = include_str!("../../templates/check.md.tera");
+const LATEX_TEMPLATE: &str = include_str!("../../templates/check.tex.tera");
+
+/// Escaping and markup of one output format.
+struct Fmt {
+    esc: fn(&str) -> String,
+    bold: fn(&str) -> String,
+    sup: fn(usize) -> String,
+    /// Whether the data set column shows our name after the reported one when they
+    /// differ (`ABA (abalone)`); LaTeX shows the reported name only, to fit the page.
+    both_names: bool,
+}
+
+fn tex(s: &str) -> String {
+    // escape_latex leaves these symbols alone; pdflatex cannot typeset them as text.
+    let mut out = String::new();
+    for c in escape_latex(s).chars() {
+        match c {
+            '→' => out.push_str(r"$\to$"),
+            '←' => out.push_str(r"$\leftarrow$"),
+            '≈' => out.push_str(r"$\approx$"),
+            '≠' => out.push_str(r"$\neq$"),
+            '∈' => out.push_str(r"$\in$"),
+            '−' => out.push_str(r"$-$"),
+            '§' => out.push_str(r"\S{}"),
+            '√' => out.push_str(r"$\surd$"),
+            '½' => out.push_str(r"$\frac{1}{2}$"),
+            '⅓' => out.push_str(r"$\frac{1}{3}$"),
+            '⅔' => out.push_str(r"$\frac{2}{3}$"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const MARKDOWN: Fmt = Fmt {
+    esc: escape_markdown,
+    bold: |s| format!("**{s}**"),
+    sup: |n| format!("<sup>{n}</sup>"),
+    both_names: true,
+};
+
+const LATEX: Fmt = Fmt {
+    esc: tex,
+    bold: |s| format!(r"\textbf{{{s}}}"),
+    sup: |n| format!(r"\textsuperscript{{{n}}}"),
+    both_names: false,
+};
+
+#[derive(Serialize)]
+struct CellView {
+    dataset: String,
+    method: String,
+    epsilon: String,
+    paper: String,
+    ours: String,
+    ratio: String,
+    verdict: String,
+}
+
+#[derive(Serialize)]
+struct MethodCount {
+    method: String,
+    ok: usize,
+    known: usize,
+    regression: usize,
+    not_run: usize,
+}
+
+#[derive(Serialize)]
+struct ClaimView {
+    label: String,
+    /// The generated description when the label is an id, else empty.
+    description: String,
+    result: String,
+    counts: String,
+    text: String,
+    details: String,
+}
+
+#[derive(Serialize)]
+struct GoldenView {
+    file: String,
+    mode: String,
+    compared: usize,
+    changed: Vec<String>,
+    missing: Vec<String>,
+    extra: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct View {
+    title: String,
+    status: String,
+    regressed: bool,
+    summary: Vec<String>,
+    cells: Vec<CellView>,
+    cells_note: String,
+    deviations: Vec<String>,
+    by_method: Vec<MethodCount>,
+    claims: Vec<ClaimView>,
+    golden: Option<GoldenView>,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn ratio_text(r: f64) -> String {
+    if r.is_finite() && (0.1..1000.0).contains(&r.abs()) {
+        format_fixed(r, 2)
+    } else {
+        format_sci(r)
+    }
+}
+
+fn capped(list: &[String], f: &Fmt) -> Vec<String> {
+    let mut out: Vec<String> = list.iter().take(MAX_LISTED).map(|s| (f.esc)(s)).collect();
+    if list.len() > MAX_LISTED {
+        out.push((f.esc)(&format!("… and {} more", list.len() - MAX_LISTED)));
+    }
+    out
+}
+
+fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
+    let esc = f.esc;
+    let regressed = report.regressed();
+
+    // Reasons of known deviations, numbered in order of first appearance.
+    let mut reasons: Vec<&str> = Vec::new();
+    for c in &report.cells {
+        if let Verdict::KnownDeviation(r) = &c.verdict {
+            if !reasons.contains(&r.as_str()) {
+                reasons.push(r);
+            }
+        }
+    }
+    let reps: Vec<usize> = report
+        .cells
+        .iter()
+        .filter_map(|c| c.ours.map(|o| o.2))
+        .collect();
+    let uniform_reps = reps.windows(2).all(|w| w[0] == w[1]);
+    let cells: Vec<CellView> = report
+        .cells
+        .iter()
+        .map(|c| {
+            let dataset = if c.dataset == c.reported_dataset || !f.both_names {
+                c.reported_dataset.clone()
+            } else {
+                format!("{} ({})", c.reported_dataset, c.dataset)
+            };
+            let ours = match c.ours {
+                Some((m, se, n)) => {
+                    let mut s = format!("{} ± {}", format_sci(m), format_sci(se));
+                    if !uniform_reps {
+                        s.push_str(&format!(" (n={n})"));
+                    }
+                    s
+                }
+                None => "—".into(),
+            };
+            let verdict = match &c.verdict {
+                Verdict::KnownDeviation(r) => {
+                    let i = reasons.iter().position(|x| x == r).unwrap_or(0) + 1;
+                    format!("{}{}", esc("known deviation"), (f.sup)(i))
+                }
+                Verdict::Regression => (f.bold)(&esc("regression")),
+                v => esc(v.name()),
+            };
+            CellView {
+                dataset: esc(&dataset),
+                method: esc(&c.method),
+                epsilon: esc(&c.epsilon.map(eps_text).unwrap_or_else(|| "—".into())),
+                paper: esc(&c.paper.map(format_sci).unwrap_or_else(|| "—".into())),
+                ours: esc(&ours),
+                ratio: esc(&c.ratio.map(ratio_text).unwrap_or_else(|| "—".into())),
+                verdict,
+            }
+        })
+        .collect();
+
+    let mut by_method: Vec<MethodCount> = Vec::new();
+    for c in &report.cells {
+        let m = esc(&c.method);
+        let i = match by_method.iter().position(|x| x.method == m) {
+            Some(i) => i,
+            None => {
+                by_method.push(MethodCount {
+                    method: m,
+                    ok: 0,
+                    known: 0,
+                    regression: 0,
+                    not_run: 0,
+                });
+                by_method.len() - 1
+            }
+        };
+        let e = &mut by_method[i];
+        match c.verdict {
+            Verdict::Ok => e.ok += 1,
+            Verdict::KnownDeviation(_) => e.known += 1,
+            Verdict::Regression => e.regression += 1,
+            Verdict::NotRun => e.not_run += 1,
+        }
+    }
+    let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
+    let n_ok = count(|v| *v == Verdict::Ok);
+    let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
+    let n_reg = count(|v| *v == Verdict::Regression);
+    let n_not = count(|v| *v == Verdict::NotRun);
+
+    let mut summary = Vec::new();
+    summary.push(if report.cells.is_empty() {
+        "Reported cells: none checked.".to_string()
+    } else {
+        format!(
+            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run.",
+            report.cells.len(),
+            n_ok,
+            plural(n_known, "known deviation", "known deviations"),
+            plural(n_reg, "regression", "regressions"),
+            n_not,
+        )
+    });
+    let n_hold = report.claims.iter().filter(|c| c.holds).count();
+    let n_known_fail = report
+        .claims
+        .iter()
+        .filter(|c| !c.holds && c.known_failure.is_some())
+        .count();
+    let n_claim_reg = report.claims.iter().filter(|c| c.regressed()).count();
+    summary.push(if report.claims.is_empty() {
+        "Claims: none checked.".to_string()
+    } else {
+        format!(
+            "Claims: {} of {} hold; {} fail as known failures, {} regressed.",
+            n_hold,
+            report.claims.len(),
+            n_known_fail,
+            n_claim_reg
+        )
+    });
+    let mode = |t: f64| {
+        if t == 0.0 {
+            "bit-exact".to_string()
+        } else {
+            format!("relative tolerance {t}")
+        }
+    };
+    summary.push(match &report.golden {
+        None => "Golden numbers: not checked.".to_string(),
+        Some(g) if !g.regressed() => format!(
+            "Golden numbers: {} compared with {} ({}): no change.",
+            plural(g.compared, "row", "rows"),
+            g.golden_file.display(),
+            mode(g.relative_tolerance)
+        ),
+        Some(g) => format!(
+            "Golden numbers: {} compared with {} ({}): {} changed, {} missing, {} extra.",
+            plural(g.compared, "row", "rows"),
+            g.golden_file.display(),
+            mode(g.relative_tolerance),
+            g.changed.len(),
+            g.missing.len(),
+            g.extra.len()
+        ),
+    });
+
+    let cells_note = if report.cells.is_empty() {
+        String::new()
+    } else {
+        let mut s = "Paper: the reported value (— where the paper prints none). Ours: mean ± standard error (std/√reps) of the selected grid point".to_string();
+        if uniform_reps {
+            if let Some(n) = reps.first() {
+                s.push_str(&format!(" over {n} repetitions"));
+            }
+        }
+        s.push_str(". Ratio: ours / paper.");
+        esc(&s)
+    };
+
+    let claims = report
+        .claims
+        .iter()
+        .map(|c| {
+            let result = match (c.holds, &c.known_failure) {
+                (true, None) => esc("holds"),
+                (true, Some(r)) => esc(&format!("holds (although listed as a known failure: {r})")),
+                (false, Some(r)) => esc(&format!("fails, a known failure: {r}")),
+                (false, None) => (f.bold)(&esc("fails")),
+            };
+            ClaimView {
+                label: esc(&c.label),
+                description: if c.label == c.description {
+                    String::new()
+                } else {
+                    esc(&c.description)
+                },
+                result,
+                counts: esc(&format!(
+                    "{} of {} data sets, needs {}",
+                    c.count, c.out_of, c.needed
+                )),
+                text: c.text.as_deref().map(esc).unwrap_or_default(),
+                details: esc(&c.details),
+            }
+        })
+        .collect();
+
+    let golden = report.golden.as_ref().map(|g| GoldenView {
+        file: esc(&g.golden_file.display().to_string()),
+        mode: esc(&mode(g.relative_tolerance)),
+        compared: g.compared,
+        changed: capped(&g.changed, f),
+        missing: capped(&g.missing, f),
+        extra: capped(&g.extra, f),
+    });
+
+    View {
+        title: esc(title),
+        status: if regressed { "REGRESSION" } else { "PASS" }.to_string(),
+        regressed,
+        summary: summary.iter().map(|s| esc(s)).collect(),
+        cells,
+        cells_note,
+        deviations: reasons.iter().map(|r| esc(r)).collect(),
+        by_method,
+        claims,
+        golden,
+    }
+}
+
+/// Collects tera's error and its causes into one message.
+fn template_error(template: &str, e: tera::Error) -> CheckError {
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    CheckError::Template {
+        template: template.to_string(),
+        message,
+    }
+}
+
+/// Renders `report` as (Markdown, LaTeX), titled `title`: a result line (PASS or
+/// REGRESSION) and a summary (cells ok / known deviation / regression / not run; claims
+/// holding; golden status), then a table of every reported cell (data set, method, ε,
+/// paper, ours mean ± s.e., ratio, verdict; known deviations point to numbered reasons
+/// listed under the table) and the counts per method, then every claim with its counts
+/// and details, then the golden differences. Deterministic: the same report gives
+/// byte-identical output.
+///
+/// The LaTeX is a fragment for an `article`-like class needing `\usepackage{booktabs}`
+/// and `\usepackage{longtable}` (the cell table is a `longtable` that breaks across
+/// pages).
+///
+/// # Errors
+/// [`CheckError::Template`] if an embedded template fails to parse or render (a bug).
+pub fn render_check(report: &CheckReport, title: &str) -> Result<(String, String), CheckError> {
+    let mut tera = Tera::default();
+    // Escaping is done in Rust, per format; tera's HTML escaping must stay off.
+    tera.autoescape_on(vec![]);
+    for (name, text) in [
+        (MARKDOWN_TEMPLATE_NAME, MARKDOWN_TEMPLATE),
+        (LATEX_TEMPLATE_NAME, LATEX_TEMPLATE),
+    ] {
+        tera.add_raw_template(name, text)
+            .map_err(|e| template_error(name, e))?;
+    }
+    let render = |name: &str, f: &Fmt| -> Result<String, CheckError> {
+        let mut ctx = Context::new();
+        ctx.insert("view", &build(report, title, f));
+        tera.render(name, &ctx).map_err(|e| template_error(name, e))
+    };
+    Ok((
+        render(MARKDOWN_TEMPLATE_NAME, &MARKDOWN)?,
+        render(LATEX_TEMPLATE_NAME, &LATEX)?,
+    ))
+}
