@@ -1,0 +1,143 @@
+//! `dp-repro check` end to end: exit 0 when nothing regressed, 1 when a reported cell, a
+//! claim or the golden file regresses, 2 on bad input; `--bless` writes the golden file.
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .env_remove("DP_REPRO_DATA")
+        .args(args)
+        .arg("--quiet")
+        .arg("--results")
+        .arg(dir.join("results"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SPEC: &str = "name: chk\nseed: 4\nrepetitions: 6\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 300, private: 2000, test: 500}}\nepsilons: [2, 8]\nmethods:\n  - method: DT\n    grid: {max_depth: [3]}\n  - method: LPDT-M\n    grid: {depth: [3, 4], min_leaf: [10], rho: [0.5]}\n";
+
+/// Writes the spec (with `extra` appended) and returns its path.
+fn spec(dir: &Path, extra: &str) -> PathBuf {
+    let p = dir.join("spec.yaml");
+    fs::write(&p, format!("{SPEC}{extra}")).unwrap();
+    p
+}
+
+/// Our selected means, read back from a first check run without reported values.
+fn our_means(dir: &Path) -> Vec<(String, String, f64)> {
+    let (code, _, err) = run(dir, &["check", spec(dir, "").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    fs::read_to_string(dir.join("results/selected.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].to_string(), f[2].to_string(), f[3].parse().unwrap())
+        })
+        .collect()
+}
+
+fn write_reported(dir: &Path, means: &[(String, String, f64)], scale_lpdt_at_2: f64) {
+    let mut csv = String::from("dataset,method,epsilon,value\n");
+    for (m, e, v) in means {
+        let v = if m == "LPDT-M" && e == "2" {
+            v * scale_lpdt_at_2
+        } else {
+            *v
+        };
+        csv.push_str(&format!("sine,{m},{e},{v}\n"));
+    }
+    fs::write(dir.join("paper.csv"), csv).unwrap();
+}
+
+const REPORTED: &str =
+    "reported:\n  files: [paper.csv]\n  dataset_names: name\n  tolerance: {relative: 0.1}\n";
+
+#[test]
+fn reported_cells_claims_and_exit_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let means = our_means(d);
+    write_reported(d, &means, 1.0);
+    let (code, out, err) = run(d, &["check", spec(d, REPORTED).to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("PASS"), "{out}");
+    assert!(d.join("results/check.tex").exists());
+
+    // The paper's LPDT-M at ε = 2 three times ours: a regression, exit 1 …
+    write_reported(d, &means, 3.0);
+    let (code, out, _) = run(d, &["check", spec(d, REPORTED).to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("regression"));
+    // … unless a known deviation with a reason covers it.
+    let known = format!("{REPORTED}  known_deviations:\n    - {{methods: [LPDT-M], epsilons: [2], reason: a test reason}}\n");
+    let (code, out, _) = run(d, &["check", spec(d, &known).to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("a test reason"));
+
+    // A claim that fails is a regression; with known_failure it is reported only.
+    let claim =
+        "claims:\n  - {claim: better, method: LPDT-M, than: DT, epsilon: 8, at_least: all}\n";
+    let (code, _, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
+    assert_eq!(code, 1, "LPDT-M is not better than the non-private tree");
+    let claim = "claims:\n  - {claim: better, method: LPDT-M, than: DT, epsilon: 8, at_least: all, known_failure: private is worse}\n";
+    let (code, _, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
+    assert_eq!(code, 0);
+
+    // Bad input: exit 2.
+    let (code, _, err) = run(
+        d,
+        &[
+            "check",
+            spec(d, "claims:\n  - {claim: bigger, method: DT}\n")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn golden_bless_then_detect_a_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let golden = "golden:\n  file: golden.csv\n";
+    let s = spec(d, golden);
+    let (code, _, err) = run(d, &["check", s.to_str().unwrap()]);
+    assert_eq!(code, 2, "no golden file yet is bad input: {err}");
+    let (code, _, err) = run(d, &["check", s.to_str().unwrap(), "--bless"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fs::read(d.join("golden.csv")).unwrap(),
+        fs::read(d.join("results/summary.csv")).unwrap()
+    );
+    let (code, _, _) = run(d, &["check", s.to_str().unwrap()]);
+    assert_eq!(code, 0, "unchanged numbers pass");
+    // Alter one blessed mean in its last digit: the bit-exact comparison catches it.
+    let text = fs::read_to_string(d.join("golden.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let mut f: Vec<String> = lines[1].split(',').map(String::from).collect();
+    let mean: f64 = f[4].parse().unwrap();
+    f[4] = format!("{}", mean * (1.0 + 1e-12));
+    lines[1] = f.join(",");
+    fs::write(d.join("golden.csv"), lines.join("\n") + "\n").unwrap();
+    let (code, out, _) = run(d, &["check", s.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    // A declared relative tolerance accepts it.
+    let s = spec(
+        d,
+        "golden:\n  file: golden.csv\n  relative_tolerance: 1e-9\n",
+    );
+    let (code, _, _) = run(d, &["check", s.to_str().unwrap()]);
+    assert_eq!(code, 0);
+}
