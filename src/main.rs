@@ -201,14 +201,14 @@ fn check(
         .first()
         .map(|d| d.task.lower_is_better())
         .unwrap_or(true);
-    let cells = match &exp.spec.reported {
-        Some(r) => {
+    let cells = match &exp.reported {
+        Some((r, dir)) => {
             let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
-            compare_reported(r, spec_dir, &selected, &abbreviations).map_err(bad_input)?
+            compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?
         }
         None => Vec::new(),
     };
-    let claims = evaluate_claims(&exp.spec.claims, &selected, &tests, lower);
+    let claims = evaluate_claims(&exp.claims, &selected, &tests, lower);
     let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
         (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
         (None, Some(g)) => (Some(g.path(spec_dir)), g.relative_tolerance),

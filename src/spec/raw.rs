@@ -48,15 +48,42 @@ pub struct Spec {
     /// Tables to render.
     #[serde(default)]
     pub tables: Vec<TableEntry>,
-    /// The paper's numbers and how our cells are compared with them (`dp-repro check`).
+    /// The paper's numbers and how our cells are compared with them (`dp-repro check`),
+    /// inline or as the path of a YAML file holding the section (shared by several specs).
     #[serde(default)]
-    pub reported: Option<crate::check::ReportedSpec>,
-    /// The paper's qualitative claims, checked on our results (`dp-repro check`).
+    pub reported: Option<Section<crate::check::ReportedSpec>>,
+    /// The paper's qualitative claims, checked on our results (`dp-repro check`), inline or
+    /// as the path of a YAML file holding the list.
     #[serde(default)]
-    pub claims: Vec<crate::check::Claim>,
+    pub claims: Option<Section<Vec<crate::check::Claim>>>,
     /// Our own blessed summary.csv (`dp-repro check --golden`, `--bless`).
     #[serde(default)]
     pub golden: Option<crate::check::GoldenSpec>,
+}
+
+/// A spec section given inline or as the path (relative to the spec) of a YAML file that
+/// holds it; paths inside such a file are relative to that file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Section<T> {
+    /// The path of a YAML file holding the section.
+    File(PathBuf),
+    /// The section itself.
+    Inline(T),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Section<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A string is a path; anything else is the section itself, deserialized with its
+        // own error messages (an untagged enum would hide them).
+        let v = serde_yaml::Value::deserialize(d)?;
+        match v {
+            serde_yaml::Value::String(s) => Ok(Section::File(PathBuf::from(s))),
+            other => T::deserialize(other)
+                .map(Section::Inline)
+                .map_err(de::Error::custom),
+        }
+    }
 }
 
 /// Public / private / test ratios.

@@ -2,7 +2,9 @@
 //! budgets and splits checked. Data files are loaded separately ([`DatasetPlan::load`]) so
 //! tables can be re-rendered without data.
 
-use super::raw::{DatasetEntry, LabelBoundsFrom, Scaling, Selection, SkipEntry, Spec, TableEntry};
+use super::raw::{
+    DatasetEntry, LabelBoundsFrom, Scaling, Section, Selection, SkipEntry, Spec, TableEntry,
+};
 use super::SpecError;
 use crate::data::{
     find_manifest, load_csv, load_manifest_dataset, Dataset, Manifest, SplitRatios, Task, XScale,
@@ -100,6 +102,10 @@ pub struct Experiment {
     pub selection: Selection,
     /// Repetitions.
     pub repetitions: usize,
+    /// The reported-values section and the folder its file paths are relative to.
+    pub reported: Option<(crate::check::ReportedSpec, PathBuf)>,
+    /// The claims.
+    pub claims: Vec<crate::check::Claim>,
 }
 
 fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
@@ -147,6 +153,24 @@ pub fn validate(
     if let Some(rule) = &spec.significance {
         rule.validate()
             .map_err(|e| invalid(path, "significance", e.to_string()))?;
+    }
+    let reported = match &spec.reported {
+        Some(section) => {
+            let (r, dir) = resolve_section(section, path, "reported")?;
+            r.validate()
+                .map_err(|e| invalid(path, "reported", e.to_string()))?;
+            Some((r, dir))
+        }
+        None => None,
+    };
+    let claims = match &spec.claims {
+        Some(section) => resolve_section(section, path, "claims")?.0,
+        None => Vec::new(),
+    };
+    crate::check::validate_claims(&claims).map_err(|e| invalid(path, "claims", e.to_string()))?;
+    if let Some(g) = &spec.golden {
+        g.validate()
+            .map_err(|e| invalid(path, "golden", e.to_string()))?;
     }
     let split = match &spec.split {
         Some(s) => {
@@ -447,8 +471,46 @@ pub fn validate(
         methods: methods_out,
         selection: spec.selection,
         repetitions: spec.repetitions,
+        reported,
+        claims,
         spec,
     })
+}
+
+/// An inline section, or the one in the YAML file it names (relative to the spec), with
+/// the folder its relative paths are resolved against.
+fn resolve_section<T: serde::de::DeserializeOwned + Clone>(
+    section: &Section<T>,
+    spec_path: &Path,
+    field: &str,
+) -> Result<(T, PathBuf), SpecError> {
+    let spec_dir = spec_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    match section {
+        Section::Inline(v) => Ok((v.clone(), spec_dir)),
+        Section::File(rel) => {
+            let p = spec_dir.join(rel);
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                invalid(
+                    spec_path,
+                    field,
+                    format!("cannot read {}: {e}", p.display()),
+                )
+            })?;
+            let v = serde_yaml::from_str(&text).map_err(|e| {
+                let (line, column) = e
+                    .location()
+                    .map(|l| (l.line(), l.column()))
+                    .unwrap_or((0, 0));
+                SpecError::Yaml {
+                    path: p.clone(),
+                    line,
+                    column,
+                    message: e.to_string(),
+                }
+            })?;
+            Ok((v, p.parent().unwrap_or(Path::new(".")).to_path_buf()))
+        }
+    }
 }
 
 fn labels(methods: &[MethodPlan]) -> String {
