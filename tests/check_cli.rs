@@ -94,6 +94,32 @@ fn reported_cells_claims_and_exit_codes() {
     let (code, _, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
     assert_eq!(code, 0);
 
+    // The section may live in its own file (paths inside relative to that file) …
+    fs::create_dir_all(d.join("shared")).unwrap();
+    fs::rename(d.join("paper.csv"), d.join("shared/paper.csv")).unwrap();
+    fs::write(d.join("shared/reported.yaml"), "files: [paper.csv]\ndataset_names: name\ntolerance: {relative: 0.1}\nknown_deviations:\n  - {methods: [LPDT-M], epsilons: [2], reason: a test reason}\n").unwrap();
+    let (code, out, err) = run(
+        d,
+        &[
+            "check",
+            spec(d, "reported: shared/reported.yaml\n")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("a test reason"));
+    // … and a missing one is bad input.
+    let (code, _, err) = run(
+        d,
+        &[
+            "check",
+            spec(d, "reported: shared/nothere.yaml\n").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("nothere.yaml"), "{err}");
+
     // Bad input: exit 2.
     let (code, _, err) = run(
         d,

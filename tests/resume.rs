@@ -296,3 +296,36 @@ fi
     }
     assert_same_outputs(&one, &out);
 }
+
+#[test]
+fn run_json_records_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    run_ok(&[
+        "run",
+        "specs/quickstart.yaml",
+        "--quiet",
+        "--reps",
+        "2",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let spec_text = fs::read_to_string(root().join("specs/quickstart.yaml")).unwrap();
+    assert_eq!(
+        v["spec_hash"].as_str().unwrap(),
+        dp_repro::run::keys::sha256_hex(&spec_text)
+    );
+    assert_eq!(v["repetitions"], 2);
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["epsilons"], serde_json::json!([1.0, 2.0, 4.0, 8.0]));
+    assert_eq!(v["dp_repro_version"], env!("CARGO_PKG_VERSION"));
+    assert!(v["tasks_computed"].as_u64().unwrap() > 0);
+    for field in ["started", "finished", "host", "git_commit"] {
+        assert!(v.get(field).is_some(), "{field}");
+    }
+    assert!(v["started"].as_str().unwrap() <= v["finished"].as_str().unwrap());
+}
