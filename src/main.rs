@@ -180,12 +180,7 @@ fn check(
         progress: !quiet,
         shard: None,
     };
-    let summary = run(&exp, &text, &opts).map_err(|e| match e {
-        dp_repro::run::RunError::Data { .. }
-        | dp_repro::run::RunError::Split { .. }
-        | dp_repro::run::RunError::Results(_) => bad_input(e),
-        e => failed(e),
-    })?;
+    let summary = run(&exp, &text, &opts).map_err(run_failure)?;
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
     eprintln!(
         "{} tasks computed, {} reused; results in {}",
@@ -277,6 +272,16 @@ fn failed(e: impl Into<anyhow::Error>) -> Failure {
     }
 }
 
+/// Exit code 2 for run errors caused by the input (data files, splits, a malformed
+/// runs.csv), 1 for the others.
+fn run_failure(e: dp_repro::run::RunError) -> Failure {
+    use dp_repro::run::RunError;
+    match e {
+        RunError::Data { .. } | RunError::Split { .. } | RunError::Results(_) => bad_input(e),
+        e => failed(e),
+    }
+}
+
 fn manifest_dirs(cli: Option<PathBuf>) -> Vec<PathBuf> {
     match cli {
         Some(d) => vec![d],
@@ -341,12 +346,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 shard,
             };
             let start = Instant::now();
-            let summary = run(&exp, &text, &opts).map_err(|e| match e {
-                dp_repro::run::RunError::Data { .. }
-                | dp_repro::run::RunError::Split { .. }
-                | dp_repro::run::RunError::Results(_) => bad_input(e),
-                e => failed(e),
-            })?;
+            let summary = run(&exp, &text, &opts).map_err(run_failure)?;
             let secs = start.elapsed().as_secs_f64();
             let done = finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
             for (_, md) in &done.markdown {

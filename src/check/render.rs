@@ -365,16 +365,9 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
 
 /// Collects tera's error and its causes into one message.
 fn template_error(template: &str, e: tera::Error) -> CheckError {
-    let mut message = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
     CheckError::Template {
         template: template.to_string(),
-        message,
+        message: crate::report::error_chain(&e),
     }
 }
 

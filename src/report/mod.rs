@@ -24,8 +24,8 @@ use std::path::PathBuf;
 
 pub use format::{format_fixed, format_sci};
 pub use render::{
-    escape_latex, escape_markdown, render, render_latex, render_markdown, render_with_dir,
-    OutputFormat, Templates,
+    error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,
+    render_with_dir, OutputFormat, Templates,
 };
 pub use table::{Cell, ColumnGroup, NumberFormat, Row, Table};
 

@@ -308,18 +308,24 @@ fn latex_label(name: &str) -> String {
     format!("tab:{safe}")
 }
 
-/// Collects tera's error and its causes into one message.
-fn template_error(origin: &str, e: tera::Error) -> ReportError {
+/// An error and its chain of causes as one message (tera hides the useful part of a
+/// template error in its causes).
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut message = e.to_string();
-    let mut source = std::error::Error::source(&e);
+    let mut source = e.source();
     while let Some(s) = source {
         message.push_str(": ");
         message.push_str(&s.to_string());
         source = s.source();
     }
+    message
+}
+
+/// Collects tera's error and its causes into one message.
+fn template_error(origin: &str, e: tera::Error) -> ReportError {
     ReportError::Template {
         template: origin.to_string(),
-        message,
+        message: error_chain(&e),
     }
 }
 

@@ -58,6 +58,11 @@ pub fn parse_file(path: &Path) -> Result<(Spec, String), SpecError> {
 
 /// Parses spec text; `path` is used in error messages only.
 pub fn parse_str(text: &str, path: &Path) -> Result<Spec, SpecError> {
+    parse_yaml(text, path)
+}
+
+/// Parses YAML text into `T`; errors carry `path` and the line and column of the problem.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SpecError> {
     serde_yaml::from_str(text).map_err(|e| {
         let (line, column) = e
             .location()

@@ -496,18 +496,7 @@ fn resolve_section<T: serde::de::DeserializeOwned + Clone>(
                     format!("cannot read {}: {e}", p.display()),
                 )
             })?;
-            let v = serde_yaml::from_str(&text).map_err(|e| {
-                let (line, column) = e
-                    .location()
-                    .map(|l| (l.line(), l.column()))
-                    .unwrap_or((0, 0));
-                SpecError::Yaml {
-                    path: p.clone(),
-                    line,
-                    column,
-                    message: e.to_string(),
-                }
-            })?;
+            let v = super::parse_yaml(&text, &p)?;
             Ok((v, p.parent().unwrap_or(Path::new(".")).to_path_buf()))
         }
     }
