@@ -115,6 +115,9 @@ enum Command {
     List {
         /// What to list.
         what: ListWhat,
+        /// With `methods`: also list the methods a spec composes from blocks.
+        #[arg(long)]
+        spec: Option<PathBuf>,
         /// Folder of data set manifests.
         #[arg(long)]
         manifests: Option<PathBuf>,
@@ -425,15 +428,30 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         }
         Command::List {
             what: ListWhat::Methods,
-            ..
+            manifests,
+            spec,
         } => {
-            for m in registry() {
+            let mut methods = registry();
+            if let Some(spec) = spec {
+                let (exp, _) = load_experiment(&spec, manifests)?;
+                let known: Vec<String> = methods.iter().map(|m| m.name().to_string()).collect();
+                methods.extend(
+                    exp.methods
+                        .iter()
+                        .map(|p| p.method.clone())
+                        .filter(|m| !known.iter().any(|k| k == m.name())),
+                );
+            }
+            for m in methods {
                 println!(
                     "{}{}\n  {}",
                     m.name(),
                     if m.private() { "" } else { " (non-private)" },
                     m.description()
                 );
+                if let Some(blocks) = m.blocks() {
+                    println!("  blocks: {blocks}");
+                }
                 for p in m.params() {
                     let kind = if p.structural {
                         "structural"
@@ -452,6 +470,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::List {
             what: ListWhat::Datasets,
             manifests,
+            ..
         } => {
             let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             for m in list {

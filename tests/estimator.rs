@@ -138,7 +138,8 @@ fn histogram_truncates_cells_below_t_and_recovers_means_at_large_epsilon() {
     let y: Vec<f64> = (0..100).map(|i| 2.0 + (i % 2) as f64).collect();
     let bounds = LabelBounds { lo: 0.0, hi: 4.0 };
     let phist = HistogramConfig {
-        epsilon: 1e4,
+        eps_cell: 5e3,
+        eps_label: 5e3,
         t: 0.05,
         bounds,
         weights: (1.0, 0.0),
@@ -205,7 +206,10 @@ fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
         ("min_leaf".into(), ParamValue::Int(5)),
         ("min_samples_split".into(), ParamValue::Int(2)),
     ]);
-    let prepared = m.prepare(&data, &structural).unwrap().unwrap();
+    let prepared = m
+        .prepare(&data, &structural, &mut Pcg64::seed_from_u64(0))
+        .unwrap()
+        .unwrap();
     let mech = |ood: &str| {
         Params(vec![
             ("rho".into(), ParamValue::Float(0.5)),

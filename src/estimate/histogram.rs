@@ -10,8 +10,10 @@ use std::collections::HashMap;
 /// Parameters of one PHIST / APHIST privatization.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HistogramConfig {
-    /// Per-user budget ε > 0, split ε/2 (indicator vector) + ε/2 (label vector).
-    pub epsilon: f64,
+    /// Budget ε_cell > 0 of the noisy indicator vector (ε/2 in the paper).
+    pub eps_cell: f64,
+    /// Budget ε_label > 0 of the noisy label vector y·U (ε/2 in the paper).
+    pub eps_label: f64,
     /// Truncation level t: a cell predicts the fallback unless its denominator ≥ t.
     pub t: f64,
     /// Label bounds; private labels are clipped into them.
@@ -39,7 +41,7 @@ pub struct HistogramConfig {
 /// * `test_cells`: cells of the test points; returns one prediction per test point.
 ///
 /// # Errors
-/// When ε ≤ 0.
+/// When a budget is ≤ 0.
 pub fn histogram_predict<R: RngCore + ?Sized>(
     grid: &Grid,
     private_cells: &[u64],
@@ -48,7 +50,10 @@ pub fn histogram_predict<R: RngCore + ?Sized>(
     cfg: &HistogramConfig,
     rng: &mut R,
 ) -> Result<Vec<f64>, BudgetError> {
-    let (eps_w, eps_z) = Budget::new(cfg.epsilon)?.halves();
+    let (eps_w, eps_z) = (
+        Budget::new(cfg.eps_cell)?.epsilon(),
+        Budget::new(cfg.eps_label)?.epsilon(),
+    );
     let n = y.len();
     let shift = if cfg.y_center {
         (cfg.bounds.lo + cfg.bounds.hi) / 2.0

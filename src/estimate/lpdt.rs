@@ -45,14 +45,21 @@ impl LpdtMechanism {
     /// When ε ≤ 0 or ρ ∉ (0,1).
     pub fn new(k: usize, cfg: &LpdtConfig) -> Result<Self, BudgetError> {
         let (eps_cell, eps_label) = Budget::new(cfg.epsilon)?.split("rho", cfg.rho)?;
+        Ok(Self::with_budgets(k, eps_cell, eps_label, cfg.bounds))
+    }
+
+    /// The randomizer with explicit budgets: ε_cell for the bits (each kept with
+    /// probability e^{ε_cell/2}/(1+e^{ε_cell/2})) and ε_label for the label
+    /// (Laplace scale R/ε_label). Both must be > 0.
+    pub fn with_budgets(k: usize, eps_cell: f64, eps_label: f64, bounds: LabelBounds) -> Self {
         let keep = rr_keep_probability(eps_cell);
-        Ok(LpdtMechanism {
+        LpdtMechanism {
             k,
             keep,
-            label_scale: cfg.bounds.range() / eps_label,
-            bounds: cfg.bounds,
+            label_scale: bounds.range() / eps_label,
+            bounds,
             flip: flip_threshold(keep.keep),
-        })
+        }
     }
 
     /// One user's release: writes the K randomized bits B_j = U_j XOR F_j,

@@ -5,16 +5,17 @@
 //! runner calls [`Method::prepare`] once per repetition and structural grid point, then
 //! [`Prepared::predict`] for every mechanism grid point and ε.
 
-mod dt;
-mod histogram;
-mod lpdt;
+pub mod compose;
+pub mod deconv;
 mod params;
 
+pub use compose::{Composed, Composition};
 pub use params::{ParamDecl, ParamKind, ParamValue, Params};
 
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
 use rand_pcg::Pcg64;
+use std::sync::{Arc, OnceLock};
 use thiserror::Error;
 
 /// One repetition's data, already split and scaled.
@@ -58,46 +59,59 @@ pub trait Prepared: Send + Sync {
 /// A method of the registry.
 pub trait Method: Send + Sync {
     /// The name used in specs (e.g. `LPDT-M`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// One line for `dp-repro list methods`, with its source.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// Declared parameters.
-    fn params(&self) -> &'static [ParamDecl];
+    fn params(&self) -> &[ParamDecl];
     /// Whether the method spends a privacy budget ε (rows for every ε) or not (one row).
     fn private(&self) -> bool;
     /// Supported tasks.
     fn tasks(&self) -> &'static [Task];
-    /// Builds what does not depend on ε or mechanism parameters. Ok(None) means the grid
-    /// point does not apply to this data (e.g. a histogram grid over the memory cap).
+    /// The building blocks of a composed method, for `dp-repro list methods`; None for a
+    /// builtin.
+    fn blocks(&self) -> Option<String> {
+        None
+    }
+    /// Builds what does not depend on ε or mechanism parameters. `rng` is the stream of
+    /// this (data set, repetition, method, structural grid point), for partitions that
+    /// draw at random. Ok(None) means the grid point does not apply to this data (e.g. a
+    /// histogram grid over the memory cap).
     fn prepare(
         &self,
         data: &RepData,
         structural: &Params,
+        rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError>;
 }
 
-/// Every registered method.
-pub fn registry() -> Vec<&'static dyn Method> {
-    vec![
-        &lpdt::LPDT_M,
-        &lpdt::LPDT_V,
-        &histogram::PHIST,
-        &histogram::APHIST,
-        &dt::DT,
-        &dt::DT_PUB,
-    ]
+/// Every registered method: the presets of `specs/methods/` (compositions of blocks)
+/// and the builtins that do not fit the blocks.
+pub fn registry() -> Vec<Arc<dyn Method>> {
+    static REGISTRY: OnceLock<Vec<Arc<dyn Method>>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(|| {
+            let mut v: Vec<Arc<dyn Method>> = Vec::new();
+            for p in compose::presets() {
+                v.push(Arc::new(p));
+            }
+            v.push(Arc::new(deconv::DECONV));
+            v
+        })
+        .clone()
 }
 
 /// The method called `name`.
 ///
 /// # Errors
 /// The list of valid names when `name` is unknown.
-pub fn find(name: &str) -> Result<&'static dyn Method, String> {
-    registry()
-        .into_iter()
+pub fn find(name: &str) -> Result<Arc<dyn Method>, String> {
+    let all = registry();
+    all.iter()
         .find(|m| m.name() == name)
+        .cloned()
         .ok_or_else(|| {
-            let names: Vec<_> = registry().iter().map(|m| m.name()).collect();
+            let names: Vec<_> = all.iter().map(|m| m.name().to_string()).collect();
             format!(
                 "unknown method '{name}'; valid methods: {}",
                 names.join(", ")

@@ -9,11 +9,13 @@ mod builder;
 pub mod cart;
 pub mod grid;
 pub mod max_edge;
+pub mod random_max_edge;
 
 pub use builder::TreeParams;
 pub use cart::{cart, cart_quantile};
 pub use grid::{grid_allowed, Grid};
 pub use max_edge::{complete_max_edge, max_edge};
+pub use random_max_edge::random_max_edge;
 
 /// A node of a [`Partition`] tree.
 #[derive(Debug, Clone, PartialEq)]

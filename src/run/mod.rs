@@ -442,7 +442,18 @@ fn run_structural_point(
         params,
         source,
     };
-    let prepared = match m.method.prepare(data, structural) {
+    let rep_text = rep.to_string();
+    let mut partition_rng = seeds::stream(
+        exp.spec.seed,
+        &[
+            "partition",
+            &plan.name,
+            &rep_text,
+            &m.label,
+            &structural.key(),
+        ],
+    );
+    let prepared = match m.method.prepare(data, structural, &mut partition_rng) {
         Ok(Some(p)) => p,
         Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(err(structural.key(), e)),
@@ -455,7 +466,6 @@ fn run_structural_point(
     };
     let n_rows = (m.mechanism.len() * epsilons.len()) as f64;
     let task = data.test.task;
-    let rep_text = rep.to_string();
     let mut rows = Vec::with_capacity(n_rows as usize);
     let mut keys = keys.iter();
     for mech in &m.mechanism {

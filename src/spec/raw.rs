@@ -59,6 +59,11 @@ pub struct Spec {
     /// Our own blessed summary.csv (`dp-repro check --golden`, `--bless`).
     #[serde(default)]
     pub golden: Option<crate::check::GoldenSpec>,
+    /// Line plots (SVG, PNG and a tidy CSV of the points) rendered from the results into
+    /// `figures/`: x = ε or a grid parameter, y = the metric's mean over repetitions with
+    /// an optional quantile band (see `report::figure`).
+    #[serde(default)]
+    pub figures: Vec<crate::report::figure::FigureSpec>,
 }
 
 /// A spec section given inline or as the path (relative to the spec) of a YAML file that
@@ -219,8 +224,13 @@ impl<'de> Deserialize<'de> for DatasetEntry {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MethodEntry {
-    /// Registry name (see `dp-repro list methods`).
-    pub method: String,
+    /// Registry name (see `dp-repro list methods`); or give `compose`.
+    #[serde(default)]
+    pub method: Option<String>,
+    /// A method built from blocks (partition, cell and label mechanisms, estimator,
+    /// budget), instead of a registry name; needs a `label`.
+    #[serde(default)]
+    pub compose: Option<crate::methods::Composition>,
     /// Column label in results and tables (default: the method name); must be unique.
     #[serde(default)]
     pub label: Option<String>,

@@ -12,6 +12,7 @@ use crate::data::{
 use crate::methods::{self, Method, ParamValue, Params};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where a data set's rows come from.
 #[derive(Debug, Clone)]
@@ -69,8 +70,8 @@ impl DatasetPlan {
 pub struct MethodPlan {
     /// Column label (unique in the spec).
     pub label: String,
-    /// The registry method.
-    pub method: &'static dyn Method,
+    /// The method: a registry preset or builtin, or a composition of the spec.
+    pub method: Arc<dyn Method>,
     /// Structural grid points (partition built once per repetition for each).
     pub structural: Vec<Params>,
     /// Mechanism grid points (applied to every structural point and ε).
@@ -328,8 +329,32 @@ pub fn validate(
     let mut methods_out: Vec<MethodPlan> = Vec::new();
     for (i, entry) in spec.methods.iter().enumerate() {
         let field = format!("methods[{i}]");
-        let method = methods::find(&entry.method)
-            .map_err(|e| invalid(path, format!("{field}.method"), e))?;
+        let method: Arc<dyn Method> = match (&entry.method, &entry.compose) {
+            (Some(name), None) => {
+                methods::find(name).map_err(|e| invalid(path, format!("{field}.method"), e))?
+            }
+            (None, Some(comp)) => {
+                let label = entry.label.as_deref().ok_or_else(|| {
+                    invalid(
+                        path,
+                        format!("{field}.label"),
+                        "a composed method needs a `label` (its column name)",
+                    )
+                })?;
+                let described = format!("composed in {}: {comp}", path.display());
+                Arc::new(
+                    methods::Composed::new(label, &described, comp.clone())
+                        .map_err(|e| invalid(path, format!("{field}.compose"), e))?,
+                )
+            }
+            _ => {
+                return Err(invalid(
+                    path,
+                    &field,
+                    "give exactly one of `method` (a registry name) or `compose` (blocks)",
+                ))
+            }
+        };
         let label = entry
             .label
             .clone()

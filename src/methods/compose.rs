@@ -1,0 +1,793 @@
+//! Methods as compositions of building blocks (DESIGN.md, `methods/`): a partition rule and
+//! the data it is grown on, a cell mechanism, a label mechanism, an estimator and a budget
+//! split. The paper methods LPDT-M, LPDT-V, PHIST, APHIST, DT and DT-pub are presets
+//! written this way in `specs/methods/*.yaml`; a spec may compose its own baseline the
+//! same way (`compose:`), without touching Rust.
+//!
+//! Validation ([`Composition::check`]) rejects compositions that are not ε-LDP as stated:
+//! a partition grown on private data inside a local-DP method, a cell or label released in
+//! the clear next to a private one, budget shares adding up to more than 1.
+
+use super::{predict_leaves, Method, MethodError, ParamDecl, ParamKind, Params, Prepared, RepData};
+use crate::data::{Matrix, Task};
+use crate::estimate::{
+    histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
+};
+use crate::partition::{
+    cart, cart_quantile, complete_max_edge, grid_allowed, max_edge, random_max_edge, Grid,
+    Partition, TreeParams,
+};
+use crate::privacy::{laplace, rr_keep_probability, Budget, BudgetError};
+use rand::Rng;
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How the feature space is cut into cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Max-edge with variance-reduction choice (LPDT-M, lpdt.md §3); without data the
+    /// complete max-edge partition (§5).
+    MaxEdge,
+    /// Quantile-candidate CART (LPDT-V, lpdt.md §4).
+    Cart,
+    /// sklearn-like exhaustive CART (DT, lpdt.md §7.1).
+    CartExhaustive,
+    /// Longest edge drawn at random, midpoint split (data-independent but for pruning).
+    RandomMaxEdge,
+    /// Regular grid with m bins per feature (PHIST, lpdt.md §7.3).
+    Histogram,
+}
+
+/// Which sample a partition is grown on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrownOn {
+    /// The public sample.
+    Public,
+    /// The private training sample: only for non-private methods.
+    Private,
+    /// No data: the partition is fixed by its parameters.
+    None,
+}
+
+/// The partition block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionBlock {
+    /// The rule.
+    pub rule: Rule,
+    /// The data it is grown on.
+    pub grown_on: GrownOn,
+}
+
+/// What each private user releases about its cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CellMechanism {
+    /// Bitwise randomized response on the one-hot cell vector, each bit kept with
+    /// probability e^{ε_c/2}/(1+e^{ε_c/2}) (LPDT, lpdt.md §2.1).
+    RandomizedResponse,
+    /// Laplace mechanism on the one-hot vector, scale 2/ε_c (L1 sensitivity 2).
+    Laplace,
+    /// Generalized (k-ary) randomized response on the cell index: the true cell with
+    /// probability e^{ε_c}/(e^{ε_c}+K−1), else one of the K−1 others uniformly.
+    GeneralizedRr,
+    /// Nothing private: only for non-private methods.
+    None,
+}
+
+/// What each private user releases about its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelMechanism {
+    /// One Laplace-noised label, scale R/ε_l, shared by all cells (LPDT, lpdt.md §2.1).
+    Laplace,
+    /// The vector y·U plus Laplace noise of scale 2M_Y/ε_l on every cell (PHIST).
+    LaplaceVector,
+    /// Nothing private: only for non-private methods.
+    None,
+}
+
+/// How the curator turns reports into predictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EstimatorBlock {
+    /// Ratio of the noisy label sum to the noisy count per leaf (LPDT eq. 5) with the
+    /// public-mean fallback below τ (parameters `tau`, `ood`).
+    Ratio,
+    /// PHIST: ν̂/μ̂ per grid cell, 0 below t (parameters `t`, `y_center`).
+    Histogram,
+    /// APHIST: ν̂/(w_μ μ̂ + w_λ λ) (parameters `t`, `weights`, `y_center`).
+    AdjustedHistogram,
+    /// The mean label of the growing sample in each leaf (non-private methods).
+    LeafMean,
+}
+
+/// How ε is split between the cell and the label mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BudgetBlock {
+    /// `rho`: the share ρ of the cell mechanism is a parameter (default 0.5); the label
+    /// gets 1 − ρ.
+    Rho(RhoTag),
+    /// Fixed shares of ε, e.g. `{cell: 0.5, label: 0.5}` (PHIST); they must add up to at
+    /// most 1.
+    Shares {
+        /// Share of the cell mechanism.
+        cell: f64,
+        /// Share of the label mechanism.
+        label: f64,
+    },
+}
+
+/// The word `rho` in YAML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RhoTag {
+    /// ρ is a parameter.
+    Rho,
+}
+
+impl Default for BudgetBlock {
+    fn default() -> Self {
+        BudgetBlock::Rho(RhoTag::Rho)
+    }
+}
+
+/// A method made of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Composition {
+    /// Partition rule and its data.
+    pub partition: PartitionBlock,
+    /// Cell mechanism.
+    pub cell_mechanism: CellMechanism,
+    /// Label mechanism.
+    pub label_mechanism: LabelMechanism,
+    /// Estimator.
+    pub estimator: EstimatorBlock,
+    /// Budget split (default: the parameter ρ).
+    #[serde(default)]
+    pub budget: BudgetBlock,
+}
+
+/// A preset file in `specs/methods/`: a name, a description and the blocks of a
+/// [`Composition`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetFile {
+    /// Method name used in specs.
+    pub name: String,
+    /// One line with the source.
+    pub description: String,
+    /// See [`Composition::partition`].
+    pub partition: PartitionBlock,
+    /// See [`Composition::cell_mechanism`].
+    pub cell_mechanism: CellMechanism,
+    /// See [`Composition::label_mechanism`].
+    pub label_mechanism: LabelMechanism,
+    /// See [`Composition::estimator`].
+    pub estimator: EstimatorBlock,
+    /// See [`Composition::budget`].
+    #[serde(default)]
+    pub budget: BudgetBlock,
+}
+
+/// The YAML word of a unit enum value (`max_edge`, `public`, …).
+fn word<T: Serialize>(v: &T) -> String {
+    serde_yaml::to_string(v)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+impl fmt::Display for Composition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "partition {} on {}, cell {}, label {}, estimator {}, budget {}",
+            word(&self.partition.rule),
+            word(&self.partition.grown_on),
+            word(&self.cell_mechanism),
+            word(&self.label_mechanism),
+            word(&self.estimator),
+            match self.budget {
+                BudgetBlock::Rho(_) => "rho".to_string(),
+                BudgetBlock::Shares { cell, label } => format!("cell {cell}, label {label}"),
+            }
+        )
+    }
+}
+
+const fn int(
+    name: &'static str,
+    min: i64,
+    default: Option<&'static str>,
+    structural: bool,
+    doc: &'static str,
+) -> ParamDecl {
+    ParamDecl {
+        name,
+        structural,
+        kind: ParamKind::Int { min },
+        default,
+        doc,
+    }
+}
+
+const DEPTH: ParamDecl = int("depth", 0, None, true, "maximum depth s of the partition");
+const MIN_LEAF: ParamDecl = int(
+    "min_leaf",
+    1,
+    None,
+    true,
+    "n_l, minimum number of points of the growing sample in each child of a split",
+);
+const MSS: ParamDecl = int(
+    "min_samples_split",
+    1,
+    Some("2"),
+    true,
+    "a node with <= this many points (or distinct rows) is a leaf (lpdt.md §6 harness default 2)",
+);
+const SEARCH: ParamDecl = int(
+    "search_number",
+    1,
+    Some("10"),
+    true,
+    "number of quantile threshold candidates per feature (lpdt.md §4)",
+);
+const MAX_DEPTH: ParamDecl = int(
+    "max_depth",
+    0,
+    None,
+    true,
+    "maximum depth of the CART tree (sklearn DecisionTreeRegressor defaults otherwise)",
+);
+const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped, lpdt.md §7.3)");
+const RHO: ParamDecl = ParamDecl {
+    name: "rho",
+    structural: false,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: 1.0,
+        open: true,
+    },
+    default: Some("0.5"),
+    doc: "share of epsilon for the cell mechanism; the label gets 1 - rho",
+};
+const TAU: ParamDecl = ParamDecl {
+    name: "tau",
+    structural: false,
+    kind: ParamKind::Float { lo: 0.0, hi: f64::INFINITY, open: false },
+    default: Some("0"),
+    doc: "fallback threshold: a leaf takes its public mean when its debiased count <= tau*n (lpdt.md §2.3)",
+};
+const OOD: ParamDecl = ParamDecl {
+    name: "ood",
+    structural: false,
+    kind: ParamKind::Choice(&["zero", "route"]),
+    default: Some("zero"),
+    doc: "test points outside [0,1]^d: zero (paper) or route by thresholds (lpdt.md §2.4)",
+};
+const T: ParamDecl = ParamDecl {
+    name: "t",
+    structural: false,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: f64::INFINITY,
+        open: false,
+    },
+    default: None,
+    doc: "truncation level: a cell whose (estimated) denominator is below t predicts 0",
+};
+const WEIGHTS: ParamDecl = ParamDecl {
+    name: "weights",
+    structural: false,
+    kind: ParamKind::Choice(&["average", "reported_fit"]),
+    default: Some("average"),
+    doc: "denominator weights: average = (mu+lambda)/2 (paper's words), reported_fit = mu + lambda/2 (lpdt.md §7.4)",
+};
+const Y_CENTER: ParamDecl = ParamDecl {
+    name: "y_center",
+    structural: false,
+    kind: ParamKind::Bool,
+    default: Some("false"),
+    doc: "shift labels by the midpoint of the label bounds (option; the paper uses raw labels)",
+};
+
+impl Composition {
+    /// Whether the method spends a privacy budget.
+    pub fn private(&self) -> bool {
+        self.cell_mechanism != CellMechanism::None || self.label_mechanism != LabelMechanism::None
+    }
+
+    /// Checks that the blocks fit together and that the composition is ε-LDP as stated.
+    ///
+    /// # Errors
+    /// A sentence saying what is wrong and what would be valid.
+    pub fn check(&self) -> Result<(), String> {
+        use CellMechanism as C;
+        use EstimatorBlock as E;
+        use LabelMechanism as L;
+        let p = self.partition;
+        match (self.cell_mechanism, self.label_mechanism) {
+            (C::None, L::None) => {
+                if self.estimator != E::LeafMean {
+                    return Err("a non-private method (no cell or label mechanism) needs `estimator: leaf_mean`".into());
+                }
+                if p.grown_on == GrownOn::None || p.rule == Rule::Histogram {
+                    return Err("`estimator: leaf_mean` needs a tree grown on public or private data".into());
+                }
+                return Ok(());
+            }
+            (C::None, _) => return Err("`cell_mechanism: none` with a private label mechanism releases each user's cell in the clear: not ε-LDP; choose randomized_response, laplace or generalized_rr".into()),
+            (_, L::None) => return Err("`label_mechanism: none` with a private cell mechanism releases each user's label in the clear: not ε-LDP; choose laplace or laplace_vector".into()),
+            _ => {}
+        }
+        if p.grown_on == GrownOn::Private {
+            return Err("a partition grown on private data inside a local-DP method is not ε-LDP as stated (the partition itself would leak private data); grow it on public data or none".into());
+        }
+        if let BudgetBlock::Shares { cell, label } = self.budget {
+            if !(cell > 0.0 && label > 0.0) {
+                return Err(format!(
+                    "budget shares must be > 0, got cell {cell}, label {label}"
+                ));
+            }
+            if cell + label > 1.0 + 1e-12 {
+                return Err(format!(
+                    "budget shares add up to {} > 1: the release would spend more than epsilon",
+                    cell + label
+                ));
+            }
+        }
+        match self.estimator {
+            E::LeafMean => Err("`estimator: leaf_mean` uses labels without privacy; a private method needs ratio, histogram or adjusted_histogram".into()),
+            E::Histogram | E::AdjustedHistogram => {
+                if p.rule != Rule::Histogram || self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector {
+                    Err("the histogram estimators are implemented for `partition: {rule: histogram}` with `cell_mechanism: laplace` and `label_mechanism: laplace_vector` (lpdt.md §7.3)".into())
+                } else {
+                    Ok(())
+                }
+            }
+            E::Ratio => {
+                if p.rule == Rule::Histogram {
+                    return Err("`estimator: ratio` needs a tree partition (max_edge, cart, cart_exhaustive or random_max_edge)".into());
+                }
+                if p.grown_on == GrownOn::None && matches!(p.rule, Rule::Cart | Rule::CartExhaustive) {
+                    return Err("a CART partition needs data: grow it on public data".into());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The parameters of the composition, structural first, in a fixed order.
+    pub fn params(&self) -> Vec<ParamDecl> {
+        let p = self.partition;
+        let with_data = p.grown_on != GrownOn::None;
+        let mut out = match p.rule {
+            Rule::MaxEdge | Rule::RandomMaxEdge if with_data => vec![DEPTH, MIN_LEAF, MSS],
+            Rule::MaxEdge | Rule::RandomMaxEdge => vec![DEPTH],
+            Rule::Cart => vec![DEPTH, MIN_LEAF, MSS, SEARCH],
+            Rule::CartExhaustive => vec![MAX_DEPTH],
+            Rule::Histogram => vec![BINS],
+        };
+        if self.private() && self.budget == BudgetBlock::default() {
+            out.push(RHO);
+        }
+        match self.estimator {
+            EstimatorBlock::Ratio => out.extend([TAU, OOD]),
+            EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
+            EstimatorBlock::AdjustedHistogram => out.extend([T, WEIGHTS, Y_CENTER]),
+            EstimatorBlock::LeafMean => {}
+        }
+        out
+    }
+
+    /// (ε_cell, ε_label) for a budget ε and the mechanism grid point.
+    fn budgets(&self, epsilon: f64, mech: &Params) -> Result<(f64, f64), BudgetError> {
+        let b = Budget::new(epsilon)?;
+        match self.budget {
+            BudgetBlock::Rho(_) => b.split("rho", mech.f64("rho")),
+            BudgetBlock::Shares { cell, label } => Ok((cell * epsilon, label * epsilon)),
+        }
+    }
+}
+
+/// A composed method: a name, a description and its blocks.
+#[derive(Debug, Clone)]
+pub struct Composed {
+    /// Name (preset) or label (inline composition).
+    pub name: String,
+    /// One line with the source.
+    pub description: String,
+    /// The blocks.
+    pub composition: Composition,
+    params: Vec<ParamDecl>,
+}
+
+impl Composed {
+    /// A composed method after [`Composition::check`].
+    ///
+    /// # Errors
+    /// The check's message.
+    pub fn new(name: &str, description: &str, composition: Composition) -> Result<Self, String> {
+        composition.check()?;
+        Ok(Composed {
+            name: name.to_string(),
+            description: description.to_string(),
+            params: composition.params(),
+            composition,
+        })
+    }
+}
+
+fn tree_params(p: &Params, with_data: bool) -> TreeParams {
+    TreeParams {
+        depth: p.usize("depth"),
+        min_leaf: if with_data { p.usize("min_leaf") } else { 0 },
+        min_samples_split: if with_data {
+            p.usize("min_samples_split")
+        } else {
+            0
+        },
+        threshold: 0.0,
+    }
+}
+
+impl Method for Composed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &self.params
+    }
+    fn private(&self) -> bool {
+        self.composition.private()
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Regression]
+    }
+    fn blocks(&self) -> Option<String> {
+        Some(self.composition.to_string())
+    }
+
+    fn prepare(
+        &self,
+        data: &RepData,
+        p: &Params,
+        rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        let c = &self.composition;
+        let d = data.private.d();
+        if c.partition.rule == Rule::Histogram {
+            let m = p.usize("bins");
+            if !grid_allowed(m, d) {
+                return Ok(None);
+            }
+            let grid = Grid { m, d };
+            let cells = |x: &Matrix| (0..x.n).map(|i| grid.cell_of(x.row(i))).collect();
+            return Ok(Some(Box::new(PreparedGrid {
+                private_cells: cells(&data.private.x),
+                test_cells: cells(&data.test.x),
+                grid,
+                y: data.private.y.clone(),
+                bounds: data.bounds,
+                composition: c.clone(),
+            })));
+        }
+        let grown = match c.partition.grown_on {
+            GrownOn::Public => Some(&data.public),
+            GrownOn::Private => Some(&data.private),
+            GrownOn::None => None,
+        };
+        let partition = match (c.partition.rule, grown) {
+            (Rule::MaxEdge, Some(g)) => max_edge(&g.x, &g.y, &tree_params(p, true)),
+            (Rule::MaxEdge, None) => complete_max_edge(d, p.usize("depth")),
+            (Rule::Cart, Some(g)) => {
+                cart_quantile(&g.x, &g.y, &tree_params(p, true), p.usize("search_number"))
+            }
+            (Rule::CartExhaustive, Some(g)) => cart(&g.x, &g.y, p.usize("max_depth")),
+            (Rule::RandomMaxEdge, g) => random_max_edge(
+                g.map(|g| (&g.x, g.y.as_slice())),
+                d,
+                &tree_params(p, g.is_some()),
+                rng,
+            ),
+            _ => {
+                return Err(MethodError::Other(
+                    "this partition needs data (validated earlier)".into(),
+                ))
+            }
+        };
+        let test_leaves: Vec<usize> = (0..data.test.n())
+            .map(|i| partition.leaf_of(data.test.x.row(i)))
+            .collect();
+        if c.estimator == EstimatorBlock::LeafMean {
+            let leaves: Vec<Option<usize>> = test_leaves.into_iter().map(Some).collect();
+            return Ok(Some(Box::new(PreparedFixed {
+                predictions: predict_leaves(&leaves, &partition.leaf_means),
+            })));
+        }
+        Ok(Some(Box::new(PreparedTree {
+            private_leaves: (0..data.private.n())
+                .map(|i| partition.leaf_of(data.private.x.row(i)))
+                .collect(),
+            test_in_domain: (0..data.test.n())
+                .map(|i| partition.in_domain(data.test.x.row(i)))
+                .collect(),
+            test_leaves,
+            partition,
+            y: data.private.y.clone(),
+            bounds: data.bounds,
+            composition: c.clone(),
+        })))
+    }
+}
+
+/// Predictions that do not depend on ε (non-private methods).
+struct PreparedFixed {
+    predictions: Vec<f64>,
+}
+
+impl Prepared for PreparedFixed {
+    fn predict(&self, _: &Params, _: Option<f64>, _: &mut Pcg64) -> Result<Vec<f64>, MethodError> {
+        Ok(self.predictions.clone())
+    }
+}
+
+/// A tree partition with the ratio estimator.
+struct PreparedTree {
+    partition: Partition,
+    private_leaves: Vec<usize>,
+    test_leaves: Vec<usize>,
+    test_in_domain: Vec<bool>,
+    y: Vec<f64>,
+    bounds: LabelBounds,
+    composition: Composition,
+}
+
+impl Prepared for PreparedTree {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let epsilon = epsilon
+            .ok_or_else(|| MethodError::Other("a private method needs an epsilon".into()))?;
+        let c = &self.composition;
+        let tau = m.f64("tau");
+        let values = if c.cell_mechanism == CellMechanism::RandomizedResponse
+            && c.label_mechanism == LabelMechanism::Laplace
+            && c.budget == BudgetBlock::default()
+        {
+            // LPDT exactly as the paper states it (lpdt.md §2).
+            let cfg = LpdtConfig {
+                epsilon,
+                rho: m.f64("rho"),
+                bounds: self.bounds,
+                tau,
+            };
+            lpdt_leaf_values(
+                &self.private_leaves,
+                &self.y,
+                &self.partition.leaf_means,
+                &cfg,
+                rng,
+            )?
+            .values
+        } else {
+            let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
+            ratio_by_simulation(self, eps_cell, eps_label, tau, rng)
+        };
+        let route_all = m.str("ood") == "route";
+        let leaves: Vec<Option<usize>> = self
+            .test_leaves
+            .iter()
+            .zip(&self.test_in_domain)
+            .map(|(&l, &inside)| (inside || route_all).then_some(l))
+            .collect();
+        Ok(predict_leaves(&leaves, &values))
+    }
+}
+
+/// The ratio estimator for any cell and label mechanism: every user's release is
+/// simulated (O(n·K) draws), the curator sums the centred cell scores c_ij with
+/// E[c_ij] = a·U_ij into S_j and the label part into T_j, and predicts T_j/S_j (times a
+/// for the label vector, whose sum carries no factor a), or the leaf's fallback when
+/// S_j ≤ 0 or S_j/a ≤ τ·n.
+fn ratio_by_simulation(
+    t: &PreparedTree,
+    eps_cell: f64,
+    eps_label: f64,
+    tau: f64,
+    rng: &mut Pcg64,
+) -> Vec<f64> {
+    let c = &t.composition;
+    let k = t.partition.n_leaves();
+    let n = t.y.len();
+    let b = t.bounds;
+    // Cell scores: (a, per-user draw).
+    let rr = rr_keep_probability(eps_cell);
+    let e = eps_cell.exp();
+    let (p_true, q_other) = if k > 1 {
+        (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0))
+    } else {
+        (1.0, 0.0)
+    };
+    let a = match c.cell_mechanism {
+        CellMechanism::RandomizedResponse => rr.gamma,
+        CellMechanism::Laplace => 1.0,
+        CellMechanism::GeneralizedRr => p_true - q_other,
+        CellMechanism::None => unreachable!("validated: private"),
+    };
+    let label_scale = b.range() / eps_label;
+    let m_y = b.lo.abs().max(b.hi.abs());
+    let vector_scale = 2.0 * m_y / eps_label;
+    let mut s = vec![0.0; k];
+    let mut tsum = vec![0.0; k];
+    let mut score = vec![0.0; k];
+    for (&leaf, &yi) in t.private_leaves.iter().zip(&t.y) {
+        let y = b.clip(yi);
+        match c.cell_mechanism {
+            CellMechanism::RandomizedResponse => {
+                for (j, sc) in score.iter_mut().enumerate() {
+                    let kept = rng.gen::<f64>() < rr.keep;
+                    let bit = (j == leaf) == kept;
+                    *sc = f64::from(u8::from(bit)) - (1.0 - rr.keep);
+                }
+            }
+            CellMechanism::Laplace => {
+                for (j, sc) in score.iter_mut().enumerate() {
+                    *sc = f64::from(u8::from(j == leaf)) + laplace(rng, 2.0 / eps_cell);
+                }
+            }
+            CellMechanism::GeneralizedRr => {
+                let report = if k == 1 || rng.gen::<f64>() < p_true {
+                    leaf
+                } else {
+                    let r = rng.gen_range(0..k - 1);
+                    if r >= leaf {
+                        r + 1
+                    } else {
+                        r
+                    }
+                };
+                for (j, sc) in score.iter_mut().enumerate() {
+                    *sc = f64::from(u8::from(j == report)) - q_other;
+                }
+            }
+            CellMechanism::None => unreachable!(),
+        }
+        match c.label_mechanism {
+            LabelMechanism::Laplace => {
+                let noisy = y + laplace(rng, label_scale);
+                for j in 0..k {
+                    s[j] += score[j];
+                    tsum[j] += noisy * score[j];
+                }
+            }
+            LabelMechanism::LaplaceVector => {
+                for j in 0..k {
+                    s[j] += score[j];
+                    tsum[j] += if j == leaf { y } else { 0.0 } + laplace(rng, vector_scale);
+                }
+            }
+            LabelMechanism::None => unreachable!(),
+        }
+    }
+    let vector = c.label_mechanism == LabelMechanism::LaplaceVector;
+    (0..k)
+        .map(|j| {
+            if s[j] <= 0.0 || s[j] / a <= tau * n as f64 {
+                t.partition.leaf_means[j]
+            } else if vector {
+                a * tsum[j] / s[j]
+            } else {
+                tsum[j] / s[j]
+            }
+        })
+        .collect()
+}
+
+/// A regular grid with the histogram estimators.
+struct PreparedGrid {
+    grid: Grid,
+    private_cells: Vec<u64>,
+    test_cells: Vec<u64>,
+    y: Vec<f64>,
+    bounds: LabelBounds,
+    composition: Composition,
+}
+
+impl Prepared for PreparedGrid {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let epsilon = epsilon
+            .ok_or_else(|| MethodError::Other("a private method needs an epsilon".into()))?;
+        let (eps_cell, eps_label) = self.composition.budgets(epsilon, m)?;
+        let weights = match self.composition.estimator {
+            EstimatorBlock::AdjustedHistogram if m.str("weights") == "reported_fit" => (1.0, 0.5),
+            EstimatorBlock::AdjustedHistogram => (0.5, 0.5),
+            _ => (1.0, 0.0),
+        };
+        let cfg = HistogramConfig {
+            eps_cell,
+            eps_label,
+            t: m.f64("t"),
+            bounds: self.bounds,
+            weights,
+            y_center: m.bool("y_center"),
+        };
+        Ok(histogram_predict(
+            &self.grid,
+            &self.private_cells,
+            &self.y,
+            &self.test_cells,
+            &cfg,
+            rng,
+        )?)
+    }
+}
+
+/// The preset files shipped in `specs/methods/`, embedded in the binary.
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "specs/methods/lpdt-m.yaml",
+        include_str!("../../specs/methods/lpdt-m.yaml"),
+    ),
+    (
+        "specs/methods/lpdt-v.yaml",
+        include_str!("../../specs/methods/lpdt-v.yaml"),
+    ),
+    (
+        "specs/methods/aphist.yaml",
+        include_str!("../../specs/methods/aphist.yaml"),
+    ),
+    (
+        "specs/methods/phist.yaml",
+        include_str!("../../specs/methods/phist.yaml"),
+    ),
+    (
+        "specs/methods/dt.yaml",
+        include_str!("../../specs/methods/dt.yaml"),
+    ),
+    (
+        "specs/methods/dt-pub.yaml",
+        include_str!("../../specs/methods/dt-pub.yaml"),
+    ),
+];
+
+/// Parses and checks every preset.
+///
+/// # Panics
+/// If a shipped preset is invalid (a test checks they all load).
+pub fn presets() -> Vec<Composed> {
+    PRESETS
+        .iter()
+        .map(|(path, text)| {
+            let f: PresetFile =
+                serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let composition = Composition {
+                partition: f.partition,
+                cell_mechanism: f.cell_mechanism,
+                label_mechanism: f.label_mechanism,
+                estimator: f.estimator,
+                budget: f.budget,
+            };
+            Composed::new(&f.name, &f.description, composition)
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+        })
+        .collect()
+}

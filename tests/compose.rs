@@ -1,0 +1,207 @@
+//! Methods as compositions of blocks: the presets, a baseline defined in YAML only and run
+//! end to end, the privacy validation of compositions, and the generic ratio estimator
+//! for every cell and label mechanism.
+
+use assert_cmd::Command;
+use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::estimate::LabelBounds;
+use dp_repro::methods::{registry, Composed, Composition, Method, ParamValue, Params, RepData};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use std::fs;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn dp_repro(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_paper_methods_are_presets_of_blocks() {
+    let names: Vec<String> = registry().iter().map(|m| m.name().to_string()).collect();
+    for n in ["LPDT-M", "LPDT-V", "PHIST", "APHIST", "DT", "DT-pub"] {
+        assert!(names.contains(&n.to_string()), "{n} in {names:?}");
+    }
+    let lpdt = registry()
+        .into_iter()
+        .find(|m| m.name() == "LPDT-M")
+        .unwrap();
+    assert_eq!(
+        lpdt.blocks().unwrap(),
+        "partition max_edge on public, cell randomized_response, label laplace, estimator ratio, budget rho"
+    );
+    let dt = registry().into_iter().find(|m| m.name() == "DT").unwrap();
+    assert!(!dt.private());
+}
+
+const BASELINE: &str = "name: yaml-baseline\nseed: 9\nrepetitions: 3\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 400, private: 3000, test: 500}}\nepsilons: [2, 8]\nmethods:\n  - label: LPDT-Lap-RME\n    compose:\n      partition: {rule: random_max_edge, grown_on: public}\n      cell_mechanism: laplace\n      label_mechanism: laplace\n      estimator: ratio\n      budget: rho\n    grid: {depth: [2, 3], min_leaf: [20], rho: [0.5]}\n  - method: LPDT-M\n    grid: {depth: [2, 3], min_leaf: [20], rho: [0.5]}\ntables:\n  - {name: t, epsilons: [2, 8], methods: [LPDT-Lap-RME, LPDT-M]}\n";
+
+#[test]
+fn a_baseline_defined_in_yaml_only_runs_end_to_end_and_is_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("baseline.yaml");
+    fs::write(&spec, BASELINE).unwrap();
+    let out = tmp.path().join("out");
+    let (code, stdout, stderr) = dp_repro(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("LPDT-Lap-RME"), "{stdout}");
+    let runs = fs::read_to_string(out.join("runs.csv")).unwrap();
+    let rows: Vec<&str> = runs
+        .lines()
+        .filter(|l| l.contains(",LPDT-Lap-RME,"))
+        .collect();
+    assert_eq!(rows.len(), 2 * 2 * 3, "2 depths × 2 ε × 3 repetitions");
+    for r in rows {
+        let mse: f64 = r.split(',').nth(7).unwrap().parse().unwrap();
+        assert!(mse.is_finite() && mse > 0.5, "{r}");
+    }
+    let (code, stdout, _) = dp_repro(&["list", "methods", "--spec", spec.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("LPDT-Lap-RME"));
+    assert!(stdout.contains("blocks: partition random_max_edge on public, cell laplace, label laplace, estimator ratio, budget rho"), "{stdout}");
+}
+
+fn rejected(compose: &str, expect: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("bad.yaml");
+    let text = BASELINE.replace(
+        "      partition: {rule: random_max_edge, grown_on: public}\n      cell_mechanism: laplace\n      label_mechanism: laplace\n      estimator: ratio\n      budget: rho\n",
+        compose,
+    );
+    fs::write(&spec, text).unwrap();
+    let (code, _, stderr) = dp_repro(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("methods[0].compose") && stderr.contains(expect),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn compositions_that_are_not_ldp_are_rejected() {
+    rejected(
+        "      partition: {rule: max_edge, grown_on: private}\n      cell_mechanism: randomized_response\n      label_mechanism: laplace\n      estimator: ratio\n",
+        "grown on private data inside a local-DP method",
+    );
+    rejected(
+        "      partition: {rule: max_edge, grown_on: public}\n      cell_mechanism: randomized_response\n      label_mechanism: laplace\n      estimator: ratio\n      budget: {cell: 0.7, label: 0.5}\n",
+        "add up to 1.2 > 1",
+    );
+    rejected(
+        "      partition: {rule: max_edge, grown_on: public}\n      cell_mechanism: none\n      label_mechanism: laplace\n      estimator: ratio\n",
+        "in the clear",
+    );
+    rejected(
+        "      partition: {rule: histogram, grown_on: none}\n      cell_mechanism: randomized_response\n      label_mechanism: laplace\n      estimator: histogram\n",
+        "implemented for",
+    );
+}
+
+/// Private points in [0,1]: the left half has label 1, the right half label 3.
+fn step_data() -> RepData {
+    let ds = |n: usize| {
+        let x: Vec<f64> = (0..n).map(|i| (i as f64 + 0.5) / n as f64).collect();
+        let y: Vec<f64> = x.iter().map(|&v| if v < 0.5 { 1.0 } else { 3.0 }).collect();
+        Dataset {
+            name: "step".into(),
+            x: Matrix::new(n, 1, x),
+            y,
+            task: Task::Regression,
+        }
+    };
+    RepData {
+        public: ds(200),
+        private: ds(4000),
+        test: ds(100),
+        bounds: LabelBounds { lo: 0.0, hi: 4.0 },
+    }
+}
+
+#[test]
+fn every_cell_and_label_mechanism_estimates_leaf_means_at_a_large_epsilon() {
+    // ε = 400, ρ = 0.5: the cell scores' noise per leaf sums to an sd of about
+    // 2/(ρε)·sqrt(2n) ≈ 0.9 against counts of 2000, and the label noise to
+    // R/((1−ρ)ε)·sqrt(2·2000) ≈ 1.3 against label sums of 2000–6000: the leaf values are
+    // within 0.005 of the true means with overwhelming probability; 0.05 leaves room.
+    let data = step_data();
+    for (cell, label) in [
+        ("laplace", "laplace"),
+        ("generalized_rr", "laplace"),
+        ("randomized_response", "laplace_vector"),
+        ("laplace", "laplace_vector"),
+    ] {
+        let yaml = format!(
+            "partition: {{rule: max_edge, grown_on: public}}\ncell_mechanism: {cell}\nlabel_mechanism: {label}\nestimator: ratio\nbudget: rho\n"
+        );
+        let comp: Composition = serde_yaml::from_str(&yaml).unwrap();
+        let m = Composed::new("x", "test", comp).unwrap();
+        let structural = Params(vec![
+            ("depth".into(), ParamValue::Int(1)),
+            ("min_leaf".into(), ParamValue::Int(5)),
+            ("min_samples_split".into(), ParamValue::Int(2)),
+        ]);
+        let mut rng = Pcg64::seed_from_u64(1);
+        let prepared = m.prepare(&data, &structural, &mut rng).unwrap().unwrap();
+        let mech = Params(vec![
+            ("rho".into(), ParamValue::Float(0.5)),
+            ("tau".into(), ParamValue::Int(0)),
+            ("ood".into(), ParamValue::Str("zero".into())),
+        ]);
+        let pred = prepared.predict(&mech, Some(400.0), &mut rng).unwrap();
+        for (p, y) in pred.iter().zip(&data.test.y) {
+            assert!(
+                (p - y).abs() < 0.05,
+                "{cell}/{label}: predicted {p}, true {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn random_max_edge_without_data_is_a_seeded_complete_tree() {
+    let data = step_data();
+    let comp: Composition = serde_yaml::from_str(
+        "partition: {rule: random_max_edge, grown_on: none}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\n",
+    )
+    .unwrap();
+    let m = Composed::new("rme", "test", comp).unwrap();
+    assert_eq!(
+        m.params().iter().map(|p| p.name).collect::<Vec<_>>(),
+        vec!["depth", "rho", "tau", "ood"]
+    );
+    let structural = Params(vec![("depth".into(), ParamValue::Int(3))]);
+    let mech = Params(vec![
+        ("rho".into(), ParamValue::Float(0.5)),
+        ("tau".into(), ParamValue::Int(0)),
+        ("ood".into(), ParamValue::Str("zero".into())),
+    ]);
+    let run = |seed| {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let p = m.prepare(&data, &structural, &mut rng).unwrap().unwrap();
+        p.predict(&mech, Some(400.0), &mut rng).unwrap()
+    };
+    assert_eq!(run(5), run(5), "same stream, same predictions");
+    // 8 dyadic cells of [0,1]: each leaf is inside one half, so the means are recovered.
+    for (p, y) in run(5).iter().zip(&data.test.y) {
+        assert!((p - y).abs() < 0.1, "{p} vs {y}");
+    }
+}
