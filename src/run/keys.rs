@@ -67,21 +67,67 @@ pub fn task_key(
     sha256_hex(&text)[..16].to_string()
 }
 
+/// The key of a row derived from task `base` for a selection mode (`tag` names the row
+/// and the mode's options, e.g. `cv_mse:5`).
+pub fn derived_key(base: &str, tag: &str) -> String {
+    sha256_hex(&format!("{base}|{tag}"))[..16].to_string()
+}
+
+/// The tags of the rows each task has besides its test metric, for the spec's selection
+/// modes: `cv_<metric>:<folds>`, `pv_<metric>:<share>` and `pv_score:<share>`.
+pub fn extra_row_tags(exp: &Experiment) -> Vec<String> {
+    use crate::spec::raw::Selection;
+    let metric = exp
+        .datasets
+        .first()
+        .map(|d| d.task.metric_name())
+        .unwrap_or("mse");
+    let t = exp.spec.tuning;
+    let mut tags = Vec::new();
+    if exp.selection.contains(&Selection::Cv) {
+        tags.push(format!("cv_{metric}:{}", t.cv_folds));
+    }
+    if exp.selection.contains(&Selection::PrivateValidation) {
+        tags.push(format!("pv_{metric}:{}", t.validation_share));
+        tags.push(format!("pv_score:{}", t.validation_share));
+    }
+    tags
+}
+
+/// Keys of the rows of one unit (data set context, repetition, method, structural grid
+/// point), in the order the runner writes them: per mechanism grid point and ε, the test
+/// metric's row, then one row per tag of [`extra_row_tags`].
+pub fn unit_row_keys(
+    exp: &Experiment,
+    ctx: &str,
+    rep: usize,
+    m: &MethodPlan,
+    si: usize,
+    tags: &[String],
+) -> Vec<String> {
+    let eps = epsilon_texts(exp, m);
+    let mut out = Vec::new();
+    for q in &m.mechanism {
+        let params = m.structural[si].join(q).key();
+        for e in &eps {
+            let base = task_key(ctx, rep, m, &params, e);
+            out.extend(tags.iter().map(|t| derived_key(&base, t)));
+            out.insert(out.len() - tags.len(), base);
+        }
+    }
+    out
+}
+
 /// Keys of every task of the experiment (the rows a complete run has).
 pub fn all_task_keys(exp: &Experiment) -> HashSet<String> {
+    let tags = extra_row_tags(exp);
     let mut keys = HashSet::new();
     for plan in &exp.datasets {
         let ctx = dataset_context(exp, plan);
         for m in exp.methods.iter().filter(|m| !m.skip.contains(&plan.name)) {
-            let eps = epsilon_texts(exp, m);
-            for s in &m.structural {
-                for q in &m.mechanism {
-                    let params = s.join(q).key();
-                    for rep in 1..=exp.repetitions {
-                        for e in &eps {
-                            keys.insert(task_key(&ctx, rep, m, &params, e));
-                        }
-                    }
+            for si in 0..m.structural.len() {
+                for rep in 1..=exp.repetitions {
+                    keys.extend(unit_row_keys(exp, &ctx, rep, m, si, &tags));
                 }
             }
         }

@@ -15,7 +15,7 @@ pub use summary::{finish, Finished, GroupKey};
 
 use crate::data::{lpdt_sine, random_split, Dataset, MinMax};
 use crate::estimate::LabelBounds;
-use crate::methods::RepData;
+use crate::methods::{MethodError, RepData};
 use crate::spec::raw::{LabelBoundsFrom, Scaling};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -278,19 +278,9 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         .map(|p| keys::dataset_context(exp, p))
         .collect();
     // Keys of each unit's rows, in the order the unit computes them.
-    let unit_keys = |&(d, rep, mi, si): &Unit| -> Vec<String> {
-        let m = &exp.methods[mi];
-        let eps = keys::epsilon_texts(exp, m);
-        m.mechanism
-            .iter()
-            .flat_map(|q| {
-                let params = m.structural[si].join(q).key();
-                eps.iter()
-                    .map(move |e| (params.clone(), e.clone()))
-                    .collect::<Vec<_>>()
-            })
-            .map(|(params, e)| keys::task_key(&contexts[d], rep, m, &params, &e))
-            .collect()
+    let tags = keys::extra_row_tags(exp);
+    let unit_keys = |&(d, rep, mi, si): &Unit| {
+        keys::unit_row_keys(exp, &contexts[d], rep, &exp.methods[mi], si, &tags)
     };
     let mut todo: Vec<(Unit, Vec<String>)> = Vec::new();
     let mut reused = 0;
@@ -346,9 +336,18 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         by_rep.par_iter().try_for_each(|((d, rep), list)| {
             let plan = &exp.datasets[*d];
             let rep_data = repetition_data(exp, plan, data[*d].as_deref(), *rep)?;
+            let tuning = tuning_data(exp, plan, &rep_data, *rep);
             list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
-                let rows =
-                    run_structural_point(exp, plan, &rep_data, *rep, &exp.methods[*mi], *si, keys)?;
+                let rows = run_structural_point(
+                    exp,
+                    plan,
+                    &rep_data,
+                    &tuning,
+                    *rep,
+                    &exp.methods[*mi],
+                    *si,
+                    keys,
+                )?;
                 let new: Vec<&RunRow> = rows.iter().filter(|r| !done.contains(&r.task)).collect();
                 let mut w = writer.lock().expect("writer lock");
                 for row in &new {
@@ -421,13 +420,127 @@ fn host_name() -> Option<String> {
         .or_else(|| std::env::var("HOSTNAME").ok())
 }
 
+/// Data of one repetition for the honest selection modes: the cv folds (each a RepData
+/// whose private part is the other folds and whose test part is the fold) and the
+/// private-validation split (private part: the training users; test part: the n_v
+/// validation users followed by the test set).
+pub struct TuningData {
+    /// One RepData per fold (empty without cv).
+    pub folds: Vec<RepData>,
+    /// The validation RepData and n_v (None without private_validation).
+    pub validation: Option<(RepData, usize)>,
+}
+
+/// Splits a repetition's private training users for the spec's selection modes, with the
+/// repetition's own streams (the same for every method, so selection stays paired).
+pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: usize) -> TuningData {
+    use crate::spec::raw::Selection;
+    use rand::seq::SliceRandom;
+    let n = data.private.n();
+    let rep_text = rep.to_string();
+    let t = exp.spec.tuning;
+    let mut folds = Vec::new();
+    if exp.selection.contains(&Selection::Cv) {
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.shuffle(&mut seeds::stream(
+            exp.spec.seed,
+            &["cv", &plan.name, &rep_text],
+        ));
+        for f in 0..t.cv_folds {
+            let held: Vec<usize> = idx
+                .iter()
+                .enumerate()
+                .filter(|(pos, _)| pos % t.cv_folds == f)
+                .map(|(_, &i)| i)
+                .collect();
+            let train: Vec<usize> = idx
+                .iter()
+                .enumerate()
+                .filter(|(pos, _)| pos % t.cv_folds != f)
+                .map(|(_, &i)| i)
+                .collect();
+            folds.push(RepData {
+                public: data.public.clone(),
+                private: data.private.select(&train),
+                test: data.private.select(&held),
+                bounds: data.bounds,
+            });
+        }
+    }
+    let validation = exp
+        .selection
+        .contains(&Selection::PrivateValidation)
+        .then(|| {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.shuffle(&mut seeds::stream(
+                exp.spec.seed,
+                &["validation", &plan.name, &rep_text],
+            ));
+            let n_v = ((t.validation_share * n as f64).round() as usize)
+                .clamp(1, n.saturating_sub(1).max(1));
+            let mut test = data.private.select(&idx[..n_v]);
+            test.x.data.extend_from_slice(&data.test.x.data);
+            test.x.n += data.test.n();
+            test.y.extend_from_slice(&data.test.y);
+            (
+                RepData {
+                    public: data.public.clone(),
+                    private: data.private.select(&idx[n_v..]),
+                    test,
+                    bounds: data.bounds,
+                },
+                n_v,
+            )
+        });
+    TuningData { folds, validation }
+}
+
+/// The curator's estimate of a grid point's validation loss under private_validation
+/// (LPDT App. D.2; lpdt.md §8.1(c)): validation user i computes its loss e_i — the squared
+/// error with prediction and label clipped to [y_lo, y_hi], so e_i ∈ [0, R²] (0/1 loss for
+/// classification) — and releases e_i + Lap(B·k/ε) with B the loss bound and k the number
+/// of grid points (basic composition: ε/k per value). The mean of the n_v releases is drawn
+/// exactly as mean(e) + (one sum of n_v Laplace draws)/n_v. Non-private methods report
+/// the exact mean loss.
+fn validation_score(
+    task: crate::data::Task,
+    bounds: LabelBounds,
+    y: &[f64],
+    pred: &[f64],
+    epsilon: Option<f64>,
+    grid_size: f64,
+    rng: &mut rand_pcg::Pcg64,
+) -> f64 {
+    let n_v = y.len();
+    let (losses, bound): (f64, f64) = match task {
+        crate::data::Task::Regression => (
+            y.iter()
+                .zip(pred)
+                .map(|(a, b)| (bounds.clip(*b) - bounds.clip(*a)).powi(2))
+                .sum(),
+            bounds.range() * bounds.range(),
+        ),
+        crate::data::Task::Classification => (
+            y.iter().zip(pred).filter(|(a, b)| a != b).count() as f64,
+            1.0,
+        ),
+    };
+    let noise = match epsilon {
+        Some(e) => crate::privacy::laplace_sum(rng, n_v, bound * grid_size / e),
+        None => 0.0,
+    };
+    (losses + noise) / n_v as f64
+}
+
 /// All rows of one (data set, repetition, method, structural grid point): the partition
 /// is built once and reused for every mechanism grid point and ε. `keys` are the task keys
 /// of the rows in the order they are computed (mechanism grid point, then ε).
+#[allow(clippy::too_many_arguments)]
 fn run_structural_point(
     exp: &Experiment,
     plan: &DatasetPlan,
     data: &RepData,
+    tuning: &TuningData,
     rep: usize,
     m: &MethodPlan,
     si: usize,
@@ -443,20 +556,36 @@ fn run_structural_point(
         source,
     };
     let rep_text = rep.to_string();
-    let mut partition_rng = seeds::stream(
-        exp.spec.seed,
-        &[
-            "partition",
-            &plan.name,
-            &rep_text,
-            &m.label,
-            &structural.key(),
-        ],
-    );
-    let prepared = match m.method.prepare(data, structural, &mut partition_rng) {
-        Ok(Some(p)) => p,
-        Ok(None) => return Ok(Vec::new()),
-        Err(e) => return Err(err(structural.key(), e)),
+    let partition_stream = || {
+        seeds::stream(
+            exp.spec.seed,
+            &[
+                "partition",
+                &plan.name,
+                &rep_text,
+                &m.label,
+                &structural.key(),
+            ],
+        )
+    };
+    let prepare = |d: &RepData| {
+        m.method
+            .prepare(d, structural, &mut partition_stream())
+            .map_err(|e| err(structural.key(), e))
+    };
+    let Some(prepared) = prepare(data)? else {
+        return Ok(Vec::new());
+    };
+    // The honest selection modes fit the same grid point on other users: the folds of
+    // cv, the training users of private_validation.
+    let fold_fits = tuning
+        .folds
+        .iter()
+        .map(|f| prepare(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pv_fit = match &tuning.validation {
+        Some((d, _)) => prepare(d)?,
+        None => None,
     };
     let prepare_secs = start.elapsed().as_secs_f64();
     let epsilons: Vec<Option<f64>> = if m.method.private() {
@@ -466,7 +595,9 @@ fn run_structural_point(
     };
     let n_rows = (m.mechanism.len() * epsilons.len()) as f64;
     let task = data.test.task;
-    let mut rows = Vec::with_capacity(n_rows as usize);
+    let metric = task.metric_name();
+    let grid_size = (m.structural.len() * m.mechanism.len()) as f64;
+    let mut rows = Vec::with_capacity(keys.len());
     let mut keys = keys.iter();
     for mech in &m.mechanism {
         let params = structural.join(mech);
@@ -474,6 +605,14 @@ fn run_structural_point(
         for &eps in &epsilons {
             let t0 = Instant::now();
             let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+            let stream = |purpose: &str, extra: &str| {
+                seeds::stream(
+                    exp.spec.seed,
+                    &[
+                        purpose, &plan.name, &rep_text, &m.label, &key, &eps_text, extra,
+                    ],
+                )
+            };
             let mut rng = seeds::stream(
                 exp.spec.seed,
                 &["noise", &plan.name, &rep_text, &m.label, &key, &eps_text],
@@ -481,18 +620,52 @@ fn run_structural_point(
             let pred = prepared
                 .predict(mech, eps, &mut rng)
                 .map_err(|e| err(key.clone(), e))?;
-            let value = task.score(&data.test.y, &pred);
-            rows.push(RunRow {
-                task: keys.next().expect("one key per row").clone(),
-                dataset: plan.name.clone(),
-                method: m.label.clone(),
-                params: key.clone(),
-                epsilon: eps,
-                repetition: rep,
-                metric: task.metric_name().to_string(),
-                value,
-                seconds: t0.elapsed().as_secs_f64() + prepare_secs / n_rows,
-            });
+            let mut push = |metric: String, value: f64| {
+                rows.push(RunRow {
+                    task: keys.next().expect("one key per row").clone(),
+                    dataset: plan.name.clone(),
+                    method: m.label.clone(),
+                    params: key.clone(),
+                    epsilon: eps,
+                    repetition: rep,
+                    metric,
+                    value,
+                    seconds: t0.elapsed().as_secs_f64() + prepare_secs / n_rows,
+                })
+            };
+            push(metric.to_string(), task.score(&data.test.y, &pred));
+            if !tuning.folds.is_empty() {
+                // cv: mean held-out metric over the folds, each fitted with fresh noise.
+                let mut total = 0.0;
+                for (f, (fit, fold)) in fold_fits.iter().zip(&tuning.folds).enumerate() {
+                    let fit = fit.as_ref().ok_or_else(|| {
+                        err(
+                            key.clone(),
+                            MethodError::Other("grid point not applicable to a fold".into()),
+                        )
+                    })?;
+                    let p = fit
+                        .predict(mech, eps, &mut stream("cv", &f.to_string()))
+                        .map_err(|e| err(key.clone(), e))?;
+                    total += task.score(&fold.test.y, &p);
+                }
+                push(format!("cv_{metric}"), total / tuning.folds.len() as f64);
+            }
+            if let (Some(fit), Some((pv, n_v))) = (&pv_fit, &tuning.validation) {
+                // private_validation: one fit on the training users predicts the
+                // validation users (first n_v points) and the test set (the rest).
+                let mut rng = stream("pv", "");
+                let p = fit
+                    .predict(mech, eps, &mut rng)
+                    .map_err(|e| err(key.clone(), e))?;
+                let (p_val, p_test) = p.split_at(*n_v);
+                let (y_val, y_test) = pv.test.y.split_at(*n_v);
+                push(format!("pv_{metric}"), task.score(y_test, p_test));
+                push(
+                    "pv_score".to_string(),
+                    validation_score(task, data.bounds, y_val, p_val, eps, grid_size, &mut rng),
+                );
+            }
         }
     }
     Ok(rows)

@@ -25,6 +25,8 @@ pub struct Finished {
     pub markdown: Vec<(String, String)>,
     /// Number of runs.csv rows read.
     pub rows: usize,
+    /// Figure files written (`figures/<name>-<dataset>.svg`, `.png`, `.csv`), in order.
+    pub figures: Vec<std::path::PathBuf>,
 }
 
 struct Selected {
@@ -84,15 +86,26 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         }
     };
 
-    let mut groups: HashMap<GroupKey, BTreeMap<usize, f64>> = HashMap::new();
+    // Rows by metric: the test metric, and the rows of the honest selection modes
+    // (`cv_<metric>`: mean held-out metric over folds; `pv_<metric>`: test metric of the
+    // fit on the training users; `pv_score`: the validation users' mean noisy loss).
+    let metric = exp
+        .datasets
+        .first()
+        .map(|d| d.task.metric_name())
+        .unwrap_or("mse");
+    let mut by_metric: HashMap<String, HashMap<GroupKey, BTreeMap<usize, f64>>> = HashMap::new();
     for r in &runs {
         let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
-        groups
+        by_metric
+            .entry(r.metric.clone())
+            .or_default()
             .entry((r.dataset.clone(), r.method.clone(), eps, r.params.clone()))
             .or_default()
             .insert(r.repetition, r.value);
     }
-    let mut keys: Vec<&GroupKey> = groups.keys().collect();
+    let empty = HashMap::new();
+    let of = |m: &str| by_metric.get(m).unwrap_or(&empty);
     let sort_key = |k: &GroupKey| {
         (
             ds_order.get(k.0.as_str()).copied().unwrap_or(usize::MAX),
@@ -105,23 +118,25 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             k.3.clone(),
         )
     };
-    keys.sort_by(|a, b| {
-        let (x, y) = (sort_key(a), sort_key(b));
-        x.0.cmp(&y.0)
-            .then(x.1.cmp(&y.1))
-            .then(x.2 .0.cmp(&y.2 .0))
-            .then(x.2 .1.total_cmp(&y.2 .1))
-            .then(x.3.cmp(&y.3))
-            .then(x.4.cmp(&y.4))
-    });
+    let sorted = |groups: &HashMap<GroupKey, BTreeMap<usize, f64>>| -> Vec<GroupKey> {
+        let mut keys: Vec<GroupKey> = groups.keys().cloned().collect();
+        keys.sort_by(|a, b| {
+            let (x, y) = (sort_key(a), sort_key(b));
+            x.0.cmp(&y.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2 .0.cmp(&y.2 .0))
+                .then(x.2 .1.total_cmp(&y.2 .1))
+                .then(x.3.cmp(&y.3))
+                .then(x.4.cmp(&y.4))
+        });
+        keys
+    };
+    let groups = of(metric);
+    let keys = sorted(groups);
 
     let mut summary_csv = String::from("dataset,method,epsilon,params,mean,std,median,reps\n");
-    let mut selected: BTreeMap<(String, String, String), Selected> = BTreeMap::new();
-    let mut selected_order: Vec<(String, String, String)> = Vec::new();
     for k in &keys {
-        let values = &groups[*k];
-        let v: Vec<f64> = values.values().cloned().collect();
-        let s = summarize(&v);
+        let s = summarize(&groups[k].values().cloned().collect::<Vec<_>>());
         writeln!(
             summary_csv,
             "{},{},{},{},{},{},{},{}",
@@ -135,43 +150,188 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             s.n
         )
         .unwrap();
-        let sel_key = (k.0.clone(), k.1.clone(), k.2.clone());
-        match exp.selection {
-            Selection::BestMean => {
-                let better = match selected.get(&sel_key) {
-                    None => {
-                        selected_order.push(sel_key.clone());
-                        true
-                    }
-                    // Complete grid points first, then the better mean; ties keep the
-                    // earlier grid point.
-                    Some(cur) => {
-                        (s.n > cur.summary.n)
-                            || (s.n == cur.summary.n
-                                && if lower {
-                                    s.mean < cur.summary.mean
-                                } else {
-                                    s.mean > cur.summary.mean
-                                })
-                    }
-                };
-                if better {
-                    selected.insert(
-                        sel_key,
-                        Selected {
-                            params: k.3.clone(),
-                            summary: s,
-                            values: values.clone(),
-                        },
-                    );
-                }
-            }
-        }
     }
     write(out, "summary.csv", &summary_csv)?;
 
-    let mut selected_csv = String::from("dataset,method,epsilon,mean,std,median,reps,params\n");
-    for k in &selected_order {
+    let mut markdown = Vec::new();
+    for (i, mode) in exp.selection.iter().enumerate() {
+        let suffix = if i == 0 {
+            String::new()
+        } else {
+            format!("-{}", mode.name())
+        };
+        let (selected, selected_order) = match mode {
+            Selection::BestMean => select_best_mean(&keys, groups, lower),
+            Selection::Cv => {
+                select_per_repetition(&keys, groups, of(&format!("cv_{metric}")), lower)
+            }
+            Selection::PrivateValidation => {
+                let values = of(&format!("pv_{metric}"));
+                select_per_repetition(&sorted(values), values, of("pv_score"), true)
+            }
+        };
+        write_selection(exp, out, &suffix, &selected, &selected_order, lower)?;
+        for t in &exp.spec.tables {
+            let table = build_table(exp, t, &selected, lower, *mode);
+            let name = format!("{}{suffix}", t.name);
+            let md = render_markdown(&table).map_err(|e| format!("table {name}: {e}"))?;
+            let tex = render_latex(&table).map_err(|e| format!("table {name}: {e}"))?;
+            write(out, &format!("table-{name}.md"), &md)?;
+            write(out, &format!("table-{name}.tex"), &tex)?;
+            markdown.push((name, md));
+        }
+    }
+    // Figures plot the test metric only.
+    runs.retain(|r| r.metric == metric);
+    let figures = crate::report::figure::render_figures(
+        &exp.spec.figures,
+        &runs,
+        out,
+        &crate::report::figure::FigureContext::from_experiment(exp),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(Finished {
+        markdown,
+        rows: runs.len(),
+        figures,
+    })
+}
+
+type Selections = (
+    BTreeMap<(String, String, String), Selected>,
+    Vec<(String, String, String)>,
+);
+
+/// Oracle selection (lpdt.md §8.1(b)): per data set × method × ε the grid point with the
+/// best mean over repetitions; complete grid points first; ties keep the earlier one.
+fn select_best_mean(
+    keys: &[GroupKey],
+    groups: &HashMap<GroupKey, BTreeMap<usize, f64>>,
+    lower: bool,
+) -> Selections {
+    let mut selected: BTreeMap<(String, String, String), Selected> = BTreeMap::new();
+    let mut order = Vec::new();
+    for k in keys {
+        let values = &groups[k];
+        let s = summarize(&values.values().cloned().collect::<Vec<_>>());
+        let sel_key = (k.0.clone(), k.1.clone(), k.2.clone());
+        let better = match selected.get(&sel_key) {
+            None => {
+                order.push(sel_key.clone());
+                true
+            }
+            Some(cur) => {
+                (s.n > cur.summary.n)
+                    || (s.n == cur.summary.n
+                        && if lower {
+                            s.mean < cur.summary.mean
+                        } else {
+                            s.mean > cur.summary.mean
+                        })
+            }
+        };
+        if better {
+            selected.insert(
+                sel_key,
+                Selected {
+                    params: k.3.clone(),
+                    summary: s,
+                    values: values.clone(),
+                },
+            );
+        }
+    }
+    (selected, order)
+}
+
+/// Per-repetition selection (cv, private_validation): in every repetition the grid point
+/// with the best `scores` (lower or higher is better as `lower` says; ties keep the
+/// earlier grid point) gives that repetition's value from `values`. `params` reports the
+/// grid point chosen most often, with its count.
+fn select_per_repetition(
+    keys: &[GroupKey],
+    values: &HashMap<GroupKey, BTreeMap<usize, f64>>,
+    scores: &HashMap<GroupKey, BTreeMap<usize, f64>>,
+    lower: bool,
+) -> Selections {
+    // (data set, method, ε) → repetition → (score, grid point, value)
+    let mut best: BTreeMap<(String, String, String), BTreeMap<usize, (f64, String, f64)>> =
+        BTreeMap::new();
+    let mut order = Vec::new();
+    for k in keys {
+        let (Some(vals), Some(sc)) = (values.get(k), scores.get(k)) else {
+            continue;
+        };
+        let sel_key = (k.0.clone(), k.1.clone(), k.2.clone());
+        if !best.contains_key(&sel_key) {
+            order.push(sel_key.clone());
+        }
+        let per_rep = best.entry(sel_key).or_default();
+        for (rep, &score) in sc {
+            let Some(&value) = vals.get(rep) else {
+                continue;
+            };
+            let better = match per_rep.get(rep) {
+                None => true,
+                Some((cur, _, _)) => {
+                    if lower {
+                        score < *cur
+                    } else {
+                        score > *cur
+                    }
+                }
+            };
+            if better {
+                per_rep.insert(*rep, (score, k.3.clone(), value));
+            }
+        }
+    }
+    let selected = best
+        .into_iter()
+        .map(|(key, per_rep)| {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for (_, p, _) in per_rep.values() {
+                *counts.entry(p.as_str()).or_default() += 1;
+            }
+            let (modal, count) = counts
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(|(p, c)| (p.to_string(), *c))
+                .unwrap_or_default();
+            let values: BTreeMap<usize, f64> =
+                per_rep.iter().map(|(r, (_, _, v))| (*r, *v)).collect();
+            let summary = summarize(&values.values().cloned().collect::<Vec<_>>());
+            let params = format!(
+                "{modal} (chosen in {count} of {} repetitions)",
+                values.len()
+            );
+            (
+                key,
+                Selected {
+                    params,
+                    summary,
+                    values,
+                },
+            )
+        })
+        .collect();
+    (selected, order)
+}
+
+/// Writes `selected<suffix>.csv` and `tests<suffix>.csv` of one selection mode.
+fn write_selection(
+    exp: &Experiment,
+    out: &Path,
+    suffix: &str,
+    selected: &BTreeMap<(String, String, String), Selected>,
+    order: &[(String, String, String)],
+    lower: bool,
+) -> Result<(), String> {
+    let mut selected_csv = String::from(
+        "dataset,method,epsilon,mean,std,median,reps,params
+",
+    );
+    for k in order {
         let s = &selected[k];
         writeln!(
             selected_csv,
@@ -187,16 +347,19 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         )
         .unwrap();
     }
-    write(out, "selected.csv", &selected_csv)?;
+    write(out, &format!("selected{suffix}.csv"), &selected_csv)?;
 
-    // Paired one-sided tests between every ordered pair of private methods per block.
+    // Paired one-sided tests between every ordered pair of methods per block.
     let alternative = if lower {
         Alternative::Less
     } else {
         Alternative::Greater
     };
-    let mut tests_csv =
-        String::from("dataset,epsilon,method,other,alternative,statistic,p_value,n\n");
+    let alt = if lower { "less" } else { "greater" };
+    let mut tests_csv = String::from(
+        "dataset,epsilon,method,other,alternative,statistic,p_value,n
+",
+    );
     for d in &exp.datasets {
         for e in &exp.epsilons {
             let et = epsilon_text(*e);
@@ -215,7 +378,6 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
                         continue;
                     }
                     let (x, y) = paired(&sa.values, &sb.values);
-                    let alt = if lower { "less" } else { "greater" };
                     match wilcoxon_signed_rank(&x, &y, alternative) {
                         Ok(r) => writeln!(
                             tests_csv,
@@ -238,21 +400,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             }
         }
     }
-    write(out, "tests.csv", &tests_csv)?;
-
-    let mut markdown = Vec::new();
-    for t in &exp.spec.tables {
-        let table = build_table(exp, t, &selected, lower);
-        let md = render_markdown(&table).map_err(|e| format!("table {}: {e}", t.name))?;
-        let tex = render_latex(&table).map_err(|e| format!("table {}: {e}", t.name))?;
-        write(out, &format!("table-{}.md", t.name), &md)?;
-        write(out, &format!("table-{}.tex", t.name), &tex)?;
-        markdown.push((t.name.clone(), md));
-    }
-    Ok(Finished {
-        markdown,
-        rows: runs.len(),
-    })
+    write(out, &format!("tests{suffix}.csv"), &tests_csv)
 }
 
 /// Values of two methods on the repetitions both have, in repetition order.
@@ -293,6 +441,7 @@ fn build_table(
     t: &TableEntry,
     selected: &BTreeMap<(String, String, String), Selected>,
     lower: bool,
+    mode: Selection,
 ) -> Table {
     let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
     let metric = exp
@@ -365,9 +514,12 @@ fn build_table(
         rows.push(Row { label, cells });
     }
     let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
-    let mut notes = vec![format!(
-        "Mean test {metric} over {reps} repetitions. Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, the papers' practice (lpdt.md §8.1(b)). Bold: best, underlined: second best among the ε block's methods."
-    )];
+    let how = match mode {
+        Selection::BestMean => format!("Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, the papers' practice (lpdt.md §8.1(b))."),
+        Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (lpdt.md §8.1(a); the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
+        Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT App. D.2; lpdt.md §8.1(c)).", exp.spec.tuning.validation_share * 100.0),
+    };
+    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how} Bold: best, underlined: second best among the ε block's methods.")];
     let rn = rule_note(&rule, lower);
     if !rn.is_empty() {
         notes.push(rn);
@@ -382,11 +534,21 @@ fn build_table(
             ));
         }
     }
-    let caption = if t.caption.is_empty() {
+    let base = if t.caption.is_empty() {
         format!("{} ({})", exp.spec.name, t.name)
     } else {
         t.caption.clone()
     };
+    let selection = match mode {
+        Selection::BestMean => {
+            "oracle selection of grid points (best mean test metric over repetitions)"
+        }
+        Selection::Cv => "grid points selected by cross-validation on the private training data",
+        Selection::PrivateValidation => {
+            "grid points selected by private validation (held-out users report noisy errors)"
+        }
+    };
+    let caption = format!("{base} Selection: {selection}.");
     Table {
         name: t.name.clone(),
         caption,

@@ -99,8 +99,8 @@ pub struct Experiment {
     pub epsilons: Vec<f64>,
     /// Methods.
     pub methods: Vec<MethodPlan>,
-    /// Selection rule.
-    pub selection: Selection,
+    /// Selection modes, the first one primary.
+    pub selection: Vec<Selection>,
     /// Repetitions.
     pub repetitions: usize,
     /// The reported-values section and the folder its file paths are relative to.
@@ -172,6 +172,16 @@ pub fn validate(
     if let Some(g) = &spec.golden {
         g.validate()
             .map_err(|e| invalid(path, "golden", e.to_string()))?;
+    }
+    if spec.tuning.cv_folds < 2 {
+        return Err(invalid(path, "tuning.cv_folds", "needs at least 2 folds"));
+    }
+    if !(spec.tuning.validation_share > 0.0 && spec.tuning.validation_share < 1.0) {
+        return Err(invalid(
+            path,
+            "tuning.validation_share",
+            "must lie strictly between 0 and 1",
+        ));
     }
     let split = match &spec.split {
         Some(s) => {
@@ -494,7 +504,7 @@ pub fn validate(
         label_bounds: spec.label_bounds,
         epsilons: spec.epsilons.clone(),
         methods: methods_out,
-        selection: spec.selection,
+        selection: spec.selection.0.clone(),
         repetitions: spec.repetitions,
         reported,
         claims,
