@@ -16,12 +16,14 @@
 //! assert!(md.contains("| ABA | 5.67e+0 | 1.01e+1 | — |"));
 //! ```
 
+pub mod figure;
 pub mod format;
 pub mod render;
 pub mod table;
 
 use std::path::PathBuf;
 
+pub use figure::{render_figures, validate_figures, FigureContext, FigureError, FigureSpec};
 pub use format::{format_fixed, format_sci};
 pub use render::{
     error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,

@@ -1,0 +1,527 @@
+//! Figures: line plots of a metric's mean over repetitions, with an optional quantile
+//! band, rendered to SVG and PNG with `plotters` and written as a tidy CSV of the plotted
+//! points (DESIGN.md, `report/`; the LPDT figures are lpdt.md §8.2, §8.4, §8.6).
+//!
+//! A spec's `figures:` section lists [`FigureSpec`]s. Each figure is drawn once per data
+//! set (one panel per file) from the results of a run:
+//!
+//! * `x: epsilon` — x is ε; for each method and ε the grid point of `selected.csv` (the
+//!   spec's selection rule) and its per-repetition values in `runs.csv`;
+//! * `x: {parameter: NAME}` — x is the value of a grid parameter (`depth`, `min_leaf`,
+//!   …); for each value, method and ε, the best mean over the *other* grid parameters
+//!   (oracle selection within the slice) and that grid point's per-repetition values.
+//!
+//! y is the mean over repetitions of the test metric; the band, when asked for, is the
+//! pair of linear-interpolation quantiles ([`quantile`]) of the per-repetition values of
+//! the same grid point. Files: `figures/<name>-<dataset>.svg`, `.png` and `.csv`
+//! (columns `figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params`).
+//!
+//! Text is set in DejaVu Sans, shipped in `assets/fonts/` (licence in
+//! `assets/fonts/LICENSE-DejaVu.txt`) and embedded at compile time, so rendering needs no
+//! system font library.
+//!
+//! A sample size on the x axis (`dataset_size`) is not offered: runs.csv does not record
+//! sizes; a size swept as a grid parameter is plotted with `x: {parameter: NAME}`.
+
+mod data;
+mod draw;
+
+pub use data::{build_panels, quantile, Line, Panel, Point};
+
+use crate::run::RunRow;
+use crate::spec::Experiment;
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// One figure of a spec's `figures:` section.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// File stem: `figures/<name>-<dataset>.svg` / `.png` / `.csv`.
+    pub name: String,
+    /// Title (the data set name is appended); default: the figure name.
+    #[serde(default)]
+    pub title: String,
+    /// The x axis: `epsilon` or `{parameter: NAME}`.
+    pub x: XAxis,
+    /// The y axis (the metric's mean over repetitions).
+    #[serde(default)]
+    pub y: YAxis,
+    /// Method labels (as in the spec's `methods`), one line each (or one per ε).
+    pub methods: Vec<String>,
+    /// Data sets, one file each; default: every data set of the spec.
+    #[serde(default)]
+    pub datasets: Option<Vec<String>>,
+    /// ε values shown (x values for `x: epsilon`, lines otherwise); default: the spec's.
+    #[serde(default)]
+    pub epsilons: Option<Vec<f64>>,
+    /// One line per method (default) or per ε (parameter axes only).
+    #[serde(default)]
+    pub lines: Lines,
+    /// Quantile levels `[lo, hi]` of the band over repetitions, e.g. `[0.1, 0.9]`.
+    #[serde(default)]
+    pub band: Option<[f64; 2]>,
+    /// Corner of the legend.
+    #[serde(default)]
+    pub legend: LegendPosition,
+}
+
+/// The x axis of a figure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum XAxis {
+    /// x = ε, at the selected grid point of each method and ε (`x: epsilon`).
+    Epsilon,
+    /// x = a grid parameter, best mean over the other parameters (`x: {parameter: NAME}`).
+    Parameter(String),
+}
+
+impl<'de> Deserialize<'de> for XAxis {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let expected = "`epsilon` or `{parameter: NAME}` (a grid parameter such as depth)";
+        let v = serde_yaml::Value::deserialize(d)?;
+        match &v {
+            serde_yaml::Value::String(s) if s == "epsilon" => Ok(XAxis::Epsilon),
+            serde_yaml::Value::String(s) => Err(de::Error::custom(format!(
+                "unknown x axis `{s}`; expected {expected}"
+            ))),
+            serde_yaml::Value::Mapping(m) if m.len() == 1 => {
+                match (m.keys().next(), m.values().next()) {
+                    (Some(serde_yaml::Value::String(k)), Some(serde_yaml::Value::String(name)))
+                        if k == "parameter" =>
+                    {
+                        Ok(XAxis::Parameter(name.clone()))
+                    }
+                    _ => Err(de::Error::custom(format!("expected {expected}"))),
+                }
+            }
+            _ => Err(de::Error::custom(format!("expected {expected}"))),
+        }
+    }
+}
+
+impl Serialize for XAxis {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            XAxis::Epsilon => s.serialize_str("epsilon"),
+            XAxis::Parameter(name) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("parameter", name)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// The y axis: the mean over repetitions of the runs' metric (MSE or accuracy).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct YAxis {
+    /// Logarithmic scale (falls back to linear, with a note, if a value is ≤ 0).
+    #[serde(default)]
+    pub log_scale: bool,
+    /// Axis label; default `test <metric> (mean over repetitions)`.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// What a line is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lines {
+    /// One line per method (and per ε if the figure has several, on parameter axes).
+    #[default]
+    PerMethod,
+    /// One line per ε (and per method if the figure has several); parameter axes only.
+    PerEpsilon,
+}
+
+/// Corner of the legend box.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LegendPosition {
+    /// Upper right (default).
+    #[default]
+    UpperRight,
+    /// Upper left.
+    UpperLeft,
+    /// Lower right.
+    LowerRight,
+    /// Lower left.
+    LowerLeft,
+    /// Upper middle.
+    UpperMiddle,
+}
+
+/// A method as figures see it.
+#[derive(Debug, Clone)]
+pub struct MethodInfo {
+    /// Label (results' `method` column).
+    pub label: String,
+    /// Private methods have one result per ε; non-private ones a single result.
+    pub private: bool,
+    /// Grid parameters in declaration order, each with its values (as written in
+    /// runs.csv's `params`) in grid order.
+    pub params: Vec<(String, Vec<String>)>,
+}
+
+/// What figures need to know about the experiment.
+#[derive(Debug, Clone)]
+pub struct FigureContext {
+    /// Data set names, in spec order.
+    pub datasets: Vec<String>,
+    /// The spec's ε grid.
+    pub epsilons: Vec<f64>,
+    /// The spec's methods.
+    pub methods: Vec<MethodInfo>,
+    /// True for MSE (lower is better), false for accuracy.
+    pub lower_is_better: bool,
+    /// The spec name (`best_mean`, …) of the selection rule behind `selected.csv`, quoted
+    /// in subtitles.
+    pub selection: String,
+}
+
+impl FigureContext {
+    /// The context of a validated experiment.
+    pub fn from_experiment(exp: &Experiment) -> Self {
+        let methods = exp
+            .methods
+            .iter()
+            .map(|m| {
+                let mut params: Vec<(String, Vec<String>)> = Vec::new();
+                for p in m.structural.iter().chain(m.mechanism.iter()) {
+                    for (k, v) in &p.0 {
+                        let v = v.to_string();
+                        match params.iter_mut().find(|(name, _)| name == k) {
+                            Some((_, vs)) => {
+                                if !vs.contains(&v) {
+                                    vs.push(v)
+                                }
+                            }
+                            None => params.push((k.clone(), vec![v])),
+                        }
+                    }
+                }
+                MethodInfo {
+                    label: m.label.clone(),
+                    private: m.method.private(),
+                    params,
+                }
+            })
+            .collect();
+        // The spec name of the rule behind selected.csv: the only rule, or the first of a
+        // list (the others write selected-<rule>.csv).
+        let name = |v: &serde_yaml::Value| match v {
+            serde_yaml::Value::String(s) => s.clone(),
+            other => serde_yaml::to_string(other)
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default(),
+        };
+        let selection = match serde_yaml::to_value(&exp.selection) {
+            Ok(serde_yaml::Value::Sequence(seq)) => seq.first().map(name).unwrap_or_default(),
+            Ok(v) => name(&v),
+            Err(_) => String::new(),
+        };
+        FigureContext {
+            datasets: exp.datasets.iter().map(|d| d.name.clone()).collect(),
+            epsilons: exp.epsilons.clone(),
+            methods,
+            lower_is_better: exp
+                .datasets
+                .first()
+                .map(|d| d.task.lower_is_better())
+                .unwrap_or(true),
+            selection,
+        }
+    }
+
+    fn method(&self, label: &str) -> Option<&MethodInfo> {
+        self.methods.iter().find(|m| m.label == label)
+    }
+}
+
+/// Errors of figure validation and rendering.
+#[derive(Debug, thiserror::Error)]
+pub enum FigureError {
+    /// A figure field with an invalid value (`field` is e.g. `figures[0].methods`).
+    #[error("field `{field}`: {message}")]
+    Invalid {
+        /// The field, e.g. `figures[1].x`.
+        field: String,
+        /// What is wrong and what would be valid.
+        message: String,
+    },
+    /// A results file that cannot be read or a figure file that cannot be written.
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        message: String,
+    },
+    /// plotters failed to draw a figure.
+    #[error("figure `{figure}`, {}: {message}", path.display())]
+    Draw {
+        /// Figure name.
+        figure: String,
+        /// The file being drawn.
+        path: PathBuf,
+        /// plotters' error.
+        message: String,
+    },
+}
+
+impl FigureSpec {
+    /// Checks the figure against the experiment: a usable name, known methods, data sets
+    /// and ε, a parameter every listed method has, `lines: per_epsilon` only on parameter
+    /// axes, band levels `0 ≤ lo < hi ≤ 1`. `index` is the figure's place in the section
+    /// (for the field name in errors).
+    ///
+    /// # Errors
+    /// [`FigureError::Invalid`] naming the field and what would be valid.
+    pub fn validate(&self, index: usize, ctx: &FigureContext) -> Result<(), FigureError> {
+        let field = |f: &str| format!("figures[{index}].{f}");
+        let bad = |f: &str, message: String| FigureError::Invalid {
+            field: field(f),
+            message,
+        };
+        if self.name.trim().is_empty() || self.name.contains(['/', '\\']) {
+            return Err(bad(
+                "name",
+                "must be a non-empty name without slashes (it names the files)".into(),
+            ));
+        }
+        let all: Vec<&str> = ctx.methods.iter().map(|m| m.label.as_str()).collect();
+        if self.methods.is_empty() {
+            return Err(bad(
+                "methods",
+                format!(
+                    "a figure needs methods; methods of this spec: {}",
+                    all.join(", ")
+                ),
+            ));
+        }
+        for m in &self.methods {
+            if ctx.method(m).is_none() {
+                return Err(bad(
+                    "methods",
+                    format!(
+                        "unknown method `{m}`; methods of this spec: {}",
+                        all.join(", ")
+                    ),
+                ));
+            }
+        }
+        if let Some(ds) = &self.datasets {
+            for d in ds {
+                if !ctx.datasets.contains(d) {
+                    return Err(bad(
+                        "datasets",
+                        format!(
+                            "unknown data set `{d}`; data sets of this spec: {}",
+                            ctx.datasets.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(es) = &self.epsilons {
+            if es.is_empty() {
+                return Err(bad(
+                    "epsilons",
+                    "the list is empty; omit it for the spec's ε grid".into(),
+                ));
+            }
+            for e in es {
+                if !ctx.epsilons.contains(e) {
+                    return Err(bad(
+                        "epsilons",
+                        format!(
+                            "epsilon {e} is not in the spec's epsilons {:?}",
+                            ctx.epsilons
+                        ),
+                    ));
+                }
+            }
+        }
+        match &self.x {
+            XAxis::Epsilon => {
+                if self.lines == Lines::PerEpsilon {
+                    return Err(bad(
+                        "lines",
+                        "`per_epsilon` needs a parameter x axis; with `x: epsilon` lines are per method".into(),
+                    ));
+                }
+            }
+            XAxis::Parameter(p) => {
+                for m in &self.methods {
+                    let info = ctx.method(m).expect("checked above");
+                    if !info.params.iter().any(|(name, _)| name == p) {
+                        let names: Vec<&str> =
+                            info.params.iter().map(|(n, _)| n.as_str()).collect();
+                        return Err(bad(
+                            "x",
+                            format!(
+                                "method `{m}` has no parameter `{p}`; its parameters: {}",
+                                names.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some([lo, hi]) = self.band {
+            if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo >= hi {
+                return Err(bad(
+                    "band",
+                    format!("quantile levels must satisfy 0 <= lo < hi <= 1, got [{lo}, {hi}]"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Validates every figure of a spec (see [`FigureSpec::validate`]) and that names are
+/// unique.
+///
+/// # Errors
+/// The first problem, as [`FigureError::Invalid`].
+pub fn validate_figures(figures: &[FigureSpec], ctx: &FigureContext) -> Result<(), FigureError> {
+    let mut names = BTreeSet::new();
+    for (i, f) in figures.iter().enumerate() {
+        f.validate(i, ctx)?;
+        if !names.insert(&f.name) {
+            return Err(FigureError::Invalid {
+                field: format!("figures[{i}].name"),
+                message: format!("figure `{}` is defined twice", f.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One row of `selected.csv`: the selected grid point of a data set × method × ε.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectedRow {
+    /// Data set name.
+    pub dataset: String,
+    /// Method label.
+    pub method: String,
+    /// ε (None for non-private methods).
+    pub epsilon: Option<f64>,
+    /// The grid point, `name=value;…`.
+    pub params: String,
+}
+
+/// Reads `selected.csv` (`dataset,method,epsilon,mean,std,median,reps,params`).
+///
+/// # Errors
+/// [`FigureError::Io`] naming the file and the malformed line.
+pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, FigureError> {
+    let io = |message: String| FigureError::Io {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| io(e.to_string()))?;
+    let header: Vec<String> = rdr
+        .headers()
+        .map_err(|e| io(e.to_string()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| io(format!("no `{name}` column")))
+    };
+    let (cd, cm, ce, cp) = (
+        col("dataset")?,
+        col("method")?,
+        col("epsilon")?,
+        col("params")?,
+    );
+    let mut rows = Vec::new();
+    for (i, r) in rdr.records().enumerate() {
+        let r = r.map_err(|e| io(format!("line {}: {e}", i + 2)))?;
+        let eps = r.get(ce).unwrap_or("");
+        let epsilon = if eps.is_empty() {
+            None
+        } else {
+            Some(
+                eps.parse::<f64>()
+                    .map_err(|e| io(format!("line {}: epsilon `{eps}`: {e}", i + 2)))?,
+            )
+        };
+        rows.push(SelectedRow {
+            dataset: r.get(cd).unwrap_or("").to_string(),
+            method: r.get(cm).unwrap_or("").to_string(),
+            epsilon,
+            params: r.get(cp).unwrap_or("").to_string(),
+        });
+    }
+    Ok(rows)
+}
+
+/// Renders every figure of `figures` for the results in `out` (`runs` are the runs.csv
+/// rows of the experiment's tasks; the selected grid points are read from
+/// `out/selected.csv`) into `out/figures/`. Returns the files written, in order
+/// (`.svg`, `.png`, `.csv` per figure × data set). Nothing is written (and no folder
+/// made) when there are no figures; a data set with no result for any of the figure's
+/// methods gets no files.
+///
+/// # Errors
+/// An invalid figure ([`FigureError::Invalid`]), an unreadable selected.csv or an
+/// unwritable file ([`FigureError::Io`]), a drawing failure ([`FigureError::Draw`]).
+pub fn render_figures(
+    figures: &[FigureSpec],
+    runs: &[RunRow],
+    out: &Path,
+    ctx: &FigureContext,
+) -> Result<Vec<PathBuf>, FigureError> {
+    if figures.is_empty() {
+        return Ok(Vec::new());
+    }
+    validate_figures(figures, ctx)?;
+    let selected = read_selected(&out.join("selected.csv"))?;
+    let dir = out.join("figures");
+    std::fs::create_dir_all(&dir).map_err(|e| FigureError::Io {
+        path: dir.clone(),
+        message: e.to_string(),
+    })?;
+    let index = data::RunIndex::new(runs);
+    let mut written = Vec::new();
+    for f in figures {
+        for panel in data::build_panels_indexed(f, &index, &selected, ctx) {
+            if panel.lines.iter().all(|l| l.points.is_empty()) {
+                continue;
+            }
+            let stem = format!("{}-{}", f.name, panel.dataset);
+            let svg = dir.join(format!("{stem}.svg"));
+            let png = dir.join(format!("{stem}.png"));
+            let csv = dir.join(format!("{stem}.csv"));
+            draw::svg(&panel, &svg, f.legend).map_err(|message| FigureError::Draw {
+                figure: f.name.clone(),
+                path: svg.clone(),
+                message,
+            })?;
+            draw::png(&panel, &png, f.legend).map_err(|message| FigureError::Draw {
+                figure: f.name.clone(),
+                path: png.clone(),
+                message,
+            })?;
+            std::fs::write(&csv, panel.to_csv()).map_err(|e| FigureError::Io {
+                path: csv.clone(),
+                message: e.to_string(),
+            })?;
+            written.extend([svg, png, csv]);
+        }
+    }
+    Ok(written)
+}
+
+/// Header of a figure's tidy CSV.
+pub const FIGURE_CSV_HEADER: &str = "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params";
