@@ -496,7 +496,7 @@ pub fn validate(
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
     check_tables(&spec.tables, &methods_out, &spec.epsilons, path)?;
 
-    Ok(Experiment {
+    let exp = Experiment {
         path: path.to_path_buf(),
         datasets,
         split,
@@ -509,7 +509,16 @@ pub fn validate(
         reported,
         claims,
         spec,
-    })
+    };
+    crate::report::validate_figures(
+        &exp.spec.figures,
+        &crate::report::FigureContext::from_experiment(&exp),
+    )
+    .map_err(|e| match e {
+        crate::report::FigureError::Invalid { field, message } => invalid(path, field, message),
+        other => invalid(path, "figures", other.to_string()),
+    })?;
+    Ok(exp)
 }
 
 /// An inline section, or the one in the YAML file it names (relative to the spec), with
