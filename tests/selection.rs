@@ -40,7 +40,11 @@ fn rows(out: &Path) -> BTreeMap<String, BTreeMap<(Key, String), BTreeMap<usize, 
     {
         let f: Vec<&str> = l.split(',').collect();
         // runs.csv writes ε as 2.0, selected.csv as 2.
-        let eps = if f[4].is_empty() { String::new() } else { format!("{}", f[4].parse::<f64>().unwrap()) };
+        let eps = if f[4].is_empty() {
+            String::new()
+        } else {
+            format!("{}", f[4].parse::<f64>().unwrap())
+        };
         let key = ((f[1].into(), f[2].into(), eps), f[3].to_string());
         m.entry(f[6].into())
             .or_default()
