@@ -205,3 +205,35 @@ fn random_max_edge_without_data_is_a_seeded_complete_tree() {
         assert!((p - y).abs() < 0.1, "{p} vs {y}");
     }
 }
+
+#[test]
+fn subsample_fits_on_the_first_share_of_the_private_users() {
+    // step_data's private users are ordered by x: with private_share 0.5 a non-private
+    // tree grown on them sees only the left half (label 1), so it predicts 1 everywhere;
+    // with share 1 it recovers the step.
+    let data = step_data();
+    let comp: Composition = serde_yaml::from_str(
+        "partition: {rule: cart_exhaustive, grown_on: private}\ncell_mechanism: none\nlabel_mechanism: none\nestimator: leaf_mean\nsubsample: true\n",
+    )
+    .unwrap();
+    let m = Composed::new("dt-sub", "test", comp).unwrap();
+    assert_eq!(
+        m.params().iter().map(|p| p.name).collect::<Vec<_>>(),
+        vec!["max_depth", "private_share"]
+    );
+    assert!(m
+        .blocks()
+        .unwrap()
+        .ends_with("subsample of the private users"));
+    let predict = |share: f64| {
+        let structural = Params(vec![
+            ("max_depth".into(), ParamValue::Int(2)),
+            ("private_share".into(), ParamValue::Float(share)),
+        ]);
+        let mut rng = Pcg64::seed_from_u64(3);
+        let p = m.prepare(&data, &structural, &mut rng).unwrap().unwrap();
+        p.predict(&Params::default(), None, &mut rng).unwrap()
+    };
+    assert!(predict(0.5).iter().all(|&v| v == 1.0));
+    assert_eq!(predict(1.0), data.test.y);
+}

@@ -151,6 +151,11 @@ pub struct Composition {
     /// Budget split (default: the parameter ρ).
     #[serde(default)]
     pub budget: BudgetBlock,
+    /// Train on a random share of the private users: adds the structural parameter
+    /// `private_share` δ ∈ (0, 1], the fit uses the first ⌈δ·n⌉ private users of the
+    /// repetition's (randomly ordered) split (LPDT Fig. 3, lpdt.md §8.4).
+    #[serde(default)]
+    pub subsample: bool,
 }
 
 /// A preset file in `specs/methods/`: a name, a description and the blocks of a
@@ -173,6 +178,9 @@ pub struct PresetFile {
     /// See [`Composition::budget`].
     #[serde(default)]
     pub budget: BudgetBlock,
+    /// See [`Composition::subsample`].
+    #[serde(default)]
+    pub subsample: bool,
 }
 
 /// The YAML word of a unit enum value (`max_edge`, `public`, …).
@@ -197,7 +205,11 @@ impl fmt::Display for Composition {
                 BudgetBlock::Rho(_) => "rho".to_string(),
                 BudgetBlock::Shares { cell, label } => format!("cell {cell}, label {label}"),
             }
-        )
+        )?;
+        if self.subsample {
+            write!(f, ", subsample of the private users")?;
+        }
+        Ok(())
     }
 }
 
@@ -247,6 +259,13 @@ const MAX_DEPTH: ParamDecl = int(
     "maximum depth of the CART tree (sklearn DecisionTreeRegressor defaults otherwise)",
 );
 const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped, lpdt.md §7.3)");
+const PRIVATE_SHARE: ParamDecl = ParamDecl {
+    name: "private_share",
+    structural: true,
+    kind: ParamKind::Float { lo: 0.0, hi: 1.0, open: false },
+    default: Some("1"),
+    doc: "share delta of the private users the fit uses (the first ceil(delta*n) of the repetition's random order)",
+};
 const RHO: ParamDecl = ParamDecl {
     name: "rho",
     structural: false,
@@ -375,6 +394,9 @@ impl Composition {
             Rule::CartExhaustive => vec![MAX_DEPTH],
             Rule::Histogram => vec![BINS],
         };
+        if self.subsample {
+            out.push(PRIVATE_SHARE);
+        }
         if self.private() && self.budget == BudgetBlock::default() {
             out.push(RHO);
         }
@@ -465,6 +487,21 @@ impl Method for Composed {
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         let c = &self.composition;
+        let subsampled;
+        let data = if c.subsample {
+            let share = p.f64("private_share");
+            if share <= 0.0 {
+                return Err(MethodError::Other("private_share must be > 0".into()));
+            }
+            let k = ((share * data.private.n() as f64).ceil() as usize).clamp(1, data.private.n());
+            subsampled = RepData {
+                private: data.private.select(&(0..k).collect::<Vec<_>>()),
+                ..data.clone()
+            };
+            &subsampled
+        } else {
+            data
+        };
         let d = data.private.d();
         if c.partition.rule == Rule::Histogram {
             let m = p.usize("bins");
@@ -785,6 +822,7 @@ pub fn presets() -> Vec<Composed> {
                 label_mechanism: f.label_mechanism,
                 estimator: f.estimator,
                 budget: f.budget,
+                subsample: f.subsample,
             };
             Composed::new(&f.name, &f.description, composition)
                 .unwrap_or_else(|e| panic!("{path}: {e}"))
