@@ -237,3 +237,39 @@ fn subsample_fits_on_the_first_share_of_the_private_users() {
     assert!(predict(0.5).iter().all(|&v| v == 1.0));
     assert_eq!(predict(1.0), data.test.y);
 }
+
+#[test]
+fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
+    // lpdt.md §8.6: m = n_pub points, round(δm) public, the rest private users that no
+    // longer report.
+    let data = step_data(); // 200 public, 4000 private
+    let mut rng = Pcg64::seed_from_u64(8);
+    for (delta, k_pub) in [(1.0, 200), (0.5, 100), (0.0, 0), (0.3, 60)] {
+        let (reduced, grow) = dp_repro::methods::compose::mixture(&data, delta, &mut rng);
+        assert_eq!(grow.n(), 200, "delta {delta}");
+        assert_eq!(reduced.private.n(), 4000 - (200 - k_pub), "delta {delta}");
+        // The private points in the set are the first users of the private order, and the
+        // reporting users are the rest.
+        let k_priv = 200 - k_pub;
+        assert_eq!(&grow.y[k_pub..], &data.private.y[..k_priv]);
+        assert_eq!(reduced.private.y[..], data.private.y[k_priv..]);
+        assert_eq!(reduced.public.n(), 200);
+    }
+    let comp: Composition = serde_yaml::from_str(
+        "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\n",
+    )
+    .unwrap();
+    let m = Composed::new("mix", "test", comp).unwrap();
+    assert_eq!(
+        m.params().iter().map(|p| p.name).collect::<Vec<_>>(),
+        vec![
+            "depth",
+            "min_leaf",
+            "min_samples_split",
+            "delta",
+            "rho",
+            "tau",
+            "ood"
+        ]
+    );
+}

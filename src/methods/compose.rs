@@ -50,6 +50,10 @@ pub enum GrownOn {
     Private,
     /// No data: the partition is fixed by its parameters.
     None,
+    /// A partition set of n_pub points mixing a share δ (parameter `delta`) of public
+    /// points with 1 − δ private points, the latter used without privacy and removed from
+    /// the private users who report (LPDT Fig. 5, distribution shift; lpdt.md §8.6).
+    Mixture,
 }
 
 /// The partition block.
@@ -259,6 +263,17 @@ const MAX_DEPTH: ParamDecl = int(
     "maximum depth of the CART tree (sklearn DecisionTreeRegressor defaults otherwise)",
 );
 const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped, lpdt.md §7.3)");
+const DELTA: ParamDecl = ParamDecl {
+    name: "delta",
+    structural: true,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: 1.0,
+        open: false,
+    },
+    default: None,
+    doc: "share of public points in the mixed partition set (grown_on: mixture; lpdt.md §8.6)",
+};
 const PRIVATE_SHARE: ParamDecl = ParamDecl {
     name: "private_share",
     structural: true,
@@ -346,6 +361,9 @@ impl Composition {
             (_, L::None) => return Err("`label_mechanism: none` with a private cell mechanism releases each user's label in the clear: not ε-LDP; choose laplace or laplace_vector".into()),
             _ => {}
         }
+        if p.grown_on == GrownOn::Mixture && p.rule == Rule::Histogram {
+            return Err("`grown_on: mixture` needs a tree partition".into());
+        }
         if p.grown_on == GrownOn::Private {
             return Err("a partition grown on private data inside a local-DP method is not ε-LDP as stated (the partition itself would leak private data); grow it on public data or none".into());
         }
@@ -394,6 +412,9 @@ impl Composition {
             Rule::CartExhaustive => vec![MAX_DEPTH],
             Rule::Histogram => vec![BINS],
         };
+        if p.grown_on == GrownOn::Mixture {
+            out.push(DELTA);
+        }
         if self.subsample {
             out.push(PRIVATE_SHARE);
         }
@@ -519,10 +540,15 @@ impl Method for Composed {
                 composition: c.clone(),
             })));
         }
-        let grown = match c.partition.grown_on {
-            GrownOn::Public => Some(&data.public),
-            GrownOn::Private => Some(&data.private),
-            GrownOn::None => None,
+        let mixed;
+        let (data, grown) = match c.partition.grown_on {
+            GrownOn::Public => (data, Some(&data.public)),
+            GrownOn::Private => (data, Some(&data.private)),
+            GrownOn::None => (data, None),
+            GrownOn::Mixture => {
+                mixed = mixture(data, p.f64("delta"), rng);
+                (&mixed.0, Some(&mixed.1))
+            }
         };
         let partition = match (c.partition.rule, grown) {
             (Rule::MaxEdge, Some(g)) => max_edge(&g.x, &g.y, &tree_params(p, true)),
@@ -566,6 +592,33 @@ impl Method for Composed {
             composition: c.clone(),
         })))
     }
+}
+
+/// The mixed partition set of `grown_on: mixture` (lpdt.md §8.6): of its m = n_pub points,
+/// round(δ·m) are public points drawn at random with `rng` and the rest are the first
+/// private users of the repetition's random order (at most all but one of them), who are
+/// then removed from the reporting users. Returns the data with the reduced private sample
+/// and the partition set.
+pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::data::Dataset) {
+    use rand::seq::SliceRandom;
+    let m = data.public.n();
+    let k_pub = ((delta * m as f64).round() as usize).min(m);
+    let k_priv = (m - k_pub).min(data.private.n().saturating_sub(1));
+    let mut pub_idx: Vec<usize> = (0..m).collect();
+    pub_idx.shuffle(rng);
+    let mut grow = data.public.select(&pub_idx[..k_pub]);
+    let drawn = data.private.select(&(0..k_priv).collect::<Vec<_>>());
+    grow.x.data.extend_from_slice(&drawn.x.data);
+    grow.x.n += drawn.n();
+    grow.y.extend_from_slice(&drawn.y);
+    let rest: Vec<usize> = (k_priv..data.private.n()).collect();
+    (
+        RepData {
+            private: data.private.select(&rest),
+            ..data.clone()
+        },
+        grow,
+    )
 }
 
 /// Predictions that do not depend on ε (non-private methods).

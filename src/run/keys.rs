@@ -29,6 +29,9 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         } => {
             json!({"file": path.file_name().map(|f| f.to_string_lossy().to_string()), "label_column": label_column, "has_header": has_header})
         }
+        DataSource::Pair { public, private } => {
+            json!({"pair": [public.name, private.name], "sha256": [public.sha256, private.sha256]})
+        }
         DataSource::LpdtSine {
             public,
             private,

@@ -137,12 +137,19 @@ pub fn repetition_data(
         }
         (_, Some(all)) => {
             let ratios = exp.split.expect("validated: file data sets have a split");
-            let sizes = ratios.sizes(all.n()).map_err(|message| RunError::Split {
+            // A pair: the first rows are the private data set, split into private and
+            // test; every remaining row is public.
+            let n_split = match &plan.source {
+                DataSource::Pair { private, .. } => private.n_rows,
+                _ => all.n(),
+            };
+            let sizes = ratios.sizes(n_split).map_err(|message| RunError::Split {
                 dataset: plan.name.clone(),
                 message,
             })?;
             let mut rng = seeds::stream(seed, &["split", &plan.name, &rep_text]);
-            let s = random_split(all.n(), sizes, &mut rng);
+            let mut s = random_split(n_split, sizes, &mut rng);
+            s.public.extend(n_split..all.n());
             // `scaling: whole` was applied once at load time (see `load_datasets`).
             let scaling = if exp.scaling == Scaling::Public {
                 Scaling::Public

@@ -259,6 +259,11 @@ pub struct InlineDataset {
     /// A synthetic kind instead of a file: `lpdt_sine`.
     #[serde(default)]
     pub synthetic: Option<SyntheticKind>,
+    /// Two manifests instead of one file: every row of `public` is public, the rows of
+    /// `private` are split into private training and test by `split` (whose `public` share
+    /// must then be 0). Features are scaled on the union (LPDT Fig. 5, lpdt.md §8.6).
+    #[serde(default)]
+    pub pair: Option<PairEntry>,
     /// Sizes of a synthetic data set (each repetition draws fresh data).
     #[serde(default)]
     pub sizes: Option<SizesEntry>,
@@ -273,6 +278,16 @@ pub struct InlineDataset {
 pub enum SyntheticKind {
     /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (lpdt.md §8.2).
     LpdtSine,
+}
+
+/// A public data set and a private one (distribution shift between them).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairEntry {
+    /// Manifest name of the public data set.
+    pub public: String,
+    /// Manifest name of the private data set.
+    pub private: String,
 }
 
 /// Sizes of the three parts of a synthetic data set.

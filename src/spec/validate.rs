@@ -25,6 +25,9 @@ pub enum DataSource {
         label_column: usize,
         has_header: bool,
     },
+    /// Two manifests: all rows of `public` are public; `private` is split into private
+    /// training and test. Loaded as one data set, the private rows first.
+    Pair { public: Manifest, private: Manifest },
     /// The LPDT synthetic model, drawn afresh in every repetition with these sizes.
     LpdtSine {
         public: usize,
@@ -60,6 +63,20 @@ impl DatasetPlan {
                 label_column,
                 has_header,
             } => load_csv(path, &self.name, *label_column, *has_header, self.task).map(Some),
+            DataSource::Pair { public, private } => {
+                let mut all = load_manifest_dataset(private, data_dir)?;
+                let public = load_manifest_dataset(public, data_dir)?;
+                if public.d() != all.d() {
+                    return Err(crate::data::DataError::Empty {
+                        path: PathBuf::from(&private.file),
+                    });
+                }
+                all.x.data.extend_from_slice(&public.x.data);
+                all.x.n += public.n();
+                all.y.extend_from_slice(&public.y);
+                all.name = self.name.clone();
+                Ok(Some(all))
+            }
             DataSource::LpdtSine { .. } => Ok(None),
         }
     }
@@ -252,6 +269,43 @@ pub fn validate(
             }
             DatasetEntry::Inline(d) => {
                 let row_label = d.label.clone().unwrap_or_else(|| d.name.clone());
+                if let Some(pair) = &d.pair {
+                    if d.path.is_some() || d.synthetic.is_some() {
+                        return Err(invalid(
+                            path,
+                            &field,
+                            "give exactly one of `path`, `synthetic` or `pair`",
+                        ));
+                    }
+                    let public = find_manifest(&pair.public, manifest_dirs).map_err(|e| {
+                        invalid(path, format!("{field}.pair.public"), e.to_string())
+                    })?;
+                    let private = find_manifest(&pair.private, manifest_dirs).map_err(|e| {
+                        invalid(path, format!("{field}.pair.private"), e.to_string())
+                    })?;
+                    if public.n_features != private.n_features {
+                        return Err(invalid(path, format!("{field}.pair"), format!("`{}` has {} features and `{}` has {}: a pair needs the same features", public.name, public.n_features, private.name, private.n_features)));
+                    }
+                    match split {
+                        Some(s) if s.public == 0.0 => {}
+                        _ => return Err(invalid(path, "split", format!("data set `{}` is a pair: its public rows come from `{}`, so `split.public` must be 0", d.name, public.name))),
+                    }
+                    let plan = DatasetPlan {
+                        name: d.name.clone(),
+                        row_label,
+                        task: private.task,
+                        source: DataSource::Pair { public, private },
+                    };
+                    if !seen.insert(plan.name.clone()) {
+                        return Err(invalid(
+                            path,
+                            &field,
+                            format!("data set `{}` is listed twice", plan.name),
+                        ));
+                    }
+                    datasets.push(plan);
+                    continue;
+                }
                 match (&d.path, &d.synthetic) {
                     (Some(_), Some(_)) | (None, None) => {
                         return Err(invalid(
