@@ -144,6 +144,17 @@ fn recorded_repetitions(dir: &Path) -> Option<usize> {
     v["repetitions"].as_u64().map(|r| r as usize)
 }
 
+/// Draws the spec's fitted-curve figures (they refit one repetition, so file data sets are
+/// loaded again; synthetic ones need no files).
+fn draw_curves(exp: &Experiment, data_dir: Option<&Path>, out: &Path) -> Result<(), Failure> {
+    if exp.spec.curves.is_empty() {
+        return Ok(());
+    }
+    let data = dp_repro::run::load_datasets(exp, data_dir).map_err(run_failure)?;
+    dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))?;
+    Ok(())
+}
+
 /// Re-renders the outputs of a results folder from its runs.csv and spec.yaml.
 fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> {
     let (mut exp, _) = load_experiment(&dir.join("spec.yaml"), manifests)?;
@@ -151,6 +162,7 @@ fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> 
         exp.repetitions = r;
     }
     let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
+    draw_curves(&exp, resolve_data_dir(None).as_deref(), dir)?;
     for (_, md) in &done.markdown {
         println!("{md}");
     }
@@ -352,6 +364,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             let summary = run(&exp, &text, &opts).map_err(run_failure)?;
             let secs = start.elapsed().as_secs_f64();
             let done = finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+            draw_curves(&exp, opts.data_dir.as_deref(), &out)?;
             for (_, md) in &done.markdown {
                 println!("{md}");
             }

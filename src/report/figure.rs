@@ -500,27 +500,41 @@ pub fn render_figures(
                 continue;
             }
             let stem = format!("{}-{}", f.name, panel.dataset);
-            let svg = dir.join(format!("{stem}.svg"));
-            let png = dir.join(format!("{stem}.png"));
-            let csv = dir.join(format!("{stem}.csv"));
-            draw::svg(&panel, &svg, f.legend).map_err(|message| FigureError::Draw {
-                figure: f.name.clone(),
-                path: svg.clone(),
-                message,
-            })?;
-            draw::png(&panel, &png, f.legend).map_err(|message| FigureError::Draw {
-                figure: f.name.clone(),
-                path: png.clone(),
-                message,
-            })?;
-            std::fs::write(&csv, panel.to_csv()).map_err(|e| FigureError::Io {
-                path: csv.clone(),
-                message: e.to_string(),
-            })?;
-            written.extend([svg, png, csv]);
+            written.extend(write_panel(&panel, &dir, &stem, f.legend)?);
         }
     }
     Ok(written)
+}
+
+/// Writes one panel as `<stem>.svg`, `<stem>.png` and `<stem>.csv` into `dir`; returns the
+/// three paths.
+///
+/// # Errors
+/// A drawing or I/O error naming the file.
+pub fn write_panel(
+    panel: &Panel,
+    dir: &Path,
+    stem: &str,
+    legend: LegendPosition,
+) -> Result<Vec<PathBuf>, FigureError> {
+    let svg = dir.join(format!("{stem}.svg"));
+    let png = dir.join(format!("{stem}.png"));
+    let csv = dir.join(format!("{stem}.csv"));
+    draw::svg(panel, &svg, legend).map_err(|message| FigureError::Draw {
+        figure: panel.figure.clone(),
+        path: svg.clone(),
+        message,
+    })?;
+    draw::png(panel, &png, legend).map_err(|message| FigureError::Draw {
+        figure: panel.figure.clone(),
+        path: png.clone(),
+        message,
+    })?;
+    std::fs::write(&csv, panel.to_csv()).map_err(|e| FigureError::Io {
+        path: csv.clone(),
+        message: e.to_string(),
+    })?;
+    Ok(vec![svg, png, csv])
 }
 
 /// Header of a figure's tidy CSV.

@@ -23,7 +23,10 @@ pub mod table;
 
 use std::path::PathBuf;
 
-pub use figure::{render_figures, validate_figures, FigureContext, FigureError, FigureSpec};
+pub use figure::{
+    render_figures, validate_figures, write_panel, FigureContext, FigureError, FigureSpec,
+    LegendPosition, Line, Panel, Point,
+};
 pub use format::{format_fixed, format_sci};
 pub use render::{
     error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,

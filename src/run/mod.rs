@@ -3,6 +3,7 @@
 //! structural grid point the partition is built once, then every mechanism grid point and
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.
 
+pub mod curves;
 pub mod keys;
 mod merge;
 mod results;
@@ -175,6 +176,7 @@ pub fn repetition_data(
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
         LabelBoundsFrom::PrivateTrain => LabelBounds::of(&private.y),
+        LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
     Ok(RepData {
         public,

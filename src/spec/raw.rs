@@ -69,6 +69,35 @@ pub struct Spec {
     /// an optional quantile band (see `report::figure`).
     #[serde(default)]
     pub figures: Vec<crate::report::figure::FigureSpec>,
+    /// Fitted regression functions of 1-D data sets, drawn on [0,1] (LPDT Fig. 1).
+    #[serde(default)]
+    pub curves: Vec<CurveEntry>,
+}
+
+impl<'de> Deserialize<'de> for LabelBoundsFrom {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Bounds {
+            lo: f64,
+            hi: f64,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct FixedMap {
+            fixed: Bounds,
+        }
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(s) if s == "public" => Ok(LabelBoundsFrom::Public),
+            serde_yaml::Value::String(s) if s == "private_train" => Ok(LabelBoundsFrom::PrivateTrain),
+            v @ serde_yaml::Value::Mapping(_) => FixedMap::deserialize(v)
+                .map(|m| LabelBoundsFrom::Fixed { lo: m.fixed.lo, hi: m.fixed.hi })
+                .map_err(de::Error::custom),
+            other => Err(de::Error::custom(format!(
+                "label_bounds must be public, private_train or {{fixed: {{lo: .., hi: ..}}}}, got {other:?}"
+            ))),
+        }
+    }
 }
 
 /// A spec section given inline or as the path (relative to the spec) of a YAML file that
@@ -122,7 +151,7 @@ pub enum Scaling {
 }
 
 /// Where the label bounds [y_lo, y_hi] come from (lpdt.md §8.3 "Label bounds").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LabelBoundsFrom {
     /// Min and max of the public labels; private labels are clipped into them (default).
@@ -131,6 +160,14 @@ pub enum LabelBoundsFrom {
     /// Min and max of the private training labels: the authors' code, which leaks a little
     /// (lpdt.md §9 item 1). Only by this explicit option.
     PrivateTrain,
+    /// Bounds stated in the spec, `{fixed: {lo: -4, hi: 4}}`: a known domain, needed when
+    /// there are no public labels (LPDT without public data, lpdt.md §5).
+    Fixed {
+        /// y_lo.
+        lo: f64,
+        /// y_hi ≥ y_lo.
+        hi: f64,
+    },
 }
 
 /// Grid-point selection.
@@ -278,6 +315,50 @@ pub struct InlineDataset {
 pub enum SyntheticKind {
     /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (lpdt.md §8.2).
     LpdtSine,
+}
+
+/// A figure of fitted regression functions f̂(x) on [0,1] for 1-D data sets (LPDT Fig. 1):
+/// each line refits a method's selected grid point in one repetition with the run's own
+/// seeded streams (so it is the fit runs.csv scored) and predicts on a grid of points.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveEntry {
+    /// File stem: `figures/<name>.svg`, `.png`, `.csv`.
+    pub name: String,
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// ε of the private fits.
+    pub epsilon: f64,
+    /// The repetition whose fits are drawn (default 1).
+    #[serde(default = "one")]
+    pub repetition: usize,
+    /// Number of grid points on [0,1] (default 101).
+    #[serde(default = "default_points")]
+    pub points: usize,
+    /// The curves: a method on a data set, with an optional legend label.
+    pub lines: Vec<CurveLine>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn default_points() -> usize {
+    101
+}
+
+/// One fitted curve.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveLine {
+    /// Data set name (1-D).
+    pub dataset: String,
+    /// Method label.
+    pub method: String,
+    /// Legend label (default: method and data set).
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 /// A public data set and a private one (distribution shift between them).

@@ -190,6 +190,15 @@ pub fn validate(
         g.validate()
             .map_err(|e| invalid(path, "golden", e.to_string()))?;
     }
+    if let LabelBoundsFrom::Fixed { lo, hi } = spec.label_bounds {
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+            return Err(invalid(
+                path,
+                "label_bounds.fixed",
+                format!("needs finite lo <= hi, got [{lo}, {hi}]"),
+            ));
+        }
+    }
     if spec.tuning.cv_folds < 2 {
         return Err(invalid(path, "tuning.cv_folds", "needs at least 2 folds"));
     }

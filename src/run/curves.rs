@@ -1,0 +1,199 @@
+//! Fitted-curve figures (`curves:` in a spec; LPDT Fig. 1): for 1-D data sets, the
+//! regression function a method fitted in one repetition, drawn on [0,1] beside the true
+//! function of the synthetic model.
+
+use super::{repetition_data, seeds};
+use crate::data::{synthetic::lpdt_sine_mean, Dataset, Matrix};
+use crate::methods::{Params, RepData};
+use crate::report::{write_panel, LegendPosition, Line, Panel, Point};
+use crate::spec::{DataSource, Experiment};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Draws every curve figure of the spec into `out/figures/` from the selected grid points
+/// of `out/selected.csv`. Each line refits its method's selected grid point in the chosen
+/// repetition with the run's own streams (partition and noise), so the curve is the very
+/// fit whose test metric runs.csv holds, and predicts on `points` equally spaced x in
+/// [0,1]. Lines of the LPDT synthetic model come with the true f(x) = sin(16x).
+///
+/// # Errors
+/// A message naming the curve and what is wrong: an unknown data set or method, a data
+/// set that is not 1-D, no selected grid point, or a drawing error.
+pub fn render_curves(
+    exp: &Experiment,
+    data: &[Option<Arc<Dataset>>],
+    out: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let curves = &exp.spec.curves;
+    if curves.is_empty() {
+        return Ok(Vec::new());
+    }
+    let selected: HashMap<(String, String, String), (String, f64)> =
+        crate::check::read_selected(&out.join("selected.csv"))
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|r| {
+                (
+                    (
+                        r.dataset,
+                        r.method,
+                        r.epsilon.map(seeds::epsilon_text).unwrap_or_default(),
+                    ),
+                    (r.params, r.mean),
+                )
+            })
+            .collect();
+    let dir = out.join("figures");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for c in curves {
+        let fail = |m: String| format!("curve `{}`: {m}", c.name);
+        let grid: Vec<f64> = (0..c.points.max(2))
+            .map(|j| j as f64 / (c.points.max(2) - 1) as f64)
+            .collect();
+        let mut lines = Vec::new();
+        let mut synthetic = true;
+        for l in &c.lines {
+            let d = exp
+                .datasets
+                .iter()
+                .position(|p| p.name == l.dataset)
+                .ok_or_else(|| fail(format!("unknown data set `{}`", l.dataset)))?;
+            let plan = &exp.datasets[d];
+            synthetic &= matches!(plan.source, DataSource::LpdtSine { .. });
+            let m = exp
+                .methods
+                .iter()
+                .find(|m| m.label == l.method)
+                .ok_or_else(|| fail(format!("unknown method `{}`", l.method)))?;
+            let eps_text = if m.method.private() {
+                seeds::epsilon_text(c.epsilon)
+            } else {
+                String::new()
+            };
+            let (key, mean) = selected
+                .get(&(plan.name.clone(), m.label.clone(), eps_text.clone()))
+                .ok_or_else(|| {
+                    fail(format!(
+                        "no selected grid point of {} on {} at ε = {}",
+                        m.label, plan.name, c.epsilon
+                    ))
+                })?
+                .clone();
+            let full = Params::parse_key(&key);
+            let structural_names: Vec<&str> = m
+                .method
+                .params()
+                .iter()
+                .filter(|p| p.structural)
+                .map(|p| p.name)
+                .collect();
+            let (s, q): (Vec<_>, Vec<_>) = full
+                .0
+                .into_iter()
+                .partition(|(k, _)| structural_names.contains(&k.as_str()));
+            let (structural, mechanism) = (Params(s), Params(q));
+            let rep = repetition_data(exp, plan, data[d].as_deref(), c.repetition)
+                .map_err(|e| fail(e.to_string()))?;
+            if rep.private.d() != 1 {
+                return Err(fail(format!(
+                    "data set `{}` has {} features; curves need 1",
+                    plan.name,
+                    rep.private.d()
+                )));
+            }
+            let test = Dataset {
+                name: plan.name.clone(),
+                x: Matrix::new(grid.len(), 1, grid.clone()),
+                y: vec![0.0; grid.len()],
+                task: rep.test.task,
+            };
+            let on_grid = RepData { test, ..rep };
+            let rep_text = c.repetition.to_string();
+            let mut ps = seeds::stream(
+                exp.spec.seed,
+                &[
+                    "partition",
+                    &plan.name,
+                    &rep_text,
+                    &m.label,
+                    &structural.key(),
+                ],
+            );
+            let prepared = m
+                .method
+                .prepare(&on_grid, &structural, &mut ps)
+                .map_err(|e| fail(e.to_string()))?
+                .ok_or_else(|| fail("the selected grid point does not apply".into()))?;
+            let mut rng = seeds::stream(
+                exp.spec.seed,
+                &["noise", &plan.name, &rep_text, &m.label, &key, &eps_text],
+            );
+            let eps = m.method.private().then_some(c.epsilon);
+            let pred = prepared
+                .predict(&mechanism, eps, &mut rng)
+                .map_err(|e| fail(e.to_string()))?;
+            let label = l
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("{} on {}", m.label, plan.name));
+            lines.push(Line {
+                label: format!("{label} (test MSE {mean:.3})"),
+                method: m.label.clone(),
+                epsilon: eps,
+                points: grid
+                    .iter()
+                    .zip(&pred)
+                    .map(|(&x, &y)| point(x, y, eps, &key))
+                    .collect(),
+            });
+        }
+        if synthetic {
+            lines.insert(
+                0,
+                Line {
+                    label: "true f(x) = sin(16x)".into(),
+                    method: "truth".into(),
+                    epsilon: None,
+                    points: grid
+                        .iter()
+                        .map(|&x| point(x, lpdt_sine_mean(x), None, ""))
+                        .collect(),
+                },
+            );
+        }
+        let panel = Panel {
+            figure: c.name.clone(),
+            dataset: c.lines.first().map(|l| l.dataset.clone()).unwrap_or_default(),
+            title: c.title.clone().unwrap_or_else(|| c.name.clone()),
+            subtitle: format!(
+                "Fits of repetition {} at ε = {} (the selected grid point of each method, refitted with the run's seeded streams)",
+                c.repetition, c.epsilon
+            ),
+            x_label: "x".into(),
+            y_label: "fitted regression function".into(),
+            log_y: false,
+            x_categories: None,
+            lines,
+        };
+        written.extend(
+            write_panel(&panel, &dir, &c.name, LegendPosition::LowerLeft)
+                .map_err(|e| fail(e.to_string()))?,
+        );
+    }
+    Ok(written)
+}
+
+fn point(x: f64, y: f64, epsilon: Option<f64>, params: &str) -> Point {
+    Point {
+        x,
+        x_text: format!("{x}"),
+        mean: y,
+        lo: None,
+        hi: None,
+        epsilon,
+        reps: 1,
+        params: params.to_string(),
+    }
+}
