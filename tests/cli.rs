@@ -297,6 +297,17 @@ fn invalid_values_are_rejected() {
 }
 
 #[test]
+fn public_label_bounds_without_public_rows_are_rejected() {
+    let text = GOOD.replace("public: 50,", "public: 0,");
+    bad(&text, &[], &["label_bounds", "no public rows", "fixed"]);
+    let fixed = format!("{text}label_bounds: {{fixed: {{lo: -4, hi: 4}}}}\n");
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", &fixed);
+    let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
 fn a_split_leaving_a_part_empty_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     fs::write(tmp.path().join("tiny.csv"), "1,0.1\n2,0.2\n3,0.3\n").unwrap();

@@ -557,6 +557,25 @@ pub fn validate(
         }
     }
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
+    if spec.label_bounds == LabelBoundsFrom::Public {
+        for d in &datasets {
+            let no_public = match &d.source {
+                DataSource::LpdtSine { public, .. } => *public == 0,
+                DataSource::Pair { .. } => false,
+                _ => split.is_some_and(|s| s.public == 0.0),
+            };
+            let private_method = methods_out
+                .iter()
+                .find(|m| m.method.private() && !m.skip.contains(&d.name));
+            if let (true, Some(m)) = (no_public, private_method) {
+                return Err(invalid(
+                    path,
+                    "label_bounds",
+                    format!("data set `{}` has no public rows, so `label_bounds: public` gives {} no label range; state one with `label_bounds: {{fixed: {{lo: .., hi: ..}}}}`", d.name, m.label),
+                ));
+            }
+        }
+    }
     check_tables(&spec.tables, &methods_out, &spec.epsilons, path)?;
 
     let exp = Experiment {
