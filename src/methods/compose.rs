@@ -162,31 +162,6 @@ pub struct Composition {
     pub subsample: bool,
 }
 
-/// A preset file in `specs/methods/`: a name, a description and the blocks of a
-/// [`Composition`].
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PresetFile {
-    /// Method name used in specs.
-    pub name: String,
-    /// One line with the source.
-    pub description: String,
-    /// See [`Composition::partition`].
-    pub partition: PartitionBlock,
-    /// See [`Composition::cell_mechanism`].
-    pub cell_mechanism: CellMechanism,
-    /// See [`Composition::label_mechanism`].
-    pub label_mechanism: LabelMechanism,
-    /// See [`Composition::estimator`].
-    pub estimator: EstimatorBlock,
-    /// See [`Composition::budget`].
-    #[serde(default)]
-    pub budget: BudgetBlock,
-    /// See [`Composition::subsample`].
-    #[serde(default)]
-    pub subsample: bool,
-}
-
 /// The YAML word of a unit enum value (`max_edge`, `public`, …).
 fn word<T: Serialize>(v: &T) -> String {
     serde_yaml::to_string(v)
@@ -867,17 +842,17 @@ pub fn presets() -> Vec<Composed> {
     PRESETS
         .iter()
         .map(|(path, text)| {
-            let f: PresetFile =
+            // A preset is a composition plus `name` and `description`.
+            let mut map: serde_yaml::Mapping =
                 serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let composition = Composition {
-                partition: f.partition,
-                cell_mechanism: f.cell_mechanism,
-                label_mechanism: f.label_mechanism,
-                estimator: f.estimator,
-                budget: f.budget,
-                subsample: f.subsample,
+            let mut take = |key: &str| match map.remove(key) {
+                Some(serde_yaml::Value::String(v)) => v,
+                _ => panic!("{path}: needs a `{key}` string"),
             };
-            Composed::new(&f.name, &f.description, composition)
+            let (name, description) = (take("name"), take("description"));
+            let composition: Composition = serde_yaml::from_value(serde_yaml::Value::Mapping(map))
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            Composed::new(&name, &description, composition)
                 .unwrap_or_else(|e| panic!("{path}: {e}"))
         })
         .collect()

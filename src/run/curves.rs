@@ -110,25 +110,25 @@ pub fn render_curves(
                 task: rep.test.task,
             };
             let on_grid = RepData { test, ..rep };
-            let rep_text = c.repetition.to_string();
-            let mut ps = seeds::stream(
+            let mut ps = seeds::partition_stream(
                 exp.spec.seed,
-                &[
-                    "partition",
-                    &plan.name,
-                    &rep_text,
-                    &m.label,
-                    &structural.key(),
-                ],
+                &plan.name,
+                c.repetition,
+                &m.label,
+                &structural.key(),
             );
             let prepared = m
                 .method
                 .prepare(&on_grid, &structural, &mut ps)
                 .map_err(|e| fail(e.to_string()))?
                 .ok_or_else(|| fail("the selected grid point does not apply".into()))?;
-            let mut rng = seeds::stream(
+            let mut rng = seeds::noise_stream(
                 exp.spec.seed,
-                &["noise", &plan.name, &rep_text, &m.label, &key, &eps_text],
+                &plan.name,
+                c.repetition,
+                &m.label,
+                &key,
+                &eps_text,
             );
             let eps = m.method.private().then_some(c.epsilon);
             let pred = prepared

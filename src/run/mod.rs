@@ -565,18 +565,8 @@ fn run_structural_point(
         source,
     };
     let rep_text = rep.to_string();
-    let partition_stream = || {
-        seeds::stream(
-            exp.spec.seed,
-            &[
-                "partition",
-                &plan.name,
-                &rep_text,
-                &m.label,
-                &structural.key(),
-            ],
-        )
-    };
+    let partition_stream =
+        || seeds::partition_stream(exp.spec.seed, &plan.name, rep, &m.label, &structural.key());
     let prepare = |d: &RepData| {
         m.method
             .prepare(d, structural, &mut partition_stream())
@@ -622,10 +612,8 @@ fn run_structural_point(
                     ],
                 )
             };
-            let mut rng = seeds::stream(
-                exp.spec.seed,
-                &["noise", &plan.name, &rep_text, &m.label, &key, &eps_text],
-            );
+            let mut rng =
+                seeds::noise_stream(exp.spec.seed, &plan.name, rep, &m.label, &key, &eps_text);
             let pred = prepared
                 .predict(mech, eps, &mut rng)
                 .map_err(|e| err(key.clone(), e))?;

@@ -23,6 +23,51 @@ pub fn stream(seed: u64, parts: &[&str]) -> Pcg64 {
     Pcg64::from_seed(digest)
 }
 
+/// The stream a method's partition draws from for one (data set, repetition, method label,
+/// structural grid point): the runner and the curve figures both use it, so a curve is the
+/// very fit the run scored.
+pub fn partition_stream(
+    seed: u64,
+    dataset: &str,
+    rep: usize,
+    method: &str,
+    structural_key: &str,
+) -> Pcg64 {
+    stream(
+        seed,
+        &[
+            "partition",
+            dataset,
+            &rep.to_string(),
+            method,
+            structural_key,
+        ],
+    )
+}
+
+/// The stream of the users' privatization for one task: (data set, repetition, method
+/// label, full grid point, ε text — empty for a non-private method).
+pub fn noise_stream(
+    seed: u64,
+    dataset: &str,
+    rep: usize,
+    method: &str,
+    params_key: &str,
+    epsilon: &str,
+) -> Pcg64 {
+    stream(
+        seed,
+        &[
+            "noise",
+            dataset,
+            &rep.to_string(),
+            method,
+            params_key,
+            epsilon,
+        ],
+    )
+}
+
 /// Text of ε for seeds and files: Rust's shortest round-trip form (0.5, 1, 2, …).
 pub fn epsilon_text(e: f64) -> String {
     format!("{e}")

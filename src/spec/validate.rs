@@ -299,88 +299,80 @@ pub fn validate(
                         Some(s) if s.public == 0.0 => {}
                         _ => return Err(invalid(path, "split", format!("data set `{}` is a pair: its public rows come from `{}`, so `split.public` must be 0", d.name, public.name))),
                     }
-                    let plan = DatasetPlan {
+                    DatasetPlan {
                         name: d.name.clone(),
                         row_label,
                         task: private.task,
                         source: DataSource::Pair { public, private },
-                    };
-                    if !seen.insert(plan.name.clone()) {
-                        return Err(invalid(
-                            path,
-                            &field,
-                            format!("data set `{}` is listed twice", plan.name),
-                        ));
                     }
-                    datasets.push(plan);
-                    continue;
-                }
-                match (&d.path, &d.synthetic) {
-                    (Some(_), Some(_)) | (None, None) => {
-                        return Err(invalid(
-                            path,
-                            &field,
-                            "give exactly one of `path` or `synthetic`",
-                        ))
-                    }
-                    (Some(p), None) => {
-                        let label_column = d.label_column.ok_or_else(|| {
-                            invalid(
-                                path,
-                                format!("{field}.label_column"),
-                                "required with `path`",
-                            )
-                        })?;
-                        let task = d.task.ok_or_else(|| {
-                            invalid(
-                                path,
-                                format!("{field}.task"),
-                                "required with `path`: regression or classification",
-                            )
-                        })?;
-                        if split.is_none() {
+                } else {
+                    match (&d.path, &d.synthetic) {
+                        (Some(_), Some(_)) | (None, None) => {
                             return Err(invalid(
                                 path,
-                                "split",
-                                format!("data set `{}` needs split ratios", d.name),
-                            ));
+                                &field,
+                                "give exactly one of `path` or `synthetic`",
+                            ))
                         }
-                        DatasetPlan {
-                            name: d.name.clone(),
-                            row_label,
-                            task,
-                            source: DataSource::File {
-                                path: base.join(p),
-                                label_column,
-                                has_header: d.has_header.unwrap_or(false),
-                            },
+                        (Some(p), None) => {
+                            let label_column = d.label_column.ok_or_else(|| {
+                                invalid(
+                                    path,
+                                    format!("{field}.label_column"),
+                                    "required with `path`",
+                                )
+                            })?;
+                            let task = d.task.ok_or_else(|| {
+                                invalid(
+                                    path,
+                                    format!("{field}.task"),
+                                    "required with `path`: regression or classification",
+                                )
+                            })?;
+                            if split.is_none() {
+                                return Err(invalid(
+                                    path,
+                                    "split",
+                                    format!("data set `{}` needs split ratios", d.name),
+                                ));
+                            }
+                            DatasetPlan {
+                                name: d.name.clone(),
+                                row_label,
+                                task,
+                                source: DataSource::File {
+                                    path: base.join(p),
+                                    label_column,
+                                    has_header: d.has_header.unwrap_or(false),
+                                },
+                            }
                         }
-                    }
-                    (None, Some(_)) => {
-                        let s = d.sizes.ok_or_else(|| {
-                            invalid(
-                                path,
-                                format!("{field}.sizes"),
-                                "a synthetic data set needs sizes: {public, private, test}",
-                            )
-                        })?;
-                        if s.private == 0 || s.test == 0 {
-                            return Err(invalid(
-                                path,
-                                format!("{field}.sizes"),
-                                "private and test sizes must be > 0",
-                            ));
-                        }
-                        DatasetPlan {
-                            name: d.name.clone(),
-                            row_label,
-                            task: Task::Regression,
-                            source: DataSource::LpdtSine {
-                                public: s.public,
-                                private: s.private,
-                                test: s.test,
-                                x_scale: d.x_scale.unwrap_or(XScale::Variance),
-                            },
+                        (None, Some(_)) => {
+                            let s = d.sizes.ok_or_else(|| {
+                                invalid(
+                                    path,
+                                    format!("{field}.sizes"),
+                                    "a synthetic data set needs sizes: {public, private, test}",
+                                )
+                            })?;
+                            if s.private == 0 || s.test == 0 {
+                                return Err(invalid(
+                                    path,
+                                    format!("{field}.sizes"),
+                                    "private and test sizes must be > 0",
+                                ));
+                            }
+                            DatasetPlan {
+                                name: d.name.clone(),
+                                row_label,
+                                task: Task::Regression,
+                                source: DataSource::LpdtSine {
+                                    public: s.public,
+                                    private: s.private,
+                                    test: s.test,
+                                    x_scale: d.x_scale.unwrap_or(XScale::Variance),
+                                },
+                            }
                         }
                     }
                 }
