@@ -3,7 +3,7 @@
 use anyhow::anyhow;
 use clap::{Parser, Subcommand, ValueEnum};
 use dp_repro::data::{default_manifest_dirs, list_manifests, resolve_data_dir};
-use dp_repro::methods::registry;
+use dp_repro::methods::{registry, ParamRole};
 use dp_repro::run::{finish, run, RunOptions};
 use dp_repro::spec::{parse_file, validate, Experiment};
 use std::path::{Path, PathBuf};
@@ -466,10 +466,10 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                     println!("  blocks: {blocks}");
                 }
                 for p in m.params() {
-                    let kind = if p.structural {
-                        "structural"
-                    } else {
-                        "mechanism"
+                    let kind = match p.role {
+                        ParamRole::Structural => "structural",
+                        ParamRole::Release => "release",
+                        ParamRole::Curator => "curator",
                     };
                     let default = p
                         .default

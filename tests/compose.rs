@@ -255,11 +255,32 @@ fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
         assert_eq!(reduced.private.y[..], data.private.y[k_priv..]);
         assert_eq!(reduced.public.n(), 200);
     }
-    let comp: Composition = serde_yaml::from_str(
-        "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\n",
+    let text = "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\n";
+    // Private users' records in the clear need an explicit acknowledgement …
+    let bare: Composition = serde_yaml::from_str(text).unwrap();
+    let err = Composed::new("mix", "test", bare).unwrap_err();
+    assert!(err.contains("non_private_users: true"), "{err}");
+    let comp: Composition =
+        serde_yaml::from_str(&format!("{text}non_private_users: true\n")).unwrap();
+    let m = Composed::new("mix", "test", comp).unwrap();
+    // … which the table notes repeat.
+    assert!(
+        m.privacy_notes()[0].contains("no privacy"),
+        "{:?}",
+        m.privacy_notes()
+    );
+    // And is refused where no private record is used in the clear.
+    let public: Composition = serde_yaml::from_str(
+        &text
+            .replace("grown_on: mixture", "grown_on: public")
+            .to_string()
+            .replace(
+                "estimator: ratio\n",
+                "estimator: ratio\nnon_private_users: true\n",
+            ),
     )
     .unwrap();
-    let m = Composed::new("mix", "test", comp).unwrap();
+    assert!(Composed::new("pub", "test", public).is_err());
     assert_eq!(
         m.params().iter().map(|p| p.name).collect::<Vec<_>>(),
         vec![

@@ -5,7 +5,7 @@
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::deconv::{deconvolution_kernel, deconvolution_nw, release, Reports};
-use dp_repro::methods::{find, ParamValue, Params, RepData};
+use dp_repro::methods::{find, ParamRole, ParamValue, Params, RepData};
 use dp_repro::privacy::laplace;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -68,12 +68,12 @@ fn run(data: &RepData, h: f64, eps: f64, prepare_seed: u64, predict_seed: u64) -
 }
 
 #[test]
-fn deconv_is_a_registered_private_regression_method_with_a_mechanism_bandwidth() {
+fn deconv_is_a_registered_private_regression_method_with_a_curator_side_bandwidth() {
     let m = find("DECONV").unwrap();
     assert!(m.private());
     assert_eq!(m.tasks(), &[Task::Regression]);
-    let names: Vec<_> = m.params().iter().map(|p| (p.name, p.structural)).collect();
-    assert_eq!(names, vec![("bandwidth", false)]);
+    let names: Vec<_> = m.params().iter().map(|p| (p.name, p.role)).collect();
+    assert_eq!(names, vec![("bandwidth", ParamRole::Curator)]);
     assert!(m.params()[0].kind.check(&ParamValue::Float(0.02)).is_ok());
     assert!(m.params()[0].kind.check(&ParamValue::Float(0.0)).is_err());
 }
@@ -297,7 +297,7 @@ fn predictions_are_deterministic_for_fixed_seeds_and_do_not_depend_on_threads() 
     let data = toy(300, 20, 4, 6);
     let a = run(&data, 0.2, 1.0, 1, 2);
     assert_eq!(a, run(&data, 0.2, 1.0, 1, 2));
-    assert_ne!(a, run(&data, 0.2, 1.0, 7, 2), "another repetition stream");
+    assert_ne!(a, run(&data, 0.2, 1.0, 1, 7), "another release stream");
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -311,22 +311,19 @@ fn predictions_are_deterministic_for_fixed_seeds_and_do_not_depend_on_threads() 
 }
 
 #[test]
-fn reports_depend_on_the_repetition_and_epsilon_but_not_on_the_bandwidth() {
+fn the_same_release_stream_gives_the_same_reports_whatever_the_bandwidth() {
     // One private user: m̂(x) = Ỹ_1·K/K = Ỹ_1 whatever h (up to the rounding of the
-    // product and the quotient, 2 ulps), so equal predictions across bandwidths (and
-    // across the runner's per-bandwidth predict streams) show that the same report was
-    // used; another ε, another repetition or another user draws another report.
+    // product and the quotient, 2 ulps), so equal predictions across bandwidths show that
+    // the same report was used. The runner hands every bandwidth the same stream (the
+    // bandwidth is curator-side; tests/streams.rs); another ε or stream draws another
+    // report.
     let data = toy(1, 3, 2, 8);
     let y1 = run(&data, 0.02, 2.0, 1, 100)[0];
-    for (h, seed) in [(0.1, 101), (1.0, 102), (5.0, 103)] {
-        let p = run(&data, h, 2.0, 1, seed);
+    for h in [0.1, 1.0, 5.0] {
+        let p = run(&data, h, 2.0, 1, 100);
         let same = |v: f64| (v - y1).abs() <= 4.0 * f64::EPSILON * y1.abs();
         assert!(p.iter().all(|&v| same(v)), "h = {h}: {p:?} vs {y1}");
     }
     assert!((y1 - run(&data, 0.02, 4.0, 1, 100)[0]).abs() > 1e-6);
-    assert!((y1 - run(&data, 0.02, 2.0, 2, 100)[0]).abs() > 1e-6);
-    // Other users in the same repetition stream (a cv fold, say) release other noise.
-    let mut other = data.clone();
-    other.private.x.data[0] += 0.25;
-    assert!((y1 - run(&other, 0.02, 2.0, 1, 100)[0]).abs() > 1e-6);
+    assert!((y1 - run(&data, 0.02, 2.0, 1, 101)[0]).abs() > 1e-6);
 }

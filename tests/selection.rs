@@ -116,10 +116,12 @@ fn cv_and_private_validation_pick_per_repetition_from_their_scores() {
             );
         }
     }
-    // The oracle can only be as good as or better than any per-repetition choice, in mean.
-    let oracle = selected(&out, "selected.csv");
+    // The per-repetition oracle (the best grid point of each repetition by its own test
+    // metric) is a lower bound of any per-repetition choice, in mean. (The best *fixed*
+    // grid point is not: cv may pick the partition that is good in a given repetition.)
     for (key, cv_mean) in selected(&out, "selected-cv.csv") {
-        assert!(oracle[&key] <= cv_mean + 1e-12, "{key:?}");
+        let floor = expected(mse, mse, &key);
+        assert!(floor <= cv_mean + 1e-12, "{key:?}: {floor} > {cv_mean}");
     }
     let md = fs::read_to_string(out.join("table-t-cv.md")).unwrap();
     assert!(md.contains("cross-validation"), "{md}");

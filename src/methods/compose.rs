@@ -8,7 +8,9 @@
 //! a partition grown on private data inside a local-DP method, a cell or label released in
 //! the clear next to a private one, budget shares adding up to more than 1.
 
-use super::{predict_leaves, Method, MethodError, ParamDecl, ParamKind, Params, Prepared, RepData};
+use super::{
+    predict_leaves, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData,
+};
 use crate::data::{Matrix, Task};
 use crate::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
@@ -160,6 +162,12 @@ pub struct Composition {
     /// repetition's (randomly ordered) split (LPDT Fig. 3, lpdt.md §8.4).
     #[serde(default)]
     pub subsample: bool,
+    /// An explicit acknowledgement that the method uses some private users' records in the
+    /// clear (today: `grown_on: mixture`, whose partition set holds 1 − δ private users'
+    /// features and labels): such a method is not ε-LDP for those users. Required by
+    /// [`Composition::check`] for those blocks and stated in every table note.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub non_private_users: bool,
 }
 
 /// The YAML word of a unit enum value (`max_edge`, `public`, …).
@@ -188,6 +196,9 @@ impl fmt::Display for Composition {
         if self.subsample {
             write!(f, ", subsample of the private users")?;
         }
+        if self.non_private_users {
+            write!(f, ", uses some private users in the clear")?;
+        }
         Ok(())
     }
 }
@@ -201,7 +212,11 @@ const fn int(
 ) -> ParamDecl {
     ParamDecl {
         name,
-        structural,
+        role: if structural {
+            ParamRole::Structural
+        } else {
+            ParamRole::Release
+        },
         kind: ParamKind::Int { min },
         default,
         doc,
@@ -240,7 +255,7 @@ const MAX_DEPTH: ParamDecl = int(
 const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped, lpdt.md §7.3)");
 const DELTA: ParamDecl = ParamDecl {
     name: "delta",
-    structural: true,
+    role: ParamRole::Structural,
     kind: ParamKind::Float {
         lo: 0.0,
         hi: 1.0,
@@ -251,14 +266,14 @@ const DELTA: ParamDecl = ParamDecl {
 };
 const PRIVATE_SHARE: ParamDecl = ParamDecl {
     name: "private_share",
-    structural: true,
+    role: ParamRole::Structural,
     kind: ParamKind::Float { lo: 0.0, hi: 1.0, open: false },
     default: Some("1"),
     doc: "share delta of the private users the fit uses (the first ceil(delta*n) of the repetition's random order)",
 };
 const RHO: ParamDecl = ParamDecl {
     name: "rho",
-    structural: false,
+    role: ParamRole::Release,
     kind: ParamKind::Float {
         lo: 0.0,
         hi: 1.0,
@@ -269,21 +284,21 @@ const RHO: ParamDecl = ParamDecl {
 };
 const TAU: ParamDecl = ParamDecl {
     name: "tau",
-    structural: false,
+    role: ParamRole::Curator,
     kind: ParamKind::Float { lo: 0.0, hi: f64::INFINITY, open: false },
     default: Some("0"),
     doc: "fallback threshold: a leaf takes its public mean when its debiased count <= tau*n (lpdt.md §2.3)",
 };
 const OOD: ParamDecl = ParamDecl {
     name: "ood",
-    structural: false,
+    role: ParamRole::Curator,
     kind: ParamKind::Choice(&["zero", "route"]),
     default: Some("zero"),
     doc: "test points outside [0,1]^d: zero (paper) or route by thresholds (lpdt.md §2.4)",
 };
 const T: ParamDecl = ParamDecl {
     name: "t",
-    structural: false,
+    role: ParamRole::Curator,
     kind: ParamKind::Float {
         lo: 0.0,
         hi: f64::INFINITY,
@@ -294,14 +309,14 @@ const T: ParamDecl = ParamDecl {
 };
 const WEIGHTS: ParamDecl = ParamDecl {
     name: "weights",
-    structural: false,
+    role: ParamRole::Curator,
     kind: ParamKind::Choice(&["average", "reported_fit"]),
     default: Some("average"),
     doc: "denominator weights: average = (mu+lambda)/2 (paper's words), reported_fit = mu + lambda/2 (lpdt.md §7.4)",
 };
 const Y_CENTER: ParamDecl = ParamDecl {
     name: "y_center",
-    structural: false,
+    role: ParamRole::Release,
     kind: ParamKind::Bool,
     default: Some("false"),
     doc: "shift labels by the midpoint of the label bounds (option; the paper uses raw labels)",
@@ -338,6 +353,12 @@ impl Composition {
         }
         if p.grown_on == GrownOn::Mixture && p.rule == Rule::Histogram {
             return Err("`grown_on: mixture` needs a tree partition".into());
+        }
+        if p.grown_on == GrownOn::Mixture && !self.non_private_users {
+            return Err("`grown_on: mixture` grows the partition on 1 - delta private users' features and labels in the clear, so the method is not epsilon-LDP for those users; acknowledge it with `non_private_users: true` (table notes then say so)".into());
+        }
+        if self.non_private_users && p.grown_on != GrownOn::Mixture {
+            return Err("`non_private_users: true` acknowledges private records used in the clear, but these blocks use none (only `grown_on: mixture` does); remove it".into());
         }
         if p.grown_on == GrownOn::Private {
             return Err("a partition grown on private data inside a local-DP method is not ε-LDP as stated (the partition itself would leak private data); grow it on public data or none".into());
@@ -401,6 +422,16 @@ impl Composition {
             EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
             EstimatorBlock::AdjustedHistogram => out.extend([T, WEIGHTS, Y_CENTER]),
             EstimatorBlock::LeafMean => {}
+        }
+        out
+    }
+
+    /// Sentences for table notes on what this composition does with privacy beyond its
+    /// ε: private users used in the clear (`non_private_users`).
+    pub fn privacy_notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.non_private_users {
+            out.push("grows its partition on a mixture of public points and 1 - delta private users' records used in the clear (LPDT Sec. 4.3, distribution shift); those users get no privacy, the others epsilon-LDP".to_string());
         }
         out
     }
@@ -474,6 +505,9 @@ impl Method for Composed {
     }
     fn blocks(&self) -> Option<String> {
         Some(self.composition.to_string())
+    }
+    fn privacy_notes(&self) -> Vec<String> {
+        self.composition.privacy_notes()
     }
 
     fn prepare(

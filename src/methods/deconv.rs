@@ -26,28 +26,20 @@
 //!   (card §12 item 4).
 //!
 //! **Reports do not depend on the bandwidth.** A user releases once; the bandwidth h is the
-//! curator's choice. The runner hands [`Prepared::predict`] a stream keyed on the
-//! mechanism grid point (hence on h), so this method does *not* draw the reports from it.
-//! [`Method::prepare`] draws 256 bits from its own stream (keyed on spec seed, data set,
-//! repetition and method, not on h or ε) and hashes them with the private sample into a
-//! report seed; `predict` derives the report stream by hashing that seed with ε. The
-//! reports (X̃, Ỹ) thus depend only on (repetition, ε): every bandwidth of the grid is
-//! evaluated on the same reports, and the predict stream is unused. Hashing in the private
-//! sample gives the fits on other users that honest selection makes (cv folds,
-//! private_validation) other reports, as the runner gives those fits fresh noise.
-//! Redrawing the reports per call costs O(n·d) draws, negligible next to the
-//! O(n_test·n·d) prediction.
+//! curator's choice, declared [`ParamRole::Curator`], so the runner keys the users' noise
+//! stream on (repetition, ε) and not on h: every bandwidth of the grid is evaluated on the
+//! very same reports, redrawn from the same stream at each call. Redrawing costs O(n·d)
+//! draws, negligible next to the O(n_test·n·d) prediction.
 //!
 //! **Cost.** One prediction is O(n_test·n·d) time and O(n·d) memory (card §7.5, §10).
 
-use super::{Method, MethodError, ParamDecl, ParamKind, Params, Prepared, RepData};
+use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
 use crate::estimate::LabelBounds;
 use crate::privacy::{laplace, Budget, BudgetError};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
 /// The DECONV builtin (lpdt.md §7.5); registered as [`DECONV`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,7 +52,7 @@ pub static DECONV: Deconv = Deconv;
 /// parameter: it changes nothing the users release, so one `prepare` serves every h.
 const BANDWIDTH: ParamDecl = ParamDecl {
     name: "bandwidth",
-    structural: false,
+    role: ParamRole::Curator,
     kind: ParamKind::Float {
         lo: 0.0,
         hi: f64::INFINITY,
@@ -355,25 +347,13 @@ impl Kernel<'_> {
     }
 }
 
-/// The hash-derived stream of the reports at ε: a function of the report seed made in
-/// `prepare` (from spec seed, data set, repetition, method and the private sample) and of
-/// ε only, never of the bandwidth.
-fn report_stream(seed: &[u8; 32], epsilon: f64) -> Pcg64 {
-    let mut h = Sha256::new();
-    h.update(b"dp-repro/DECONV/reports");
-    h.update(seed);
-    h.update(epsilon.to_bits().to_le_bytes());
-    Pcg64::from_seed(h.finalize().into())
-}
-
-/// What DECONV keeps between ε and bandwidths: the private sample, the test points, the
-/// label bounds and the report seed.
+/// What DECONV keeps between ε and bandwidths: the private sample, the test points and the
+/// label bounds.
 struct PreparedDeconv {
     x: Matrix,
     y: Vec<f64>,
     test: Matrix,
     bounds: LabelBounds,
-    report_seed: [u8; 32],
 }
 
 impl Method for Deconv {
@@ -396,45 +376,29 @@ impl Method for Deconv {
         &self,
         data: &RepData,
         _structural: &Params,
-        rng: &mut Pcg64,
+        _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-        // The repetition's stream, then the private sample itself: a fit on other users of
-        // the same repetition (cv folds, private_validation) draws other reports, as the
-        // runner gives those fits fresh noise.
-        let mut drawn = [0u8; 32];
-        rng.fill(&mut drawn);
-        let mut hash = Sha256::new();
-        hash.update(b"dp-repro/DECONV/report-seed");
-        hash.update(drawn);
-        hash.update((data.private.x.n as u64).to_le_bytes());
-        hash.update((data.private.x.d as u64).to_le_bytes());
-        for v in data.private.x.data.iter().chain(&data.private.y) {
-            hash.update(v.to_bits().to_le_bytes());
-        }
-        let report_seed: [u8; 32] = hash.finalize().into();
         Ok(Some(Box::new(PreparedDeconv {
             x: data.private.x.clone(),
             y: data.private.y.clone(),
             test: data.test.x.clone(),
             bounds: data.bounds,
-            report_seed,
         })))
     }
 }
 
 impl Prepared for PreparedDeconv {
-    /// Releases the reports at ε from the report stream (not from `rng`, which is keyed on
-    /// the bandwidth; see the module documentation) and predicts with bandwidth h.
+    /// Releases the reports at ε from the users' stream `rng` (keyed on ε, not on the
+    /// bandwidth; see the module documentation) and predicts with bandwidth h.
     fn predict(
         &self,
         mechanism: &Params,
         epsilon: Option<f64>,
-        _rng: &mut Pcg64,
+        rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
         let epsilon =
             epsilon.ok_or_else(|| MethodError::Other("DECONV needs an epsilon".into()))?;
-        let mut stream = report_stream(&self.report_seed, epsilon);
-        let reports = release(&self.x, &self.y, self.bounds, epsilon, &mut stream)?;
+        let reports = release(&self.x, &self.y, self.bounds, epsilon, rng)?;
         deconvolution_nw(&reports, &self.test, mechanism.f64("bandwidth"))
     }
 }

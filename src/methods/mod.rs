@@ -10,7 +10,7 @@ pub mod deconv;
 mod params;
 
 pub use compose::{Composed, Composition};
-pub use params::{ParamDecl, ParamKind, ParamValue, Params};
+pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
 
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
@@ -72,6 +72,11 @@ pub trait Method: Send + Sync {
     /// builtin.
     fn blocks(&self) -> Option<String> {
         None
+    }
+    /// Sentences for table notes on what the method does with privacy beyond spending ε
+    /// per user, e.g. private users' records used in the clear; empty by default.
+    fn privacy_notes(&self) -> Vec<String> {
+        Vec::new()
     }
     /// Builds what does not depend on ε or mechanism parameters. `rng` is the stream of
     /// this (data set, repetition, method, structural grid point), for partitions that

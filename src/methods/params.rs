@@ -101,14 +101,30 @@ impl ParamKind {
     }
 }
 
+/// What a parameter changes, which decides where the runner applies it and which random
+/// streams it keys (DESIGN.md, "Seeds and pairing").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamRole {
+    /// Shapes the partition (depth, min_leaf, bins, …): built once per repetition and
+    /// structural grid point, reused for every ε and mechanism parameter.
+    Structural,
+    /// Changes what each private user releases (ρ, the split of ε between cell and label;
+    /// a label shift before noise): the users' noise stream is keyed on it.
+    Release,
+    /// Changes only what the curator computes from the releases (τ, t, a bandwidth, the
+    /// out-of-domain rule): grid points that differ only in such parameters score the very
+    /// same releases, so gridding them gives oracle selection no extra draws of the users'
+    /// noise.
+    Curator,
+}
+
 /// The declaration of one method parameter.
 #[derive(Debug, Clone)]
 pub struct ParamDecl {
     /// Name used in specs (the papers' terms: depth, min_leaf, rho, …).
     pub name: &'static str,
-    /// Structural parameters shape the partition, built once per repetition and reused
-    /// for every ε and mechanism parameter; the others only affect the privatization.
-    pub structural: bool,
+    /// Structural, release or curator-side (see [`ParamRole`]).
+    pub role: ParamRole,
     /// Accepted values.
     pub kind: ParamKind,
     /// The default in its YAML text form (parsed with [`ParamValue::parse`]), or None
@@ -116,6 +132,13 @@ pub struct ParamDecl {
     pub default: Option<&'static str>,
     /// One line for `dp-repro list methods`.
     pub doc: &'static str,
+}
+
+impl ParamDecl {
+    /// Whether the parameter shapes the partition ([`ParamRole::Structural`]).
+    pub fn structural(&self) -> bool {
+        self.role == ParamRole::Structural
+    }
 }
 
 /// A grid point: parameter name → value, in the method's declaration order.
@@ -173,6 +196,24 @@ impl Params {
     pub fn key(&self) -> String {
         self.0
             .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// The key of what the users release at this grid point: [`Params::key`] without the
+    /// curator-side parameters of `decls` ([`ParamRole::Curator`]). The users' noise
+    /// streams are keyed on it, so grid points that differ only in what the curator
+    /// computes share their releases.
+    pub fn release_key(&self, decls: &[ParamDecl]) -> String {
+        let curator = |k: &str| {
+            decls
+                .iter()
+                .any(|d| d.name == k && d.role == ParamRole::Curator)
+        };
+        self.0
+            .iter()
+            .filter(|(k, _)| !curator(k))
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(";")

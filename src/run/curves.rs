@@ -86,7 +86,7 @@ pub fn render_curves(
                 .method
                 .params()
                 .iter()
-                .filter(|p| p.structural)
+                .filter(|p| p.structural())
                 .map(|p| p.name)
                 .collect();
             let (s, q): (Vec<_>, Vec<_>) = full
@@ -122,13 +122,15 @@ pub fn render_curves(
                 .prepare(&on_grid, &structural, &mut ps)
                 .map_err(|e| fail(e.to_string()))?
                 .ok_or_else(|| fail("the selected grid point does not apply".into()))?;
-            let mut rng = seeds::noise_stream(
+            let mut rng = seeds::release_stream(
                 exp.spec.seed,
+                "noise",
                 &plan.name,
                 c.repetition,
-                &m.label,
-                &key,
+                m,
+                &Params::parse_key(&key),
                 &eps_text,
+                "",
             );
             let eps = m.method.private().then_some(c.epsilon);
             let pred = prepared

@@ -91,8 +91,12 @@ pub fn extra_row_tags(exp: &Experiment) -> Vec<String> {
         tags.push(format!("cv_{metric}:{}", t.cv_folds));
     }
     if exp.selection.contains(&Selection::PrivateValidation) {
-        tags.push(format!("pv_{metric}:{}", t.validation_share));
-        tags.push(format!("pv_score:{}", t.validation_share));
+        let shared = match t.validation_releases {
+            crate::spec::raw::ValidationReleases::Fresh => "",
+            crate::spec::raw::ValidationReleases::Shared => ":shared",
+        };
+        tags.push(format!("pv_{metric}:{}{shared}", t.validation_share));
+        tags.push(format!("pv_score:{}{shared}", t.validation_share));
     }
     tags
 }

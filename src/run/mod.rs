@@ -3,6 +3,7 @@
 //! structural grid point the partition is built once, then every mechanism grid point and
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.
 
+pub mod accounting;
 pub mod curves;
 pub mod keys;
 mod merge;
@@ -17,7 +18,7 @@ pub use summary::{finish, Finished, GroupKey};
 use crate::data::{lpdt_sine, random_split, Dataset, MinMax};
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, RepData};
-use crate::spec::raw::{LabelBoundsFrom, Scaling};
+use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -395,6 +396,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         "tasks_computed": summary.computed,
         "tasks_reused": summary.reused,
         "partial_bytes_cut": summary.cut_bytes,
+        "privacy": accounting::privacy_record(exp),
     });
     std::fs::write(
         &record_path,
@@ -564,7 +566,6 @@ fn run_structural_point(
         params,
         source,
     };
-    let rep_text = rep.to_string();
     let partition_stream =
         || seeds::partition_stream(exp.spec.seed, &plan.name, rep, &m.label, &structural.key());
     let prepare = |d: &RepData| {
@@ -605,15 +606,18 @@ fn run_structural_point(
             let t0 = Instant::now();
             let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
             let stream = |purpose: &str, extra: &str| {
-                seeds::stream(
+                seeds::release_stream(
                     exp.spec.seed,
-                    &[
-                        purpose, &plan.name, &rep_text, &m.label, &key, &eps_text, extra,
-                    ],
+                    purpose,
+                    &plan.name,
+                    rep,
+                    m,
+                    &params,
+                    &eps_text,
+                    extra,
                 )
             };
-            let mut rng =
-                seeds::noise_stream(exp.spec.seed, &plan.name, rep, &m.label, &key, &eps_text);
+            let mut rng = stream("noise", "");
             let pred = prepared
                 .predict(mech, eps, &mut rng)
                 .map_err(|e| err(key.clone(), e))?;
@@ -651,9 +655,17 @@ fn run_structural_point(
             if let (Some(fit), Some((pv, n_v))) = (&pv_fit, &tuning.validation) {
                 // private_validation: one fit on the training users predicts the
                 // validation users (first n_v points) and the test set (the rest).
+                // Under `validation_releases: shared` the training users split ε over
+                // the k_r releases (basic composition), so each spends ε in total.
+                let fit_eps = match exp.spec.tuning.validation_releases {
+                    ValidationReleases::Fresh => eps,
+                    ValidationReleases::Shared => {
+                        eps.map(|e| e / m.release_configurations() as f64)
+                    }
+                };
                 let mut rng = stream("pv", "");
                 let p = fit
-                    .predict(mech, eps, &mut rng)
+                    .predict(mech, fit_eps, &mut rng)
                     .map_err(|e| err(key.clone(), e))?;
                 let (p_val, p_test) = p.split_at(*n_v);
                 let (y_val, y_test) = pv.test.y.split_at(*n_v);

@@ -5,6 +5,8 @@
 //! point, ε). No clock, no global generator, no constant reused across fits; the split of
 //! repetition r depends only on (seed, data set, r), so every method is paired on it.
 
+use crate::methods::Params;
+use crate::spec::MethodPlan;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use sha2::{Digest, Sha256};
@@ -45,25 +47,34 @@ pub fn partition_stream(
     )
 }
 
-/// The stream of the users' privatization for one task: (data set, repetition, method
-/// label, full grid point, ε text — empty for a non-private method).
-pub fn noise_stream(
+/// The stream of the users' releases for one task and purpose (`noise` for the reported
+/// fit; `cv` and `pv` for the honest selection modes' fits, with `extra` naming the fold):
+/// keyed on (data set, repetition, method label, the grid point's release key, ε text —
+/// empty for a non-private method). The release key ([`Params::release_key`]) leaves out
+/// the curator-side parameters (τ, t, a bandwidth…): grid points that differ only in them
+/// score the very same releases, so gridding them hands oracle selection no extra draws
+/// of the users' noise. The runner and the curve figures both use this function.
+#[allow(clippy::too_many_arguments)]
+pub fn release_stream(
     seed: u64,
+    purpose: &str,
     dataset: &str,
     rep: usize,
-    method: &str,
-    params_key: &str,
+    method: &MethodPlan,
+    params: &Params,
     epsilon: &str,
+    extra: &str,
 ) -> Pcg64 {
     stream(
         seed,
         &[
-            "noise",
+            purpose,
             dataset,
             &rep.to_string(),
-            method,
-            params_key,
+            &method.label,
+            &params.release_key(method.method.params()),
             epsilon,
+            extra,
         ],
     )
 }

@@ -524,6 +524,8 @@ fn build_table(
     if !rn.is_empty() {
         notes.push(rn);
     }
+    let shown: Vec<&str> = t.methods.iter().map(String::as_str).collect();
+    notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
     for s in &exp.spec.skip {
         if t.methods.contains(&s.method) || t.non_private.contains(&s.method) {
             notes.push(format!(

@@ -243,6 +243,25 @@ pub struct Tuning {
     /// `private_validation` (default 0.2).
     #[serde(default = "default_validation_share")]
     pub validation_share: f64,
+    /// How the training users of `private_validation` release for the k_r grid points
+    /// whose releases differ: `fresh` (default, the paper's protocol: a fresh release per
+    /// such grid point, k_r·ε in total) or `shared` (each training user spends ε once:
+    /// ε/k_r per release, basic composition). Grid points that differ only in curator-side
+    /// parameters share one release in both modes.
+    #[serde(default)]
+    pub validation_releases: ValidationReleases,
+}
+
+/// How private validation's training users release across grid points.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationReleases {
+    /// A fresh ε-release per grid point whose release differs (LPDT App. D.2 as stated):
+    /// the training users spend k_r·ε in total.
+    #[default]
+    Fresh,
+    /// One budget ε per training user, shared by the k_r releases (ε/k_r each).
+    Shared,
 }
 
 fn default_folds() -> usize {
@@ -258,6 +277,7 @@ impl Default for Tuning {
         Tuning {
             cv_folds: default_folds(),
             validation_share: default_validation_share(),
+            validation_releases: ValidationReleases::default(),
         }
     }
 }

@@ -97,6 +97,22 @@ pub struct MethodPlan {
     pub skip: BTreeSet<String>,
 }
 
+impl MethodPlan {
+    /// k_r: the number of grid points whose users' releases differ (structural points ×
+    /// distinct release keys of the mechanism points; curator-side parameters do not
+    /// count, see [`crate::methods::ParamRole`]). A user who releases for every grid point
+    /// at budget ε spends k_r·ε.
+    pub fn release_configurations(&self) -> usize {
+        let decls = self.method.params();
+        let distinct: BTreeSet<String> = self
+            .mechanism
+            .iter()
+            .map(|q| q.release_key(decls))
+            .collect();
+        self.structural.len() * distinct.len().max(1)
+    }
+}
+
 /// A validated spec.
 #[derive(Clone)]
 pub struct Experiment {
@@ -507,7 +523,7 @@ pub fn validate(
                     )
                 })?;
             }
-            let target = if decl.structural {
+            let target = if decl.structural() {
                 &mut structural
             } else {
                 &mut mechanism
