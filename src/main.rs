@@ -204,11 +204,14 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
             let (to, origin) = resolve_data_dir_with_origin(to.as_deref()).ok_or_else(|| {
                 bad_input(anyhow!("no target folder: pass --to DIR (there is no home folder for the per-user default)"))
             })?;
+            let origin = match origin {
+                dp_repro::data::DataDirOrigin::Cli => "--to",
+                other => other.describe(),
+            };
             println!(
-                "fetching {} data sets into {} ({}) from {base_url}",
+                "fetching {} data sets into {} ({origin}) from {base_url}",
                 selected.len(),
                 to.display(),
-                origin.describe()
             );
             let opts = FetchOptions {
                 to: to.clone(),
