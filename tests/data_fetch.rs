@@ -23,12 +23,14 @@ enum Reply {
     CutAfter(Vec<u8>, usize),
 }
 
+/// (path, Range header) of every request, in order.
+type Log = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 /// A tiny HTTP/1.1 server on 127.0.0.1: one thread, one request per connection.
 struct Server {
     base: String,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
-    /// (path, Range header) of every request, in order.
-    log: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    log: Log,
 }
 
 impl Server {
@@ -36,7 +38,7 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
-        let log: Arc<Mutex<Vec<(String, Option<String>)>>> = Arc::default();
+        let log: Log = Arc::default();
         let (r, l) = (routes.clone(), log.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {

@@ -10,6 +10,10 @@
 //! renamed to the final name, so a folder never holds an unverified file under a data
 //! file's name.
 
+// FetchError carries the names, URLs and checksums its messages need; it is returned once
+// per file download, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -91,6 +91,12 @@ pub fn load_datasets(
     Ok(load_datasets_counted(exp, data_dir)?.0)
 }
 
+/// Rows dropped for missing values, by data-set name.
+pub type DroppedRows = BTreeMap<String, usize>;
+
+/// Each data set of an experiment as loaded (None for synthetic ones), in spec order.
+pub type LoadedDatasets = Vec<Option<Arc<Dataset>>>;
+
 /// [`load_datasets`], with the number of rows each data set under `missing: drop_rows`
 /// dropped for missing values, by data-set name (run.json's `dropped_rows`; data sets
 /// under the default `missing: error` drop nothing and are not listed).
@@ -100,7 +106,7 @@ pub fn load_datasets(
 pub fn load_datasets_counted(
     exp: &Experiment,
     data_dir: Option<&Path>,
-) -> Result<(Vec<Option<Arc<Dataset>>>, BTreeMap<String, usize>), RunError> {
+) -> Result<(LoadedDatasets, DroppedRows), RunError> {
     let mut dropped = BTreeMap::new();
     let mut data = Vec::with_capacity(exp.datasets.len());
     for p in &exp.datasets {
