@@ -2,28 +2,21 @@
 //! count independence, and every kind of bad input (exit code 2 and a message naming what
 //! is wrong and where).
 
+mod common;
+
 use assert_cmd::Command;
+use common::root;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn shared_data() -> Option<PathBuf> {
-    let p = root().join("../shared/datasets");
-    if p.join("airfoil.csv").exists() {
-        Some(p)
-    } else {
-        eprintln!("skipped: ../shared/datasets not present");
-        None
-    }
-}
-
+/// The binary, run from the repository root with no data folder of its own (no
+/// DP_REPRO_DATA, an empty per-user folder): the real-data tests pass --data-dir.
 fn cmd() -> Command {
     let mut c = Command::cargo_bin("dp-repro").unwrap();
-    c.current_dir(root()).env_remove("DP_REPRO_DATA");
+    c.current_dir(root())
+        .env_remove("DP_REPRO_DATA")
+        .envs(common::no_user_data());
     c
 }
 
@@ -69,7 +62,9 @@ fn number(cell: &str) -> f64 {
 
 #[test]
 fn real_data_run_renders_a_table_with_consistent_marks() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = common::real_data(&["airfoil.csv", "concrete.csv"]) else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let (code, stdout, stderr) = run(&[
@@ -365,18 +360,26 @@ fn a_missing_data_file_names_path_checksum_and_env() {
     let empty = tmp.path().join("nodata");
     fs::create_dir(&empty).unwrap();
     expect_airfoil_data_error(&spec, &empty);
-    // No data folder at all.
+    // No --data-dir and no DP_REPRO_DATA: the (empty) per-user data folder is searched,
+    // and the message says how to point elsewhere or fetch the file there.
     let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(
-        stderr.contains("DP_REPRO_DATA") && stderr.contains("--data-dir"),
-        "{stderr}"
-    );
+    let user_dir = common::no_user_data()[0].1.join("dp-repro");
+    for part in [
+        "DP_REPRO_DATA",
+        "--data-dir",
+        "dp-repro data fetch airfoil",
+        &user_dir.join("airfoil.csv").display().to_string(),
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
 }
 
 #[test]
 fn an_altered_data_file_fails_its_checksum() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = common::real_data(&["airfoil.csv"]) else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), "spec.yaml", AIRFOIL_SPEC);
     let dir = tmp.path().join("data");

@@ -1,6 +1,9 @@
 //! Data-set manifests and loaders: every manifest in `datasets/` loads, its data file in
-//! `../shared/datasets` passes the sha256 and shape checks and agrees with that folder's
-//! MANIFEST.csv; and the loaders' errors name the file, line, column and what is valid.
+//! the data folder (`DP_REPRO_DATA`, see `tests/common`) passes the sha256 and shape checks
+//! and agrees with the shared MANIFEST.csv; and the loaders' errors name the file, line,
+//! column and what is valid.
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -8,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use dp_repro::data::{
     default_manifest_dirs, find_manifest, list_manifests, load_csv, load_manifest,
-    load_manifest_dataset, resolve_data_dir, DataError, Manifest, Task,
+    load_manifest_dataset, DataError, Manifest, MissingPolicy, Task,
 };
 
 /// The 14 LPDT Table 4 data sets and their abbreviations.
@@ -33,10 +36,6 @@ fn manifest_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets")
 }
 
-fn shared_data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets")
-}
-
 fn all_manifests() -> Vec<Manifest> {
     list_manifests(&[manifest_dir()]).expect("every manifest in datasets/ parses")
 }
@@ -52,7 +51,7 @@ fn every_lpdt_table4_manifest_is_present_and_consistent() {
         let m = find_manifest(name, &[manifest_dir()]).unwrap();
         assert_eq!(m.file, format!("{name}.csv"));
         assert_eq!(m.task, Task::Regression);
-        let paper = m.paper.as_ref().expect("LPDT manifests cite the paper");
+        let paper = m.paper.first().expect("LPDT manifests cite the paper");
         assert_eq!(paper.table, "LPDT Table 4");
         assert_eq!(paper.abbreviation, abbr);
         let note = m.note.as_deref().unwrap_or("");
@@ -73,12 +72,9 @@ fn every_lpdt_table4_manifest_is_present_and_consistent() {
 
 #[test]
 fn paper_columns_match_reported_table4() {
-    let reported =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reported/lpdt_table4_datasets.csv");
-    if !reported.exists() {
-        eprintln!("note: {} absent; skipping", reported.display());
+    let Some(reported) = common::shared_file("reported/lpdt_table4_datasets.csv") else {
         return;
-    }
+    };
     let mut rdr = csv::Reader::from_path(&reported).unwrap();
     let table: BTreeMap<String, (usize, usize)> = rdr
         .records()
@@ -92,22 +88,17 @@ fn paper_columns_match_reported_table4() {
         .collect();
     for (name, abbr) in LPDT {
         let m = find_manifest(name, &[manifest_dir()]).unwrap();
-        let p = m.paper.unwrap();
+        let p = &m.paper[0];
         assert_eq!((p.n, p.d), table[abbr], "{name} ({abbr})");
     }
 }
 
 #[test]
-fn data_files_pass_sha256_and_shape_and_match_shared_manifest() {
-    let data = shared_data_dir();
-    if !data.is_dir() {
-        eprintln!(
-            "note: {} absent; skipping the real-data checks",
-            data.display()
-        );
+fn manifests_match_the_shared_manifest_csv() {
+    let Some(manifest_csv) = common::shared_file("datasets/MANIFEST.csv") else {
         return;
-    }
-    let mut rdr = csv::Reader::from_path(data.join("MANIFEST.csv")).unwrap();
+    };
+    let mut rdr = csv::Reader::from_path(manifest_csv).unwrap();
     let headers = rdr.headers().unwrap().clone();
     let col = |h: &str| headers.iter().position(|c| c == h).unwrap();
     let rows: BTreeMap<String, csv::StringRecord> = rdr
@@ -138,17 +129,30 @@ fn data_files_pass_sha256_and_shape_and_match_shared_manifest() {
         assert_eq!(m.source.repository, &row[col("source_repo")], "{}", m.name);
         assert_eq!(m.source.commit, &row[col("source_commit")], "{}", m.name);
         assert_eq!(m.source.path, &row[col("source_path")], "{}", m.name);
-        if let Some(p) = &m.paper {
+        if let Some(p) = m.paper.first() {
             assert_eq!(p.n.to_string(), &row[col("paper_n")], "{}", m.name);
             assert_eq!(p.d.to_string(), &row[col("paper_d")], "{}", m.name);
         }
+    }
+}
 
-        let ds =
+#[test]
+fn data_files_pass_sha256_and_shape() {
+    let all = all_manifests();
+    let files: Vec<&str> = all.iter().map(|m| m.file.as_str()).collect();
+    let Some(data) = common::real_data(&files) else {
+        return;
+    };
+    for m in &all {
+        let loaded =
             load_manifest_dataset(m, Some(&data)).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+        let ds = &loaded.dataset;
         assert_eq!(ds.name, m.name);
-        assert_eq!((ds.n(), ds.d()), (num("n_rows"), num("n_features")));
+        assert_eq!(loaded.dropped_rows, 0, "{}", m.name);
+        assert_eq!((ds.n(), ds.d()), (m.n_rows, m.n_features));
         assert_eq!(ds.x.data.len(), ds.n() * ds.d());
         assert!(ds.y.iter().all(|v| v.is_finite()), "{}", m.name);
+        assert!(ds.x.data.iter().all(|v| v.is_finite()), "{}", m.name);
     }
 }
 
@@ -172,7 +176,7 @@ fn toy() -> (tempfile::TempDir, Manifest) {
 #[test]
 fn toy_manifest_loads() {
     let (dir, m) = toy();
-    let ds = load_manifest_dataset(&m, Some(dir.path())).unwrap();
+    let ds = load_manifest_dataset(&m, Some(dir.path())).unwrap().dataset;
     assert_eq!(ds.y, vec![1.5, 2.5, 3.5]);
     assert_eq!(ds.x.row(2), &[6.0, 7.0]);
 }
@@ -182,7 +186,15 @@ fn non_numeric_cell_names_file_row_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.csv");
     fs::write(&path, "y,alpha,beta\n1,2,3\n4, \"oops\" ,6\n").unwrap();
-    let err = load_csv(&path, "bad", 0, true, Task::Regression).unwrap_err();
+    let err = load_csv(
+        &path,
+        "bad",
+        0,
+        true,
+        Task::Regression,
+        MissingPolicy::Error,
+    )
+    .unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains(&path.display().to_string()), "{msg}");
     assert!(msg.contains("line 3"), "{msg}");
@@ -199,9 +211,16 @@ fn non_numeric_cell_names_file_row_and_column() {
 
     // Without a header: line numbers count from the first line, no column name.
     fs::write(&path, "1,2\n3,x\n").unwrap();
-    let msg = load_csv(&path, "bad", 0, false, Task::Regression)
-        .unwrap_err()
-        .to_string();
+    let msg = load_csv(
+        &path,
+        "bad",
+        0,
+        false,
+        Task::Regression,
+        MissingPolicy::Error,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(msg.contains("line 2, column 1:"), "{msg}");
 }
 
@@ -210,12 +229,19 @@ fn ragged_rows_and_bad_class_labels_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
     fs::write(&path, "1,2,3\n4,5\n").unwrap();
-    let err = load_csv(&path, "r", 0, false, Task::Regression).unwrap_err();
+    let err = load_csv(&path, "r", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
     assert!(matches!(err, DataError::Ragged { row: 2, .. }), "{err}");
     fs::write(&path, "0,1\n1,1\n2.5,1\n").unwrap();
-    let msg = load_csv(&path, "r", 0, false, Task::Classification)
-        .unwrap_err()
-        .to_string();
+    let msg = load_csv(
+        &path,
+        "r",
+        0,
+        false,
+        Task::Classification,
+        MissingPolicy::Error,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(msg.contains("line 3") && msg.contains("integers"), "{msg}");
 }
 
@@ -324,23 +350,6 @@ fn unknown_data_set_lists_valid_names() {
         assert!(msg.contains(name), "{msg}");
     }
     assert!(msg.contains("abalon"), "{msg}");
-}
-
-#[test]
-fn data_dir_from_cli_then_env() {
-    assert_eq!(
-        resolve_data_dir(Some(Path::new("/cli"))),
-        Some(PathBuf::from("/cli"))
-    );
-    // Only this test reads or writes DP_REPRO_DATA in this test binary.
-    std::env::set_var("DP_REPRO_DATA", "/from-env");
-    assert_eq!(
-        resolve_data_dir(Some(Path::new("/cli"))),
-        Some(PathBuf::from("/cli"))
-    );
-    assert_eq!(resolve_data_dir(None), Some(PathBuf::from("/from-env")));
-    std::env::remove_var("DP_REPRO_DATA");
-    assert_eq!(resolve_data_dir(None), None);
 }
 
 #[test]

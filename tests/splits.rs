@@ -1,13 +1,14 @@
 //! Splits and scaling of a repetition (lpdt.md §8.3): the same split for every method of
 //! a repetition, different splits across repetitions, and the two scaling options.
 
+mod common;
+
 use dp_repro::run::{load_datasets, repetition_data};
 use dp_repro::spec::{parse_str, validate};
 use std::path::{Path, PathBuf};
 
 fn data_dir() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets");
-    p.join("concrete.csv").exists().then_some(p)
+    common::real_data(&["concrete.csv"])
 }
 
 fn experiment(scaling: &str) -> dp_repro::spec::Experiment {

@@ -419,15 +419,15 @@ pub fn read_tests(path: &Path) -> Result<Vec<TestRow>, CheckError> {
 
 /// The map from the papers' data-set abbreviations (`paper.abbreviation` of the
 /// manifests, e.g. `ABA`) to manifest names (`abalone`), as [`compare_reported`] takes it.
-/// Manifests without a `paper` section are skipped.
+/// Every paper a manifest lists counts; manifests without a `paper` section are skipped.
 pub fn abbreviation_map<'a>(
     manifests: impl IntoIterator<Item = &'a crate::data::manifest::Manifest>,
 ) -> HashMap<String, String> {
     manifests
         .into_iter()
-        .filter_map(|m| {
+        .flat_map(|m| {
             m.paper
-                .as_ref()
+                .iter()
                 .map(|p| (p.abbreviation.clone(), m.name.clone()))
         })
         .collect()

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use super::missing::MissingKind;
+
 /// Name of the environment variable holding the folder of data files (`--data-dir`
 /// takes precedence over it).
 pub const DATA_DIR_ENV: &str = "DP_REPRO_DATA";
@@ -60,6 +62,15 @@ fn dirs(list: &[PathBuf]) -> String {
     }
 }
 
+/// Describes a missing cell for [`DataError::MissingValue`].
+fn missing_what(kind: &MissingKind, value: &str) -> String {
+    match kind {
+        MissingKind::Empty => "empty cell (a missing value)".to_string(),
+        MissingKind::Marker => format!("{value:?} marks a missing value"),
+        MissingKind::NotFinite => format!("{value:?} is not a finite number"),
+    }
+}
+
 /// Everything that can go wrong while finding a manifest, checking a data file and
 /// loading it into a [`Dataset`](crate::data::Dataset).
 #[derive(Debug, Error)]
@@ -79,8 +90,9 @@ pub enum DataError {
     #[error(
         "{}{}: invalid data-set manifest: {message} (valid fields: name, file, task \
          (regression|classification), label_column, has_header, sha256, n_rows, n_features, \
-         source {{repository, commit, path}}, paper {{table, abbreviation, n, d}} (optional), \
-         note (optional))",
+         source {{repository, commit, path}}, missing (error|drop_rows, optional), fetch \
+         {{convert: [crlf_to_lf]}} or {{manual: \"instructions\"}} (optional), paper {{table, \
+         abbreviation, n, d}} or a list of them (optional), note (optional))",
         path.display(),
         line_col(line, column)
     )]
@@ -121,10 +133,12 @@ pub enum DataError {
         valid: Vec<String>,
     },
 
-    /// No folder of data files was given.
+    /// No folder of data files was given, and there is no per-user data folder (no home
+    /// folder).
     #[error(
         "no data folder for data set `{name}` (file {file}): pass --data-dir DIR or set \
-         {DATA_DIR_ENV}=DIR to the folder holding the data files"
+         {DATA_DIR_ENV}=DIR to the folder holding the data files (`dp-repro data fetch --to \
+         DIR` downloads them)"
     )]
     NoDataDir {
         /// The data set's name.
@@ -136,9 +150,12 @@ pub enum DataError {
     /// The data file named by a manifest does not exist.
     #[error(
         "data file {} for data set `{name}` not found (expected sha256 {expected_sha256}); \
-         pass --data-dir DIR or set {DATA_DIR_ENV}=DIR to the folder holding {}",
+         pass --data-dir DIR or set {DATA_DIR_ENV}=DIR to the folder holding {}, or download \
+         it into {} with `dp-repro data fetch {name} --to {}`",
         path.display(),
-        path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        path.parent().map(|p| p.display().to_string()).unwrap_or_default(),
+        path.parent().map(|p| p.display().to_string()).unwrap_or_default()
     )]
     MissingFile {
         /// The data set's name.
@@ -165,10 +182,11 @@ pub enum DataError {
         actual: String,
     },
 
-    /// A cell is empty or not a number. `row` is the 1-based line number in the file.
+    /// A cell is text that is neither a number nor a missing value. `row` is the 1-based
+    /// line number in the file.
     #[error(
         "{}: line {row}, {column}: {value:?} is not a number (every cell must parse as a \
-         decimal number such as 1, -0.5 or 2.3e-4; empty cells are not allowed)",
+         decimal number such as 1, -0.5 or 2.3e-4)",
         path.display()
     )]
     NonNumeric {
@@ -180,6 +198,42 @@ pub enum DataError {
         column: ColumnRef,
         /// The offending cell, as read.
         value: String,
+    },
+
+    /// A cell is missing — empty, a marker (`?`, `NA`) or not finite (NaN, inf) — and the
+    /// data set's `missing` policy is `error`. `row` is the 1-based line number in the file.
+    #[error(
+        "{}: line {row}, {column}: {}; every cell must be a finite number. To drop the rows \
+         that have a missing value (an empty cell, NaN, inf, `?` or `NA`) and count them in \
+         run.json, add `missing: drop_rows` to the data set (its manifest in datasets/ or its \
+         entry in the spec)",
+        path.display(),
+        missing_what(kind, value)
+    )]
+    MissingValue {
+        /// The data file.
+        path: PathBuf,
+        /// 1-based line number in the file.
+        row: u64,
+        /// The column (0-based index, and header name if any).
+        column: ColumnRef,
+        /// Why the cell is missing.
+        kind: MissingKind,
+        /// The offending cell, as read.
+        value: String,
+    },
+
+    /// Under `missing: drop_rows`, every data row had a missing value.
+    #[error(
+        "{}: all {rows} data rows have a missing value, so `missing: drop_rows` leaves none \
+         (a data set needs at least one complete row)",
+        path.display()
+    )]
+    AllRowsDropped {
+        /// The data file.
+        path: PathBuf,
+        /// Number of data rows in the file.
+        rows: usize,
     },
 
     /// A row has a different number of cells from the first row.
@@ -250,7 +304,8 @@ pub enum DataError {
         message: String,
     },
 
-    /// The loaded data do not have the shape the manifest declares.
+    /// The loaded data do not have the shape the manifest declares (`n_rows` counts the
+    /// data rows in the file, rows dropped for missing values included).
     #[error(
         "{}: data set `{name}` has {field} = {found}, but its manifest says {expected}; the \
          file or the manifest's `{field}` is wrong",

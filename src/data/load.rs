@@ -9,18 +9,57 @@ use sha2::{Digest, Sha256};
 
 use super::error::{ColumnRef, DataError, DATA_DIR_ENV};
 use super::manifest::Manifest;
+use super::missing::{classify, Cell, MissingPolicy};
 use super::{Dataset, Matrix, Task};
 
-/// The folder of data files: the `--data-dir` value if given, else the environment
-/// variable `DP_REPRO_DATA` if set and non-empty, else `None`.
-pub fn resolve_data_dir(cli: Option<&Path>) -> Option<PathBuf> {
+/// Where the data folder of [`resolve_data_dir_with_origin`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataDirOrigin {
+    /// The `--data-dir` option.
+    Cli,
+    /// The environment variable `DP_REPRO_DATA`.
+    Env,
+    /// The per-user data folder ([`user_data_dir`]).
+    User,
+}
+
+impl DataDirOrigin {
+    /// How the origin is named in messages: `--data-dir`, `DP_REPRO_DATA`, `per-user default`.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            DataDirOrigin::Cli => "--data-dir",
+            DataDirOrigin::Env => DATA_DIR_ENV,
+            DataDirOrigin::User => "per-user default",
+        }
+    }
+}
+
+/// The per-user data folder, where `dp-repro data fetch` downloads by default: on Linux
+/// `$XDG_DATA_HOME/dp-repro`, else `$HOME/.local/share/dp-repro`; on macOS
+/// `~/Library/Application Support/dp-repro`; on Windows `%APPDATA%\dp-repro\data`
+/// (the `directories` crate). None when the home folder cannot be determined.
+pub fn user_data_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "dp-repro").map(|p| p.data_dir().to_path_buf())
+}
+
+/// The folder of data files and where it came from: the `--data-dir` value if given, else
+/// the environment variable `DP_REPRO_DATA` if set and non-empty, else the per-user data
+/// folder ([`user_data_dir`], which need not exist), else `None`.
+pub fn resolve_data_dir_with_origin(cli: Option<&Path>) -> Option<(PathBuf, DataDirOrigin)> {
     if let Some(dir) = cli {
-        return Some(dir.to_path_buf());
+        return Some((dir.to_path_buf(), DataDirOrigin::Cli));
     }
     match std::env::var_os(DATA_DIR_ENV) {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ => None,
+        Some(v) if !v.is_empty() => Some((PathBuf::from(v), DataDirOrigin::Env)),
+        _ => user_data_dir().map(|d| (d, DataDirOrigin::User)),
     }
+}
+
+/// The folder of data files: the `--data-dir` value if given, else the environment
+/// variable `DP_REPRO_DATA` if set and non-empty, else the per-user data folder
+/// ([`user_data_dir`]), else `None` (no home folder).
+pub fn resolve_data_dir(cli: Option<&Path>) -> Option<PathBuf> {
+    resolve_data_dir_with_origin(cli).map(|(d, _)| d)
 }
 
 /// sha256 of a file's bytes as 64 lowercase hex digits, read in 1 MiB chunks (the file is
@@ -45,11 +84,17 @@ pub fn sha256_file(path: &Path) -> Result<String, DataError> {
         };
         hasher.update(&buf[..k]);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
+}
+
+/// sha256 of `bytes` as 64 lowercase hex digits.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex digits of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Trims whitespace, then one pair of surrounding quotes (`"` or `'`), then whitespace
@@ -64,28 +109,43 @@ fn clean_cell(raw: &str) -> &str {
     s.trim()
 }
 
+/// A data set as loaded from its file, with the number of rows dropped for missing values.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The complete rows.
+    pub dataset: Dataset,
+    /// Data rows of the file left out because they had a missing cell (always 0 under
+    /// [`MissingPolicy::Error`]).
+    pub dropped_rows: usize,
+}
+
 /// Loads a numeric CSV file into a [`Dataset`]: n rows, the label in column
 /// `label_column` (0-based), the other columns, in file order, as the n×d features.
 ///
 /// Every cell is parsed as `f64` after trimming whitespace and surrounding quotes (so
-/// `" 2.2e+01"` is 22); Rust's `f64` syntax is accepted, including `NaN` and `inf`.
-/// With `has_header` the first line is read as column names, which then appear in
-/// errors. Empty lines are skipped. For [`Task::Classification`] labels must be integers
-/// ≥ 0 (`1` or `1.0`).
+/// `" 2.2e+01"` is 22). A cell that is empty, a marker `?` or `NA`, or not a finite number
+/// (`NaN`, `inf`) is *missing* (see [`super::missing`]): under [`MissingPolicy::Error`] it is
+/// an error, under [`MissingPolicy::DropRows`] its row is left out and counted in
+/// [`Loaded::dropped_rows`]. With `has_header` the first line is read as column names,
+/// which then appear in errors. Empty lines are skipped. For [`Task::Classification`]
+/// labels must be integers ≥ 0 (`1` or `1.0`).
 ///
 /// # Errors
-/// [`DataError::NonNumeric`] for an empty or non-numeric cell (1-based line number in the
+/// [`DataError::MissingValue`] for a missing cell under [`MissingPolicy::Error`] and
+/// [`DataError::NonNumeric`] for any other non-numeric cell (1-based line number in the
 /// file, 0-based column and header name); [`DataError::Ragged`] for a row whose number of
 /// cells differs from the first row's; [`DataError::BadClassLabel`];
-/// [`DataError::LabelColumnOutOfRange`]; [`DataError::Empty`] if there are no data rows;
-/// [`DataError::Io`] and [`DataError::Csv`] for unreadable or malformed files.
+/// [`DataError::LabelColumnOutOfRange`]; [`DataError::Empty`] if there are no data rows,
+/// [`DataError::AllRowsDropped`] if every row was dropped; [`DataError::Io`] and
+/// [`DataError::Csv`] for unreadable or malformed files.
 pub fn load_csv(
     path: &Path,
     name: &str,
     label_column: usize,
     has_header: bool,
     task: Task,
-) -> Result<Dataset, DataError> {
+    missing: MissingPolicy,
+) -> Result<Loaded, DataError> {
     let file = File::open(path).map_err(|source| DataError::Io {
         path: path.to_path_buf(),
         source,
@@ -128,6 +188,8 @@ pub fn load_csv(
     let mut n_columns = header.as_ref().map(|h| h.len());
     let mut x: Vec<f64> = Vec::new();
     let mut y: Vec<f64> = Vec::new();
+    let mut dropped_rows = 0;
+    let mut row_values: Vec<f64> = Vec::new();
     let mut record = csv::ByteRecord::new();
     while reader.read_byte_record(&mut record).map_err(csv_err)? {
         let row = record.position().map_or(0, |p| p.line());
@@ -147,12 +209,26 @@ pub fn load_csv(
                 found: record.len(),
             });
         }
+        row_values.clear();
+        let mut row_missing = false;
         for (k, raw) in record.iter().enumerate() {
             let text = String::from_utf8_lossy(raw);
-            let cell = clean_cell(&text);
-            let v: f64 = match cell.parse() {
-                Ok(v) if !cell.is_empty() => v,
-                _ => {
+            match classify(clean_cell(&text)) {
+                Cell::Number(v) => row_values.push(v),
+                Cell::Missing(kind) => {
+                    if missing == MissingPolicy::Error {
+                        return Err(DataError::MissingValue {
+                            path: path.to_path_buf(),
+                            row,
+                            column: column(k),
+                            kind,
+                            value: text.into_owned(),
+                        });
+                    }
+                    row_missing = true;
+                    row_values.push(f64::NAN);
+                }
+                Cell::Text => {
                     return Err(DataError::NonNumeric {
                         path: path.to_path_buf(),
                         row,
@@ -160,50 +236,66 @@ pub fn load_csv(
                         value: text.into_owned(),
                     })
                 }
-            };
-            if k == label_column {
-                let valid_class = v.is_finite() && v >= 0.0 && v.fract() == 0.0;
-                if task == Task::Classification && !valid_class {
-                    return Err(DataError::BadClassLabel {
-                        path: path.to_path_buf(),
-                        row,
-                        column: column(k),
-                        value: text.into_owned(),
-                    });
-                }
-                y.push(v);
-            } else {
+            }
+        }
+        if row_missing {
+            dropped_rows += 1;
+            continue;
+        }
+        let label = row_values[label_column];
+        let valid_class = label >= 0.0 && label.fract() == 0.0;
+        if task == Task::Classification && !valid_class {
+            return Err(DataError::BadClassLabel {
+                path: path.to_path_buf(),
+                row,
+                column: column(label_column),
+                value: String::from_utf8_lossy(&record[label_column]).into_owned(),
+            });
+        }
+        y.push(label);
+        for (k, &v) in row_values.iter().enumerate() {
+            if k != label_column {
                 x.push(v);
             }
         }
     }
     let n = y.len();
+    if n == 0 && dropped_rows > 0 {
+        return Err(DataError::AllRowsDropped {
+            path: path.to_path_buf(),
+            rows: dropped_rows,
+        });
+    }
     if n == 0 {
         return Err(DataError::Empty {
             path: path.to_path_buf(),
         });
     }
     let d = n_columns.unwrap_or(1) - 1;
-    Ok(Dataset {
-        name: name.to_string(),
-        x: Matrix::new(n, d, x),
-        y,
-        task,
+    Ok(Loaded {
+        dataset: Dataset {
+            name: name.to_string(),
+            x: Matrix::new(n, d, x),
+            y,
+            task,
+        },
+        dropped_rows,
     })
 }
 
 /// Loads the data set a manifest describes from `data_dir`: checks that the file exists,
-/// that its sha256 equals the manifest's, parses it with [`load_csv`] and checks that it
-/// has `n_rows` rows and `n_features` features.
+/// that its sha256 equals the manifest's, parses it with [`load_csv`] under the manifest's
+/// `missing` policy and checks that it has `n_rows` data rows — counted in the file, so
+/// rows dropped for missing values included — and `n_features` features.
 ///
 /// `data_dir` is normally [`resolve_data_dir`]'s result.
 ///
 /// # Errors
 /// [`DataError::NoDataDir`] if `data_dir` is `None`; [`DataError::MissingFile`] (full
-/// path, expected sha256, `DP_REPRO_DATA`); [`DataError::ChecksumMismatch`] (path,
-/// expected and actual sha256, `DP_REPRO_DATA`); [`DataError::ShapeMismatch`]; and the
-/// errors of [`load_csv`].
-pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Dataset, DataError> {
+/// path, expected sha256, `DP_REPRO_DATA`, `dp-repro data fetch`);
+/// [`DataError::ChecksumMismatch`] (path, expected and actual sha256, `DP_REPRO_DATA`);
+/// [`DataError::ShapeMismatch`]; and the errors of [`load_csv`].
+pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Loaded, DataError> {
     let dir = data_dir.ok_or_else(|| DataError::NoDataDir {
         name: m.name.clone(),
         file: m.file.clone(),
@@ -224,10 +316,17 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Da
             actual,
         });
     }
-    let ds = load_csv(&path, &m.name, m.label_column, m.has_header, m.task)?;
+    let loaded = load_csv(
+        &path,
+        &m.name,
+        m.label_column,
+        m.has_header,
+        m.task,
+        m.missing,
+    )?;
     for (field, expected, found) in [
-        ("n_rows", m.n_rows, ds.n()),
-        ("n_features", m.n_features, ds.d()),
+        ("n_rows", m.n_rows, loaded.dataset.n() + loaded.dropped_rows),
+        ("n_features", m.n_features, loaded.dataset.d()),
     ] {
         if expected != found {
             return Err(DataError::ShapeMismatch {
@@ -239,12 +338,13 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Da
             });
         }
     }
-    Ok(ds)
+    Ok(loaded)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::missing::MissingKind;
     use std::fs;
 
     fn csv_file(text: &str) -> (tempfile::TempDir, PathBuf) {
@@ -264,7 +364,9 @@ mod tests {
     #[test]
     fn label_column_is_split_off() {
         let (_d, p) = csv_file("h0,h1,h2\n1, 2 ,\"3\"\n4,5,6\n");
-        let ds = load_csv(&p, "t", 1, true, Task::Regression).unwrap();
+        let ds = load_csv(&p, "t", 1, true, Task::Regression, MissingPolicy::Error)
+            .unwrap()
+            .dataset;
         assert_eq!((ds.n(), ds.d()), (2, 2));
         assert_eq!(ds.y, vec![2.0, 5.0]);
         assert_eq!(ds.x.data, vec![1.0, 3.0, 4.0, 6.0]);
@@ -272,23 +374,83 @@ mod tests {
     }
 
     #[test]
-    fn empty_cell_is_non_numeric_with_header_name() {
+    fn empty_cell_is_a_missing_value_with_header_name() {
         let (_d, p) = csv_file("a,b\n1,2\n3,\n");
-        let err = load_csv(&p, "t", 0, true, Task::Regression).unwrap_err();
+        let err = load_csv(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap_err();
         match &err {
-            DataError::NonNumeric { row, column, .. } => {
+            DataError::MissingValue {
+                row, column, kind, ..
+            } => {
                 assert_eq!(*row, 3);
                 assert_eq!(column.index, 1);
                 assert_eq!(column.name.as_deref(), Some("b"));
+                assert_eq!(*kind, MissingKind::Empty);
             }
             other => panic!("unexpected {other:?}"),
         }
+        let msg = err.to_string();
+        assert!(
+            msg.contains("line 3, column 1 (\"b\"): empty cell")
+                && msg.contains("missing: drop_rows"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn nan_inf_and_markers_are_missing_values() {
+        for (cell, kind, what) in [
+            (
+                "NaN",
+                MissingKind::NotFinite,
+                "\"NaN\" is not a finite number",
+            ),
+            (
+                "-inf",
+                MissingKind::NotFinite,
+                "\"-inf\" is not a finite number",
+            ),
+            ("?", MissingKind::Marker, "\"?\" marks a missing value"),
+            ("NA", MissingKind::Marker, "\"NA\" marks a missing value"),
+        ] {
+            let (_d, p) = csv_file(&format!("1,2,3\n4,{cell},6\n"));
+            let err =
+                load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
+            assert!(
+                matches!(&err, DataError::MissingValue { row: 2, kind: k, .. } if *k == kind),
+                "{err:?}"
+            );
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("line 2, column 1: {what}")), "{msg}");
+        }
+    }
+
+    #[test]
+    fn drop_rows_drops_and_counts_rows_with_missing_cells() {
+        let (_d, p) = csv_file("y,a,b\n1,2,3\nNaN,5,6\n7,,9\n10,?,NA\n11,inf,12\n13,14,15\n");
+        let l = load_csv(&p, "t", 0, true, Task::Regression, MissingPolicy::DropRows).unwrap();
+        assert_eq!(l.dropped_rows, 4);
+        assert_eq!(l.dataset.y, vec![1.0, 13.0]);
+        assert_eq!(l.dataset.x.data, vec![2.0, 3.0, 14.0, 15.0]);
+        // Text that is not a missing marker stays an error.
+        let (_d, p) = csv_file("1,2\n,x\n");
+        let err =
+            load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::DropRows).unwrap_err();
+        assert!(matches!(err, DataError::NonNumeric { row: 2, .. }), "{err}");
+        // Every row dropped.
+        let (_d, p) = csv_file("1,\nNA,2\n");
+        let err =
+            load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::DropRows).unwrap_err();
+        assert!(
+            matches!(err, DataError::AllRowsDropped { rows: 2, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("all 2 data rows"), "{err}");
     }
 
     #[test]
     fn ragged_row_names_line() {
         let (_d, p) = csv_file("1,2\n3,4,5\n");
-        let msg = load_csv(&p, "t", 0, false, Task::Regression)
+        let msg = load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error)
             .unwrap_err()
             .to_string();
         assert!(
@@ -300,11 +462,28 @@ mod tests {
     #[test]
     fn classification_labels_must_be_non_negative_integers() {
         let (_d, p) = csv_file("1.0,2\n0,3\n");
-        let ds = load_csv(&p, "t", 0, false, Task::Classification).unwrap();
+        let ds = load_csv(
+            &p,
+            "t",
+            0,
+            false,
+            Task::Classification,
+            MissingPolicy::Error,
+        )
+        .unwrap()
+        .dataset;
         assert_eq!(ds.y, vec![1.0, 0.0]);
-        for bad in ["0.5,1\n", "-1,1\n", "NaN,1\n"] {
+        for bad in ["0.5,1\n", "-1,1\n"] {
             let (_d, p) = csv_file(bad);
-            let err = load_csv(&p, "t", 0, false, Task::Classification).unwrap_err();
+            let err = load_csv(
+                &p,
+                "t",
+                0,
+                false,
+                Task::Classification,
+                MissingPolicy::Error,
+            )
+            .unwrap_err();
             assert!(
                 matches!(err, DataError::BadClassLabel { row: 1, .. }),
                 "{err}"
@@ -315,10 +494,10 @@ mod tests {
     #[test]
     fn label_column_out_of_range_and_empty_file() {
         let (_d, p) = csv_file("1,2\n");
-        let err = load_csv(&p, "t", 2, false, Task::Regression).unwrap_err();
+        let err = load_csv(&p, "t", 2, false, Task::Regression, MissingPolicy::Error).unwrap_err();
         assert!(err.to_string().contains("valid: 0..=1"), "{err}");
         let (_d, p) = csv_file("");
-        let err = load_csv(&p, "t", 0, false, Task::Regression).unwrap_err();
+        let err = load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
         assert!(matches!(err, DataError::Empty { .. }), "{err}");
     }
 

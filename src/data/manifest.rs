@@ -6,14 +6,20 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::error::DataError;
+use super::fetch::Conversion;
+use super::missing::MissingPolicy;
 use super::Task;
 
 /// A data-set manifest, as stored in `datasets/<name>.yaml`.
 ///
 /// Unknown fields are rejected. `n_features` counts every column except the label.
+/// `n_rows` counts the data rows of the file (header excluded) *before* any row is dropped
+/// for missing values, so it describes the file the sha256 pins, as the shared
+/// `MANIFEST.csv` does; with `missing: drop_rows` the loaded data set has `n_rows` minus
+/// the dropped rows (reported in run.json as `dropped_rows`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -29,15 +35,29 @@ pub struct Manifest {
     pub has_header: bool,
     /// sha256 of the file's bytes, 64 lowercase hex digits.
     pub sha256: String,
-    /// Number of data rows n (header excluded).
+    /// Number of data rows in the file (header excluded, rows with missing values
+    /// included).
     pub n_rows: usize,
     /// Number of feature columns d (all columns but the label).
     pub n_features: usize,
+    /// What loading does with a row that has a missing cell: `error` (default) or
+    /// `drop_rows` (see [`crate::data::missing`]).
+    #[serde(default, skip_serializing_if = "MissingPolicy::is_error")]
+    pub missing: MissingPolicy,
     /// Where the file was taken from.
     pub source: Source,
-    /// The paper's table row describing this data set, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paper: Option<PaperRef>,
+    /// How `dp-repro data fetch` makes the file from its source (default: the source's
+    /// bytes unchanged).
+    #[serde(default, skip_serializing_if = "FetchSpec::is_default")]
+    pub fetch: FetchSpec,
+    /// The papers' table rows describing this data set: one map, or a list when several
+    /// papers use it. The first one's abbreviation labels the data set in tables.
+    #[serde(
+        default,
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub paper: Vec<PaperRef>,
     /// Free-text provenance and any mismatch between the file and the paper's n or d.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -53,6 +73,43 @@ pub struct Source {
     pub commit: String,
     /// Path of the original file inside the repository.
     pub path: String,
+}
+
+/// How `dp-repro data fetch` obtains a data file from its [`Source`]: the pinned URL
+/// `https://raw.githubusercontent.com/<repository>/<commit>/<path>` (or a mirror's),
+/// then `convert` in order, and the result must have the manifest's sha256. A source that
+/// cannot be downloaded as one file (several files concatenated, a member of a zip or
+/// xlsx, a site that needs a login) has `manual` instructions instead, which the command
+/// prints.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FetchSpec {
+    /// Conversions applied to the downloaded bytes, in order (e.g. `[crlf_to_lf]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub convert: Vec<Conversion>,
+    /// How to obtain the file by hand, when it cannot be downloaded automatically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manual: Option<String>,
+}
+
+impl FetchSpec {
+    /// Whether nothing is declared (download verbatim).
+    pub fn is_default(&self) -> bool {
+        self == &FetchSpec::default()
+    }
+}
+
+/// Reads `paper:` as one [`PaperRef`] map or a list of them.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PaperRef>, D::Error> {
+    use serde::de::Error;
+    match serde_yaml::Value::deserialize(d)? {
+        v @ serde_yaml::Value::Sequence(_) => {
+            Vec::<PaperRef>::deserialize(v).map_err(Error::custom)
+        }
+        v => PaperRef::deserialize(v)
+            .map(|p| vec![p])
+            .map_err(Error::custom),
+    }
 }
 
 /// The paper's description of a data set (e.g. a row of LPDT Table 4), kept as printed.
@@ -108,6 +165,31 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
             format!(
                 "{:?} is not a sha256: expected 64 lowercase hex digits (as printed by `sha256sum`)",
                 m.sha256
+            ),
+        ));
+    }
+    if let Some(manual) = &m.fetch.manual {
+        if manual.trim().is_empty() {
+            return Err(field(
+                "fetch.manual",
+                "must say how to obtain the file (instructions printed by `dp-repro data fetch`)"
+                    .into(),
+            ));
+        }
+        if !m.fetch.convert.is_empty() {
+            return Err(field(
+                "fetch",
+                "give either `convert` (the file is downloaded) or `manual` (it is not), not both"
+                    .into(),
+            ));
+        }
+    } else if m.source.path.contains(';') || m.source.path.contains('!') {
+        return Err(field(
+            "fetch",
+            format!(
+                "source.path {:?} names several files or a member of an archive, which cannot \
+                 be downloaded as one file: add `fetch: {{manual: \"how to make the file\"}}`",
+                m.source.path
             ),
         ));
     }
@@ -267,7 +349,9 @@ mod tests {
         let m = load_manifest(&write(dir.path(), "toy.yaml", GOOD)).unwrap();
         assert_eq!(m.name, "toy");
         assert_eq!(m.task, Task::Regression);
-        assert!(m.paper.is_none() && m.note.is_none());
+        assert!(m.paper.is_empty() && m.note.is_none());
+        assert_eq!(m.missing, MissingPolicy::Error);
+        assert!(m.fetch.is_default());
     }
 
     #[test]
@@ -282,6 +366,44 @@ mod tests {
             matches!(err, DataError::ManifestYaml { line: Some(_), .. }),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn paper_is_one_map_or_a_list_and_fetch_and_missing_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = "paper: {table: LPDT Table 4, abbreviation: TOY, n: 3, d: 2}\n";
+        let m = load_manifest(&write(dir.path(), "toy.yaml", &format!("{GOOD}{one}"))).unwrap();
+        assert_eq!(m.paper.len(), 1);
+        let two = "paper:\n  - {table: LPDT Table 4, abbreviation: TOY, n: 3, d: 2}\n  \
+                   - {table: HistOfTree Table 5, abbreviation: TY, n: 3, d: 2}\n\
+                   missing: drop_rows\nfetch: {convert: [crlf_to_lf]}\n";
+        let m = load_manifest(&write(dir.path(), "toy.yaml", &format!("{GOOD}{two}"))).unwrap();
+        assert_eq!(m.paper[1].abbreviation, "TY");
+        assert_eq!(m.missing, MissingPolicy::DropRows);
+        assert_eq!(m.fetch.convert, vec![Conversion::CrlfToLf]);
+        let bad = "missing: drop\n";
+        let msg = load_manifest(&write(dir.path(), "toy.yaml", &format!("{GOOD}{bad}")))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("drop_rows"), "{msg}");
+    }
+
+    #[test]
+    fn several_source_files_need_manual_fetch() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = GOOD.replace("path: p.csv", "path: a.csv;b.csv");
+        let msg = load_manifest(&write(dir.path(), "toy.yaml", &text))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("`fetch`") && msg.contains("manual"), "{msg}");
+        let text = format!("{text}fetch: {{manual: \"concatenate a.csv and b.csv\"}}\n");
+        let m = load_manifest(&write(dir.path(), "toy.yaml", &text)).unwrap();
+        assert!(m.fetch.manual.unwrap().contains("concatenate"));
+        let text = format!("{GOOD}fetch: {{manual: x, convert: [crlf_to_lf]}}\n");
+        let msg = load_manifest(&write(dir.path(), "toy.yaml", &text))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("not both"), "{msg}");
     }
 
     #[test]

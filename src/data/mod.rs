@@ -2,19 +2,26 @@
 //! generators, splits and scaling (DESIGN.md, `data/`).
 
 pub mod error;
+pub mod fetch;
 pub mod load;
 pub mod manifest;
 mod matrix;
+pub mod missing;
 pub mod scale;
 pub mod split;
 pub mod synthetic;
 
 pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
-pub use load::{load_csv, load_manifest_dataset, resolve_data_dir, sha256_file};
+pub use load::{
+    load_csv, load_manifest_dataset, resolve_data_dir, resolve_data_dir_with_origin, sha256_bytes,
+    sha256_file, user_data_dir, DataDirOrigin, Loaded,
+};
 pub use manifest::{
-    default_manifest_dirs, find_manifest, list_manifests, load_manifest, Manifest, PaperRef, Source,
+    default_manifest_dirs, find_manifest, list_manifests, load_manifest, FetchSpec, Manifest,
+    PaperRef, Source,
 };
 pub use matrix::Matrix;
+pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;
 pub use split::{random_split, SplitIndices, SplitRatios, SplitSizes};
 pub use synthetic::{lpdt_sine, XScale};

@@ -26,6 +26,7 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
             path,
             label_column,
             has_header,
+            ..
         } => {
             json!({"file": path.file_name().map(|f| f.to_string_lossy().to_string()), "label_column": label_column, "has_header": has_header})
         }

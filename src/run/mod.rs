@@ -15,14 +15,14 @@ pub use merge::merge;
 pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
-use crate::data::{lpdt_sine, random_split, Dataset, MinMax};
+use crate::data::{lpdt_sine, random_split, Dataset, MinMax, MissingPolicy};
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, RepData};
 use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -89,19 +89,49 @@ pub fn load_datasets(
     exp: &Experiment,
     data_dir: Option<&Path>,
 ) -> Result<Vec<Option<Arc<Dataset>>>, RunError> {
-    exp.datasets
-        .iter()
-        .map(|p| {
-            let mut d = p.load(data_dir).map_err(|source| RunError::Data {
-                dataset: p.name.clone(),
-                source,
-            })?;
-            if let (Some(ds), Scaling::Whole) = (d.as_mut(), exp.scaling) {
-                MinMax::fit(&ds.x).transform(&mut ds.x);
+    Ok(load_datasets_counted(exp, data_dir)?.0)
+}
+
+/// Rows dropped for missing values, by data-set name.
+pub type DroppedRows = BTreeMap<String, usize>;
+
+/// Each data set of an experiment as loaded (None for synthetic ones), in spec order.
+pub type LoadedDatasets = Vec<Option<Arc<Dataset>>>;
+
+/// [`load_datasets`], with the number of rows each data set under `missing: drop_rows`
+/// dropped for missing values, by data-set name (run.json's `dropped_rows`; data sets
+/// under the default `missing: error` drop nothing and are not listed).
+///
+/// # Errors
+/// The first data set that cannot be loaded.
+pub fn load_datasets_counted(
+    exp: &Experiment,
+    data_dir: Option<&Path>,
+) -> Result<(LoadedDatasets, DroppedRows), RunError> {
+    let mut dropped = BTreeMap::new();
+    let mut data = Vec::with_capacity(exp.datasets.len());
+    for p in &exp.datasets {
+        let loaded = p.load(data_dir).map_err(|source| RunError::Data {
+            dataset: p.name.clone(),
+            source,
+        })?;
+        let drops_rows = match &p.source {
+            DataSource::Manifest(m) => m.missing == MissingPolicy::DropRows,
+            DataSource::File { missing, .. } => *missing == MissingPolicy::DropRows,
+            _ => false,
+        };
+        let mut d = loaded.map(|l| {
+            if drops_rows {
+                dropped.insert(p.name.clone(), l.dropped_rows);
             }
-            Ok(d.map(Arc::new))
-        })
-        .collect()
+            l.dataset
+        });
+        if let (Some(ds), Scaling::Whole) = (d.as_mut(), exp.scaling) {
+            MinMax::fit(&ds.x).transform(&mut ds.x);
+        }
+        data.push(d.map(Arc::new));
+    }
+    Ok((data, dropped))
 }
 
 /// The data of repetition `rep` (1-based) of a data set: split with the repetition's
@@ -275,7 +305,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let spec_hash = keys::sha256_hex(spec_text);
     let spec_copy = opts.out.join("spec.yaml");
     std::fs::write(&spec_copy, spec_text).map_err(|e| out_err(&spec_copy, e))?;
-    let data = load_datasets(exp, opts.data_dir.as_deref())?;
+    let (data, dropped_rows) = load_datasets_counted(exp, opts.data_dir.as_deref())?;
     let runs_path = opts.out.join("runs.csv");
     let (existing, cut_bytes, writer) =
         results::open_for_append(&runs_path).map_err(RunError::Results)?;
@@ -397,6 +427,8 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         "tasks_reused": summary.reused,
         "partial_bytes_cut": summary.cut_bytes,
         "privacy": accounting::privacy_record(exp),
+        // Rows left out for missing values, per data set with `missing: drop_rows`.
+        "dropped_rows": dropped_rows,
     });
     std::fs::write(
         &record_path,

@@ -313,6 +313,11 @@ pub struct InlineDataset {
     /// Task of the CSV.
     #[serde(default)]
     pub task: Option<Task>,
+    /// What loading the CSV does with a row that has a missing cell (empty, `?`, `NA`,
+    /// NaN, inf): `error` (default) or `drop_rows` (dropped and counted in run.json).
+    /// Only with `path`; a manifest says it in its own `missing` field.
+    #[serde(default)]
+    pub missing: Option<crate::data::MissingPolicy>,
     /// A synthetic kind instead of a file: `lpdt_sine`.
     #[serde(default)]
     pub synthetic: Option<SyntheticKind>,

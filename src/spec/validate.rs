@@ -7,7 +7,8 @@ use super::raw::{
 };
 use super::SpecError;
 use crate::data::{
-    find_manifest, load_csv, load_manifest_dataset, Dataset, Manifest, SplitRatios, Task, XScale,
+    find_manifest, load_csv, load_manifest_dataset, Loaded, Manifest, MissingPolicy, SplitRatios,
+    Task, XScale,
 };
 use crate::methods::{self, Method, ParamValue, Params};
 use std::collections::BTreeSet;
@@ -24,6 +25,8 @@ pub enum DataSource {
         path: PathBuf,
         label_column: usize,
         has_header: bool,
+        /// What loading does with rows that have a missing cell.
+        missing: MissingPolicy,
     },
     /// Two manifests: all rows of `public` are public; `private` is split into private
     /// training and test. Loaded as one data set, the private rows first.
@@ -51,21 +54,33 @@ pub struct DatasetPlan {
 }
 
 impl DatasetPlan {
-    /// Loads (and checksums) a file data set; None for synthetic data sets.
+    /// Loads (and checksums) a file data set, with the number of rows dropped for missing
+    /// values (`missing: drop_rows`); None for synthetic data sets.
     ///
     /// # Errors
     /// A missing, altered or malformed file; see [`crate::data::DataError`].
-    pub fn load(&self, data_dir: Option<&Path>) -> Result<Option<Dataset>, crate::data::DataError> {
+    pub fn load(&self, data_dir: Option<&Path>) -> Result<Option<Loaded>, crate::data::DataError> {
         match &self.source {
             DataSource::Manifest(m) => load_manifest_dataset(m, data_dir).map(Some),
             DataSource::File {
                 path,
                 label_column,
                 has_header,
-            } => load_csv(path, &self.name, *label_column, *has_header, self.task).map(Some),
+                missing,
+            } => load_csv(
+                path,
+                &self.name,
+                *label_column,
+                *has_header,
+                self.task,
+                *missing,
+            )
+            .map(Some),
             DataSource::Pair { public, private } => {
-                let mut all = load_manifest_dataset(private, data_dir)?;
-                let public = load_manifest_dataset(public, data_dir)?;
+                // Validation refuses `missing: drop_rows` in a pair: the runner splits the
+                // first `private.n_rows` rows.
+                let mut all = load_manifest_dataset(private, data_dir)?.dataset;
+                let public = load_manifest_dataset(public, data_dir)?.dataset;
                 if public.d() != all.d() {
                     return Err(crate::data::DataError::Empty {
                         path: PathBuf::from(&private.file),
@@ -75,7 +90,10 @@ impl DatasetPlan {
                 all.x.n += public.n();
                 all.y.extend_from_slice(&public.y);
                 all.name = self.name.clone();
-                Ok(Some(all))
+                Ok(Some(Loaded {
+                    dataset: all,
+                    dropped_rows: 0,
+                }))
             }
             DataSource::LpdtSine { .. } => Ok(None),
         }
@@ -275,7 +293,7 @@ pub fn validate(
                     .map_err(|e| invalid(path, &field, e.to_string()))?;
                 let row_label = m
                     .paper
-                    .as_ref()
+                    .first()
                     .map(|p| p.abbreviation.clone())
                     .unwrap_or_else(|| m.name.clone());
                 if split.is_none() {
@@ -294,6 +312,14 @@ pub fn validate(
             }
             DatasetEntry::Inline(d) => {
                 let row_label = d.label.clone().unwrap_or_else(|| d.name.clone());
+                if d.missing.is_some() && d.path.is_none() {
+                    return Err(invalid(
+                        path,
+                        format!("{field}.missing"),
+                        "is only valid with `path` (a manifest states `missing` in its own file; \
+                         synthetic data have no missing values)",
+                    ));
+                }
                 if let Some(pair) = &d.pair {
                     if d.path.is_some() || d.synthetic.is_some() {
                         return Err(invalid(
@@ -308,6 +334,11 @@ pub fn validate(
                     let private = find_manifest(&pair.private, manifest_dirs).map_err(|e| {
                         invalid(path, format!("{field}.pair.private"), e.to_string())
                     })?;
+                    for m in [&public, &private] {
+                        if m.missing == MissingPolicy::DropRows {
+                            return Err(invalid(path, format!("{field}.pair"), format!("manifest `{}` says `missing: drop_rows`, which a pair does not support (its rows are split by count); use a file without missing values", m.name)));
+                        }
+                    }
                     if public.n_features != private.n_features {
                         return Err(invalid(path, format!("{field}.pair"), format!("`{}` has {} features and `{}` has {}: a pair needs the same features", public.name, public.n_features, private.name, private.n_features)));
                     }
@@ -360,6 +391,7 @@ pub fn validate(
                                     path: base.join(p),
                                     label_column,
                                     has_header: d.has_header.unwrap_or(false),
+                                    missing: d.missing.unwrap_or_default(),
                                 },
                             }
                         }

@@ -1,0 +1,95 @@
+//! Helpers shared by the integration tests: where the real data files and the shared
+//! paper tables are, and how to run the binary without a per-user data folder.
+//!
+//! A test that needs real data calls [`real_data`] (or [`shared_file`] for the paper's
+//! tables beside the repository). When the files are not there the test FAILS with a
+//! message saying how to point at them, unless `DP_REPRO_SKIP_REAL_DATA=1` is set: then it
+//! prints that it skipped and passes. So a suite that checked no real data cannot pass
+//! silently.
+
+#![allow(dead_code)] // each test binary uses some of these helpers
+
+use std::path::{Path, PathBuf};
+
+/// Set to `1` to skip (with a printed note) the tests that need the real data files or
+/// the shared paper tables, instead of failing them.
+pub const SKIP_ENV: &str = "DP_REPRO_SKIP_REAL_DATA";
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Whether the opt-out variable is set (to anything but empty or `0`).
+fn skipping() -> bool {
+    std::env::var(SKIP_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Fails the calling test with `problem` and how to fix it, or, with the opt-out set,
+/// prints that it skipped.
+fn absent(problem: String) -> Option<PathBuf> {
+    if skipping() {
+        eprintln!("skipped ({SKIP_ENV} is set): {problem}");
+        return None;
+    }
+    panic!(
+        "{problem}\nThis test needs the real data. Point at them with\n    \
+         DP_REPRO_DATA=../shared/datasets cargo test --release\nor download them once with\n    \
+         cargo run --release -- data fetch\n(into $DP_REPRO_DATA if set, else into the per-user \
+         data folder, which the tests read when DP_REPRO_DATA is unset). To skip the real-data \
+         tests instead, set {SKIP_ENV}=1."
+    );
+}
+
+/// The data folder of the real-data tests — `DP_REPRO_DATA` if set, else the per-user data
+/// folder, exactly as the command line resolves it — if it holds every file of `files`.
+/// Otherwise the test fails with instructions, or returns None (after printing a note)
+/// under `DP_REPRO_SKIP_REAL_DATA=1`.
+pub fn real_data(files: &[&str]) -> Option<PathBuf> {
+    let Some((dir, origin)) = dp_repro::data::resolve_data_dir_with_origin(None) else {
+        return absent(format!(
+            "no data folder: DP_REPRO_DATA is not set and there is no home folder; needs {}",
+            files.join(", ")
+        ));
+    };
+    let missing: Vec<&str> = files
+        .iter()
+        .copied()
+        .filter(|f| !dir.join(f).is_file())
+        .collect();
+    if missing.is_empty() {
+        Some(dir)
+    } else {
+        absent(format!(
+            "the data folder {} ({}) lacks {}",
+            dir.display(),
+            origin.describe(),
+            missing.join(", ")
+        ))
+    }
+}
+
+/// The shared folder beside the repository (`../shared`, holding `datasets/` and the
+/// paper's tables in `reported/`), if it has `relative`; the same rule as [`real_data`]
+/// otherwise.
+pub fn shared_file(relative: &str) -> Option<PathBuf> {
+    let p = root().join("../shared").join(relative);
+    if p.is_file() {
+        Some(p)
+    } else {
+        absent(format!("{} is absent", p.display()))
+    }
+}
+
+/// Environment that gives a spawned `dp-repro` an empty per-user data folder (Linux:
+/// `XDG_DATA_HOME`), so tests that expect "no data" do not find files a developer fetched.
+pub fn no_user_data() -> [(&'static str, PathBuf); 1] {
+    [("XDG_DATA_HOME", empty_dir("no-user-data"))]
+}
+
+/// A folder under the test target's temporary folder that holds nothing.
+fn empty_dir(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
