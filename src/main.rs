@@ -188,6 +188,7 @@ fn check(
     let dirs = manifest_dirs(manifests.clone());
     let (exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -292,7 +293,10 @@ fn failed(e: impl Into<anyhow::Error>) -> Failure {
 fn run_failure(e: dp_repro::run::RunError) -> Failure {
     use dp_repro::run::RunError;
     match e {
-        RunError::Data { .. } | RunError::Split { .. } | RunError::Results(_) => bad_input(e),
+        RunError::Data { .. }
+        | RunError::Split { .. }
+        | RunError::Spec(_)
+        | RunError::Results(_) => bad_input(e),
         e => failed(e),
     }
 }
@@ -353,6 +357,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 }
                 None => Path::new("results").join(&exp.spec.name),
             });
+            dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
             let opts = RunOptions {
                 out: out.clone(),
                 data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -405,6 +410,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             out,
             manifests,
         } => {
+            dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
             dp_repro::run::merge(&dirs, &out).map_err(|e| bad_input(anyhow!(e)))?;
             render_folder(&out, manifests)
         }
@@ -419,12 +425,15 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 .datasets
                 .iter()
                 .any(|d| !matches!(d.source, dp_repro::spec::DataSource::LpdtSine { .. }));
-            if needs_files {
-                dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?;
-            }
-            let tasks = dp_repro::run::task_count(&exp);
+            let data = if needs_files {
+                dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?
+            } else {
+                Vec::new()
+            };
+            let shapes = dp_repro::run::dataset_shapes(&exp, &data);
+            let tasks = dp_repro::run::task_count(&exp, &shapes);
             println!(
-                "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {} tasks{}",
+                "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {}{}",
                 spec.display(),
                 exp.datasets.len(),
                 exp.methods.len(),

@@ -6,7 +6,7 @@ mod validate;
 pub mod yaml;
 
 pub use raw::Spec;
-pub use validate::{validate, DataSource, DatasetPlan, Experiment, MethodPlan};
+pub use validate::{check_split_rows, validate, DataSource, DatasetPlan, Experiment, MethodPlan};
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
