@@ -374,12 +374,14 @@ fn units(
 /// rows written before the error stay in runs.csv.
 pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let started = chrono::Utc::now();
+    // Data first: a file that is missing or that the split cannot divide is reported
+    // before anything is created.
+    let data = load_datasets(exp, opts.data_dir.as_deref())?;
     std::fs::create_dir_all(&opts.out).map_err(|e| out_err(&opts.out, e))?;
     let record_path = opts.out.join("run.json");
     let spec_hash = keys::sha256_hex(spec_text);
     let spec_copy = opts.out.join("spec.yaml");
     std::fs::write(&spec_copy, spec_text).map_err(|e| out_err(&spec_copy, e))?;
-    let data = load_datasets(exp, opts.data_dir.as_deref())?;
     let runs_path = opts.out.join("runs.csv");
     let (existing, cut_bytes, writer) =
         results::open_for_append(&runs_path).map_err(RunError::Results)?;
