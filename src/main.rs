@@ -73,7 +73,9 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Hide the progress bar.
+        /// Hide the progress bar and print only one line per failing item (regressed
+        /// cell, failing claim, golden difference) and the verdict; the full report is in
+        /// check.md.
         #[arg(long)]
         quiet: bool,
     },
@@ -246,13 +248,20 @@ fn check(
         claims,
         golden,
     };
-    let (md, tex) =
-        render_check(&report, &format!("dp-repro check: {}", exp.spec.name)).map_err(failed)?;
+    let title = format!("dp-repro check: {}", exp.spec.name);
+    let (md, tex) = render_check(&report, &title).map_err(failed)?;
     for (name, text) in [("check.md", &md), ("check.tex", &tex)] {
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
     }
-    println!("{md}");
+    if quiet {
+        // One line per failing item and the verdict; the full report is in check.md.
+        for line in dp_repro::check::quiet_lines(&report, &title) {
+            println!("{line}");
+        }
+    } else {
+        println!("{md}");
+    }
     if report.regressed() {
         return Err(Failure {
             code: 1,
