@@ -73,7 +73,9 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Hide the progress bar.
+        /// Hide the progress bar and print only one line per failing item (regressed
+        /// cell, failing claim, golden difference) and the verdict; the full report is in
+        /// check.md.
         #[arg(long)]
         quiet: bool,
     },
@@ -317,6 +319,7 @@ fn check(
     let dirs = manifest_dirs(manifests.clone());
     let (exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -374,13 +377,20 @@ fn check(
         claims,
         golden,
     };
-    let (md, tex) =
-        render_check(&report, &format!("dp-repro check: {}", exp.spec.name)).map_err(failed)?;
+    let title = format!("dp-repro check: {}", exp.spec.name);
+    let (md, tex) = render_check(&report, &title).map_err(failed)?;
     for (name, text) in [("check.md", &md), ("check.tex", &tex)] {
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
     }
-    println!("{md}");
+    if quiet {
+        // One line per failing item and the verdict; the full report is in check.md.
+        for line in dp_repro::check::quiet_lines(&report, &title) {
+            println!("{line}");
+        }
+    } else {
+        println!("{md}");
+    }
     if report.regressed() {
         return Err(Failure {
             code: 1,
@@ -421,7 +431,10 @@ fn failed(e: impl Into<anyhow::Error>) -> Failure {
 fn run_failure(e: dp_repro::run::RunError) -> Failure {
     use dp_repro::run::RunError;
     match e {
-        RunError::Data { .. } | RunError::Split { .. } | RunError::Results(_) => bad_input(e),
+        RunError::Data { .. }
+        | RunError::Split { .. }
+        | RunError::Spec(_)
+        | RunError::Results(_) => bad_input(e),
         e => failed(e),
     }
 }
@@ -482,6 +495,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 }
                 None => Path::new("results").join(&exp.spec.name),
             });
+            dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
             let opts = RunOptions {
                 out: out.clone(),
                 data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -534,6 +548,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             out,
             manifests,
         } => {
+            dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
             dp_repro::run::merge(&dirs, &out).map_err(|e| bad_input(anyhow!(e)))?;
             render_folder(&out, manifests)
         }
@@ -548,12 +563,15 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 .datasets
                 .iter()
                 .any(|d| !matches!(d.source, dp_repro::spec::DataSource::LpdtSine { .. }));
-            if needs_files {
-                dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?;
-            }
-            let tasks = dp_repro::run::task_count(&exp);
+            let data = if needs_files {
+                dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?
+            } else {
+                Vec::new()
+            };
+            let shapes = dp_repro::run::dataset_shapes(&exp, &data);
+            let tasks = dp_repro::run::task_count(&exp, &shapes);
             println!(
-                "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {} tasks{}",
+                "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {}{}",
                 spec.display(),
                 exp.datasets.len(),
                 exp.methods.len(),

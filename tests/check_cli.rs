@@ -1,5 +1,6 @@
 //! `dp-repro check` end to end: exit 0 when nothing regressed, 1 when a reported cell, a
-//! claim or the golden file regresses, 2 on bad input; `--bless` writes the golden file.
+//! claim or the golden file regresses, 2 on bad input; `--bless` writes the golden file;
+//! `--quiet` prints one line per failing item and the verdict, nothing else.
 
 use assert_cmd::Command;
 use std::fs;
@@ -71,28 +72,58 @@ fn reported_cells_claims_and_exit_codes() {
     write_reported(d, &means, 1.0);
     let (code, out, err) = run(d, &["check", spec(d, REPORTED).to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("PASS"), "{out}");
+    // --quiet: nothing fails, so the verdict line alone.
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.starts_with("PASS (dp-repro check: chk): Reported cells: 3 — 3 ok"),
+        "{out}"
+    );
     assert!(d.join("results/check.tex").exists());
+    let check_md = || fs::read_to_string(d.join("results/check.md")).unwrap();
 
     // The paper's LPDT-M at ε = 2 three times ours: a regression, exit 1 …
     write_reported(d, &means, 3.0);
     let (code, out, _) = run(d, &["check", spec(d, REPORTED).to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.contains("regression"));
-    // … unless a known deviation with a reason covers it.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "one failing cell and the verdict: {out}");
+    assert!(
+        lines[0].starts_with("regression: sine LPDT-M ε=2: paper "),
+        "{out}"
+    );
+    assert!(lines[0].contains("ratio 0.33 (paper.csv:"), "{out}");
+    assert!(
+        lines[1].starts_with("REGRESSION (dp-repro check: chk)"),
+        "{out}"
+    );
+    assert!(check_md().contains("**regression**"));
+    // … unless a known deviation with a reason covers it (not a failing item).
     let known = format!("{REPORTED}  known_deviations:\n    - {{methods: [LPDT-M], epsilons: [2], reason: a test reason}}\n");
     let (code, out, _) = run(d, &["check", spec(d, &known).to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("a test reason"));
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("1 known deviation,"), "{out}");
+    let md = check_md();
+    assert!(md.contains("a test reason"), "{md}");
+    assert!(
+        md.contains("known deviation (1)") && !md.contains("<sup>"),
+        "deviation marks without HTML: {md}"
+    );
 
     // A claim that fails is a regression; with known_failure it is reported only.
     let claim =
         "claims:\n  - {claim: better, method: LPDT-M, than: DT, epsilon: 8, at_least: all}\n";
-    let (code, _, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
+    let (code, out, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
     assert_eq!(code, 1, "LPDT-M is not better than the non-private tree");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("claim fails: "), "{out}");
+    assert!(lines[0].contains("0 of 1 data sets, needs 1"), "{out}");
+    assert!(lines[1].starts_with("REGRESSION"), "{out}");
     let claim = "claims:\n  - {claim: better, method: LPDT-M, than: DT, epsilon: 8, at_least: all, known_failure: private is worse}\n";
-    let (code, _, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
+    let (code, out, _) = run(d, &["check", spec(d, claim).to_str().unwrap()]);
     assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 1, "{out}");
 
     // The section may live in its own file (paths inside relative to that file) …
     fs::create_dir_all(d.join("shared")).unwrap();
@@ -108,7 +139,8 @@ fn reported_cells_claims_and_exit_codes() {
         ],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("a test reason"));
+    assert!(out.starts_with("PASS"), "{out}");
+    assert!(check_md().contains("a test reason"));
     // … and a missing one is bad input.
     let (code, _, err) = run(
         d,
@@ -159,6 +191,16 @@ fn golden_bless_then_detect_a_change() {
     fs::write(d.join("golden.csv"), lines.join("\n") + "\n").unwrap();
     let (code, out, _) = run(d, &["check", s.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
+    let printed: Vec<&str> = out.lines().collect();
+    assert_eq!(printed.len(), 2, "one changed row and the verdict: {out}");
+    assert!(
+        printed[0].starts_with("golden row changed: sine / "),
+        "{out}"
+    );
+    assert!(
+        printed[1].contains("1 changed, 0 missing, 0 extra"),
+        "{out}"
+    );
     // A declared relative tolerance accepts it.
     let s = spec(
         d,

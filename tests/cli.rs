@@ -230,7 +230,7 @@ fn malformed_yaml_names_file_line_and_column() {
     let spec = write_spec(tmp.path(), "spec.yaml", "name: t\nseed: [oops\n");
     let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("spec.yaml:2:"), "{stderr}");
+    assert!(stderr.contains("spec.yaml: line 2, column"), "{stderr}");
 }
 
 #[test]

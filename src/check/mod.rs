@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
-pub use render::render_check;
+pub use render::{quiet_lines, render_check};
 pub use reported::{
     compare_reported, CellCheck, DatasetNames, KnownDeviation, ReportedSpec, Tolerance, Verdict,
 };

@@ -68,7 +68,8 @@ fn tex(s: &str) -> String {
 const MARKDOWN: Fmt = Fmt {
     esc: escape_markdown,
     bold: |s| format!("**{s}**"),
-    sup: |n| format!("<sup>{n}</sup>"),
+    // No HTML: the reason number in parentheses, matching the numbered list.
+    sup: |n| format!(" ({n})"),
     both_names: true,
 };
 
@@ -154,6 +155,144 @@ fn capped(list: &[String], f: &Fmt) -> Vec<String> {
     out
 }
 
+/// `bit-exact` or `relative tolerance <t>`.
+fn golden_mode(t: f64) -> String {
+    if t == 0.0 {
+        "bit-exact".to_string()
+    } else {
+        format!("relative tolerance {t}")
+    }
+}
+
+/// The three summary lines of a report, plain text: reported cells by verdict, claims
+/// holding, golden status.
+fn summary_lines(report: &CheckReport) -> Vec<String> {
+    let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
+    let n_ok = count(|v| *v == Verdict::Ok);
+    let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
+    let n_reg = count(|v| *v == Verdict::Regression);
+    let n_not = count(|v| *v == Verdict::NotRun);
+
+    let mut summary = Vec::new();
+    summary.push(if report.cells.is_empty() {
+        "Reported cells: none checked.".to_string()
+    } else {
+        format!(
+            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run.",
+            report.cells.len(),
+            n_ok,
+            plural(n_known, "known deviation", "known deviations"),
+            plural(n_reg, "regression", "regressions"),
+            n_not,
+        )
+    });
+    let n_hold = report.claims.iter().filter(|c| c.holds).count();
+    let n_known_fail = report
+        .claims
+        .iter()
+        .filter(|c| !c.holds && c.known_failure.is_some())
+        .count();
+    let n_claim_reg = report.claims.iter().filter(|c| c.regressed()).count();
+    summary.push(if report.claims.is_empty() {
+        "Claims: none checked.".to_string()
+    } else {
+        format!(
+            "Claims: {} of {} hold; {} fail as known failures, {} regressed.",
+            n_hold,
+            report.claims.len(),
+            n_known_fail,
+            n_claim_reg
+        )
+    });
+    let mode = golden_mode;
+    summary.push(match &report.golden {
+        None => "Golden numbers: not checked.".to_string(),
+        Some(g) if !g.regressed() => format!(
+            "Golden numbers: {} compared with {} ({}): no change.",
+            plural(g.compared, "row", "rows"),
+            g.golden_file.display(),
+            mode(g.relative_tolerance)
+        ),
+        Some(g) => format!(
+            "Golden numbers: {} compared with {} ({}): {} changed, {} missing, {} extra.",
+            plural(g.compared, "row", "rows"),
+            g.golden_file.display(),
+            mode(g.relative_tolerance),
+            g.changed.len(),
+            g.missing.len(),
+            g.extra.len()
+        ),
+    });
+
+    summary
+}
+
+/// What `dp-repro check --quiet` prints, plain text, one line each: every failing item
+/// — a reported cell that regressed (with the paper's value, ours and where the reported
+/// value comes from), a claim that fails without a `known_failure`, a golden row that
+/// changed, is missing or is extra — then the verdict line (`PASS` or `REGRESSION`,
+/// `title` and the summary counts). Known deviations and known failures are not failing
+/// items.
+pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut lines = Vec::new();
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.verdict == Verdict::Regression)
+    {
+        let eps = c
+            .epsilon
+            .map(|e| format!(" ε={}", eps_text(e)))
+            .unwrap_or_default();
+        let ours = c
+            .ours
+            .map(|(m, se, n)| format!("{} ± {} ({n} reps)", format_sci(m), format_sci(se)))
+            .unwrap_or_else(|| "—".into());
+        let paper = c.paper.map(format_sci).unwrap_or_else(|| "—".into());
+        let ratio = c
+            .ratio
+            .map(|r| format!(", ratio {}", ratio_text(r)))
+            .unwrap_or_default();
+        lines.push(one_line(&format!(
+            "regression: {} {}{eps}: paper {paper}, ours {ours}{ratio} ({})",
+            c.reported_dataset, c.method, c.source
+        )));
+    }
+    for c in report.claims.iter().filter(|c| c.regressed()) {
+        let what = if c.label == c.description {
+            c.label.clone()
+        } else {
+            format!("{} ({})", c.label, c.description)
+        };
+        lines.push(one_line(&format!(
+            "claim fails: {what}: {} of {} data sets, needs {}; {}",
+            c.count, c.out_of, c.needed, c.details
+        )));
+    }
+    if let Some(g) = &report.golden {
+        for (kind, list) in [
+            ("changed", &g.changed),
+            ("missing from our summary", &g.missing),
+            ("not in the golden file", &g.extra),
+        ] {
+            for item in list {
+                lines.push(one_line(&format!("golden row {kind}: {item}")));
+            }
+        }
+    }
+    let status = if report.regressed() {
+        "REGRESSION"
+    } else {
+        "PASS"
+    };
+    lines.push(one_line(&format!(
+        "{status} ({title}): {}",
+        summary_lines(report).join(" ")
+    )));
+    lines
+}
+
 fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
     let esc = f.esc;
     let regressed = report.regressed();
@@ -236,68 +375,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             Verdict::NotRun => e.not_run += 1,
         }
     }
-    let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
-    let n_ok = count(|v| *v == Verdict::Ok);
-    let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
-    let n_reg = count(|v| *v == Verdict::Regression);
-    let n_not = count(|v| *v == Verdict::NotRun);
-
-    let mut summary = Vec::new();
-    summary.push(if report.cells.is_empty() {
-        "Reported cells: none checked.".to_string()
-    } else {
-        format!(
-            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run.",
-            report.cells.len(),
-            n_ok,
-            plural(n_known, "known deviation", "known deviations"),
-            plural(n_reg, "regression", "regressions"),
-            n_not,
-        )
-    });
-    let n_hold = report.claims.iter().filter(|c| c.holds).count();
-    let n_known_fail = report
-        .claims
-        .iter()
-        .filter(|c| !c.holds && c.known_failure.is_some())
-        .count();
-    let n_claim_reg = report.claims.iter().filter(|c| c.regressed()).count();
-    summary.push(if report.claims.is_empty() {
-        "Claims: none checked.".to_string()
-    } else {
-        format!(
-            "Claims: {} of {} hold; {} fail as known failures, {} regressed.",
-            n_hold,
-            report.claims.len(),
-            n_known_fail,
-            n_claim_reg
-        )
-    });
-    let mode = |t: f64| {
-        if t == 0.0 {
-            "bit-exact".to_string()
-        } else {
-            format!("relative tolerance {t}")
-        }
-    };
-    summary.push(match &report.golden {
-        None => "Golden numbers: not checked.".to_string(),
-        Some(g) if !g.regressed() => format!(
-            "Golden numbers: {} compared with {} ({}): no change.",
-            plural(g.compared, "row", "rows"),
-            g.golden_file.display(),
-            mode(g.relative_tolerance)
-        ),
-        Some(g) => format!(
-            "Golden numbers: {} compared with {} ({}): {} changed, {} missing, {} extra.",
-            plural(g.compared, "row", "rows"),
-            g.golden_file.display(),
-            mode(g.relative_tolerance),
-            g.changed.len(),
-            g.missing.len(),
-            g.extra.len()
-        ),
-    });
+    let summary = summary_lines(report);
 
     let cells_note = if report.cells.is_empty() {
         String::new()
@@ -342,7 +420,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
 
     let golden = report.golden.as_ref().map(|g| GoldenView {
         file: esc(&g.golden_file.display().to_string()),
-        mode: esc(&mode(g.relative_tolerance)),
+        mode: esc(&golden_mode(g.relative_tolerance)),
         compared: g.compared,
         changed: capped(&g.changed, f),
         missing: capped(&g.missing, f),

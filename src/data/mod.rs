@@ -23,7 +23,7 @@ pub use manifest::{
 pub use matrix::Matrix;
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;
-pub use split::{random_split, SplitIndices, SplitRatios, SplitSizes};
+pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitSizes};
 pub use synthetic::{lpdt_sine, XScale};
 
 use serde::{Deserialize, Serialize};

@@ -509,6 +509,10 @@ impl Method for Composed {
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()
     }
+    fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
+        (self.composition.partition.rule == Rule::Histogram && !grid_allowed(p.usize("bins"), d))
+            .then(|| "bins over the memory cap".to_string())
+    }
 
     fn prepare(
         &self,
@@ -533,11 +537,12 @@ impl Method for Composed {
             data
         };
         let d = data.private.d();
+        let n = data.public.n() + data.private.n() + data.test.n();
+        if self.skip_reason(p, n, d).is_some() {
+            return Ok(None);
+        }
         if c.partition.rule == Rule::Histogram {
             let m = p.usize("bins");
-            if !grid_allowed(m, d) {
-                return Ok(None);
-            }
             let grid = Grid { m, d };
             let cells = |x: &Matrix| (0..x.n).map(|i| grid.cell_of(x.row(i))).collect();
             return Ok(Some(Box::new(PreparedGrid {

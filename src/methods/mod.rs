@@ -78,10 +78,21 @@ pub trait Method: Send + Sync {
     fn privacy_notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Whether structural grid point `structural` applies to a data set of `n` rows
+    /// (all parts) and `d` features, decided from the shape alone, without running
+    /// anything: None when it applies, else the reason it is skipped, in a few words
+    /// that follow the method's name (e.g. `bins over the memory cap`). Task counts,
+    /// progress bars and the runner's work list leave such grid points out, and
+    /// [`Method::prepare`] returns Ok(None) for them. The default: every grid point
+    /// applies.
+    fn skip_reason(&self, structural: &Params, n: usize, d: usize) -> Option<String> {
+        let _ = (structural, n, d);
+        None
+    }
     /// Builds what does not depend on ε or mechanism parameters. `rng` is the stream of
     /// this (data set, repetition, method, structural grid point), for partitions that
-    /// draw at random. Ok(None) means the grid point does not apply to this data (e.g. a
-    /// histogram grid over the memory cap).
+    /// draw at random. Ok(None) means the grid point does not apply to this data: exactly
+    /// when [`Method::skip_reason`] says so (e.g. a histogram grid over the memory cap).
     fn prepare(
         &self,
         data: &RepData,

@@ -7,11 +7,13 @@ pub mod accounting;
 pub mod curves;
 pub mod keys;
 mod merge;
+pub mod output;
 mod results;
 pub mod seeds;
 mod summary;
 
 pub use merge::merge;
+pub use output::{check_output_folder, OutputFolderError};
 pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
@@ -40,6 +42,10 @@ pub enum RunError {
     /// A split that leaves a part empty.
     #[error("data set `{dataset}`: {message}")]
     Split { dataset: String, message: String },
+    /// The spec does not fit the loaded data (e.g. a split that leaves a part of an inline
+    /// file empty); the message names the spec field.
+    #[error(transparent)]
+    Spec(crate::spec::SpecError),
     /// A method failed.
     #[error("data set `{dataset}`, repetition {repetition}, method {method} ({params}): {source}")]
     Method {
@@ -79,12 +85,14 @@ fn out_err(path: &Path, e: impl std::fmt::Display) -> RunError {
     }
 }
 
-/// Loads every file data set of the experiment (checking sha256 and shape) and, with
-/// `scaling: whole`, min-max scales its features on all rows once (lpdt.md §8.3: the
-/// scaler is fitted on the whole data set before splitting).
+/// Loads every file data set of the experiment (checking sha256 and shape), checks that
+/// the split leaves no part of it empty and, with `scaling: whole`, min-max scales its
+/// features on all rows once (lpdt.md §8.3: the scaler is fitted on the whole data set
+/// before splitting).
 ///
 /// # Errors
-/// The first data set that cannot be loaded.
+/// The first data set that cannot be loaded ([`RunError::Data`]) or that the split
+/// leaves a part of empty ([`RunError::Spec`], naming `split.<part>`).
 pub fn load_datasets(
     exp: &Experiment,
     data_dir: Option<&Path>,
@@ -120,6 +128,10 @@ pub fn load_datasets_counted(
             DataSource::File { missing, .. } => *missing == MissingPolicy::DropRows,
             _ => false,
         };
+        if let (Some(l), Some(split)) = (loaded.as_ref(), exp.split) {
+            crate::spec::check_split_rows(split, &p.name, p.split_rows(&l.dataset), &exp.path)
+                .map_err(RunError::Spec)?;
+        }
         let mut d = loaded.map(|l| {
             if drops_rows {
                 dropped.insert(p.name.clone(), l.dropped_rows);
@@ -171,13 +183,10 @@ pub fn repetition_data(
             let ratios = exp.split.expect("validated: file data sets have a split");
             // A pair: the first rows are the private data set, split into private and
             // test; every remaining row is public.
-            let n_split = match &plan.source {
-                DataSource::Pair { private, .. } => private.n_rows,
-                _ => all.n(),
-            };
-            let sizes = ratios.sizes(n_split).map_err(|message| RunError::Split {
+            let n_split = plan.split_rows(all);
+            let sizes = ratios.sizes(n_split).map_err(|e| RunError::Split {
                 dataset: plan.name.clone(),
-                message,
+                message: e.to_string(),
             })?;
             let mut rng = seeds::stream(seed, &["split", &plan.name, &rep_text]);
             let mut s = random_split(n_split, sizes, &mut rng);
@@ -217,31 +226,119 @@ pub fn repetition_data(
     })
 }
 
-/// Number of tasks (runs.csv rows) of the whole experiment, before grid points that do
-/// not apply to a data set (e.g. histogram grids over the memory cap) are dropped.
-pub fn task_count(exp: &Experiment) -> usize {
+/// Shape (n rows, d features) of each data set of the experiment: from the loaded data
+/// set (`data`, as from [`load_datasets`]; may be shorter or empty) where there is one,
+/// else as far as the plan knows ([`DatasetPlan::known_shape`]); None for an inline file
+/// that was not loaded.
+pub fn dataset_shapes(
+    exp: &Experiment,
+    data: &[Option<Arc<Dataset>>],
+) -> Vec<Option<(usize, usize)>> {
     exp.datasets
         .iter()
-        .map(|d| rows_per_rep(exp, d))
-        .sum::<usize>()
-        * exp.repetitions
+        .enumerate()
+        .map(|(i, p)| match data.get(i) {
+            Some(Some(d)) => Some((d.n(), d.d())),
+            _ => p.known_shape(),
+        })
+        .collect()
 }
 
-/// Number of rows a data set contributes per repetition.
-fn rows_per_rep(exp: &Experiment, plan: &DatasetPlan) -> usize {
-    exp.methods
-        .iter()
-        .filter(|m| !m.skip.contains(&plan.name))
-        .map(|m| {
-            m.structural.len()
-                * m.mechanism.len()
-                * if m.method.private() {
-                    exp.epsilons.len()
+/// Why structural grid point `si` of `m` does not run on a data set of shape `shape`
+/// (the method's [`crate::methods::Method::skip_reason`]); None when it runs or the shape
+/// is unknown.
+fn skip_reason(m: &MethodPlan, si: usize, shape: Option<(usize, usize)>) -> Option<String> {
+    shape.and_then(|(n, d)| m.method.skip_reason(&m.structural[si], n, d))
+}
+
+/// The size of an experiment: tasks that run and grid points that are skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TaskCount {
+    /// Tasks that run: runs.csv rows, one per (data set, repetition, method, grid point,
+    /// ε) plus, under `cv` or `private_validation` selection, that task's extra rows.
+    pub tasks: usize,
+    /// Grid points (data set × method × full grid point) that do not apply to their data
+    /// set's shape and are skipped (see [`crate::methods::Method::skip_reason`]); methods
+    /// a spec's `skip:` leaves out are not counted here.
+    pub skipped_grid_points: usize,
+    /// The tasks those grid points would have had.
+    pub skipped_tasks: usize,
+    /// The distinct reasons, each with the labels of the methods it applies to, in spec
+    /// order.
+    pub reasons: Vec<(String, Vec<String>)>,
+}
+
+/// `n` with a comma every three digits: `1168000` → `1,168,000`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl std::fmt::Display for TaskCount {
+    /// `12,000 tasks (480 grid points skipped: PHIST bins over the memory cap)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} tasks", thousands(self.tasks))?;
+        if self.skipped_grid_points > 0 {
+            write!(
+                f,
+                " ({} grid point{} skipped, {} tasks: {})",
+                thousands(self.skipped_grid_points),
+                if self.skipped_grid_points == 1 {
+                    ""
                 } else {
-                    1
+                    "s"
+                },
+                thousands(self.skipped_tasks),
+                self.reasons
+                    .iter()
+                    .map(|(reason, labels)| format!("{} {reason}", labels.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Counts the tasks of the whole experiment for data sets of the given shapes (from
+/// [`dataset_shapes`]), leaving out methods a spec's `skip:` excludes and grid points
+/// that do not apply to a data set's shape (counted apart, with their reasons). The
+/// runner's work list and progress bar leave out the same grid points.
+pub fn task_count(exp: &Experiment, shapes: &[Option<(usize, usize)>]) -> TaskCount {
+    let rows_per_task = 1 + keys::extra_row_tags(exp).len();
+    let mut count = TaskCount::default();
+    for (plan, shape) in exp.datasets.iter().zip(shapes) {
+        for m in exp.methods.iter().filter(|m| !m.skip.contains(&plan.name)) {
+            let epsilons = if m.method.private() {
+                exp.epsilons.len()
+            } else {
+                1
+            };
+            let per_point = m.mechanism.len() * epsilons * rows_per_task * exp.repetitions;
+            for si in 0..m.structural.len() {
+                match skip_reason(m, si, *shape) {
+                    None => count.tasks += per_point,
+                    Some(reason) => {
+                        count.skipped_grid_points += m.mechanism.len();
+                        count.skipped_tasks += per_point;
+                        match count.reasons.iter_mut().find(|(r, _)| *r == reason) {
+                            Some((_, labels)) if labels.contains(&m.label) => {}
+                            Some((_, labels)) => labels.push(m.label.clone()),
+                            None => count.reasons.push((reason, vec![m.label.clone()])),
+                        }
+                    }
                 }
-        })
-        .sum()
+            }
+        }
+    }
+    count
 }
 
 /// What one call of [`run`] did.
@@ -258,9 +355,15 @@ pub struct RunSummary {
 /// One unit of work: (data set index, repetition, method index, structural grid point).
 type Unit = (usize, usize, usize, usize);
 
-/// Every unit of the experiment in its canonical order; shard i of N takes the units whose
-/// position modulo N is i − 1 (round robin keeps shards balanced).
-fn units(exp: &Experiment, shard: Option<(usize, usize)>) -> Vec<Unit> {
+/// Every unit of the experiment in its canonical order, without the structural grid
+/// points that do not apply to their data set's shape (`shapes`, from
+/// [`dataset_shapes`]); shard i of N takes the units whose position modulo N is i − 1
+/// (round robin keeps shards balanced).
+fn units(
+    exp: &Experiment,
+    shard: Option<(usize, usize)>,
+    shapes: &[Option<(usize, usize)>],
+) -> Vec<Unit> {
     let mut all = Vec::new();
     for (d, plan) in exp.datasets.iter().enumerate() {
         for rep in 1..=exp.repetitions {
@@ -269,7 +372,9 @@ fn units(exp: &Experiment, shard: Option<(usize, usize)>) -> Vec<Unit> {
                     continue;
                 }
                 for si in 0..m.structural.len() {
-                    all.push((d, rep, mi, si));
+                    if skip_reason(m, si, shapes[d]).is_none() {
+                        all.push((d, rep, mi, si));
+                    }
                 }
             }
         }
@@ -300,12 +405,14 @@ fn units(exp: &Experiment, shard: Option<(usize, usize)>) -> Vec<Unit> {
 /// rows written before the error stay in runs.csv.
 pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let started = chrono::Utc::now();
+    // Data first: a file that is missing or that the split cannot divide is reported
+    // before anything is created.
+    let (data, dropped_rows) = load_datasets_counted(exp, opts.data_dir.as_deref())?;
     std::fs::create_dir_all(&opts.out).map_err(|e| out_err(&opts.out, e))?;
     let record_path = opts.out.join("run.json");
     let spec_hash = keys::sha256_hex(spec_text);
     let spec_copy = opts.out.join("spec.yaml");
     std::fs::write(&spec_copy, spec_text).map_err(|e| out_err(&spec_copy, e))?;
-    let (data, dropped_rows) = load_datasets_counted(exp, opts.data_dir.as_deref())?;
     let runs_path = opts.out.join("runs.csv");
     let (existing, cut_bytes, writer) =
         results::open_for_append(&runs_path).map_err(RunError::Results)?;
@@ -324,7 +431,8 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     };
     let mut todo: Vec<(Unit, Vec<String>)> = Vec::new();
     let mut reused = 0;
-    for u in units(exp, opts.shard) {
+    let shapes = dataset_shapes(exp, &data);
+    for u in units(exp, opts.shard, &shapes) {
         let k = unit_keys(&u);
         let have = k.iter().filter(|k| done.contains(*k)).count();
         reused += have;

@@ -3,9 +3,10 @@
 
 pub mod raw;
 mod validate;
+pub mod yaml;
 
 pub use raw::Spec;
-pub use validate::{validate, DataSource, DatasetPlan, Experiment, MethodPlan};
+pub use validate::{check_split_rows, validate, DataSource, DatasetPlan, Experiment, MethodPlan};
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -19,8 +20,12 @@ pub enum SpecError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Malformed YAML or a field of the wrong shape.
-    #[error("{path}:{line}:{column}: {message}")]
+    /// A file with no YAML content (empty, or only blank lines and comments).
+    #[error("{path}: the file is empty (no YAML content, only blank lines or comments)")]
+    Empty { path: PathBuf },
+    /// Malformed YAML or a field of the wrong shape; `message` is in plain words (see
+    /// [`yaml::explain`]) and does not repeat the position.
+    #[error("{}: {}{message}", path.display(), position(*line, *column))]
     Yaml {
         path: PathBuf,
         line: usize,
@@ -43,6 +48,15 @@ pub enum SpecError {
     },
 }
 
+/// `line L, column C: ` in words, or nothing when the position is unknown (line 0).
+fn position(line: usize, column: usize) -> String {
+    match (line, column) {
+        (0, _) => String::new(),
+        (l, 0) => format!("line {l}: "),
+        (l, c) => format!("line {l}, column {c}: "),
+    }
+}
+
 /// Reads and parses a spec file; returns the spec and its text.
 ///
 /// # Errors
@@ -61,18 +75,25 @@ pub fn parse_str(text: &str, path: &Path) -> Result<Spec, SpecError> {
     parse_yaml(text, path)
 }
 
-/// Parses YAML text into `T`; errors carry `path` and the line and column of the problem.
+/// Parses YAML text into `T` (a spec, a section file, a method preset).
+///
+/// # Errors
+/// [`SpecError::Empty`] for a file without YAML content; [`SpecError::Yaml`] with `path`,
+/// the line and column of the problem and a message in plain words ([`yaml::explain`]:
+/// a tab is called a tab, an indentation mistake names the block it breaks).
 pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T, SpecError> {
+    if yaml::is_blank(text) {
+        return Err(SpecError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
     serde_yaml::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((0, 0));
+        let (line, column, message) = yaml::explain(&e, text);
         SpecError::Yaml {
             path: path.to_path_buf(),
             line,
             column,
-            message: e.to_string(),
+            message,
         }
     })
 }

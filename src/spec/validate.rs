@@ -7,8 +7,8 @@ use super::raw::{
 };
 use super::SpecError;
 use crate::data::{
-    find_manifest, load_csv, load_manifest_dataset, Loaded, Manifest, MissingPolicy, SplitRatios,
-    Task, XScale,
+    find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, Manifest, MissingPolicy,
+    SplitRatios, Task, XScale,
 };
 use crate::methods::{self, Method, ParamValue, Params};
 use std::collections::BTreeSet;
@@ -98,6 +98,67 @@ impl DatasetPlan {
             DataSource::LpdtSine { .. } => Ok(None),
         }
     }
+
+    /// The rows the split ratios divide, for a loaded file data set `all` (from
+    /// [`DatasetPlan::load`]): every row, or for a `pair` the rows of its private data set
+    /// (they come first; the public data set's rows are all public).
+    pub fn split_rows(&self, all: &Dataset) -> usize {
+        match &self.source {
+            DataSource::Pair { private, .. } => private.n_rows,
+            _ => all.n(),
+        }
+    }
+
+    /// Shape (n rows, d features) as far as known without loading: a manifest's
+    /// `n_rows` × `n_features` (a `pair`: both data sets' rows), the synthetic sizes
+    /// (d = 1); None for inline files.
+    pub fn known_shape(&self) -> Option<(usize, usize)> {
+        match &self.source {
+            DataSource::Manifest(m) => Some((m.n_rows, m.n_features)),
+            DataSource::Pair { public, private } => {
+                Some((public.n_rows + private.n_rows, private.n_features))
+            }
+            DataSource::LpdtSine {
+                public,
+                private,
+                test,
+                ..
+            } => Some((public + private + test, 1)),
+            DataSource::File { .. } => None,
+        }
+    }
+
+    /// The rows the split ratios divide as far as known without loading: a manifest's
+    /// `n_rows` (for a `pair`, its private data set's); None for inline files and
+    /// synthetic data sets.
+    pub fn known_split_rows(&self) -> Option<usize> {
+        match &self.source {
+            DataSource::Manifest(m) => Some(m.n_rows),
+            DataSource::Pair { private, .. } => Some(private.n_rows),
+            _ => None,
+        }
+    }
+}
+
+/// Checks that `split` leaves no part empty for data set `dataset` of `n` rows (see
+/// [`SplitRatios::sizes`]); `path` is the spec, for the message.
+///
+/// # Errors
+/// [`SpecError::Invalid`] naming the field (`split.test`, …), the data set, its n and the
+/// smallest valid ratio.
+pub fn check_split_rows(
+    split: SplitRatios,
+    dataset: &str,
+    n: usize,
+    path: &Path,
+) -> Result<(), SpecError> {
+    split.sizes(n).map(|_| ()).map_err(|e| {
+        invalid(
+            path,
+            format!("split.{}", e.part),
+            format!("data set `{dataset}`: {e}"),
+        )
+    })
 }
 
 /// A method with its expanded grid.
@@ -437,6 +498,14 @@ pub fn validate(
     }
     if datasets.is_empty() {
         return Err(invalid(path, "datasets", "no data sets"));
+    }
+    // Inline files are checked when they are loaded (`run::load_datasets`).
+    if let Some(split) = split {
+        for d in &datasets {
+            if let Some(n) = d.known_split_rows() {
+                check_split_rows(split, &d.name, n, path)?;
+            }
+        }
     }
 
     let mut methods_out: Vec<MethodPlan> = Vec::new();
