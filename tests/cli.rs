@@ -53,8 +53,7 @@ fn markdown_rows(md: &str) -> BTreeMap<String, Vec<String>> {
 
 fn number(cell: &str) -> f64 {
     cell.replace("**", "")
-        .replace("<u>", "")
-        .replace("</u>", "")
+        .replace('_', "")
         .replace("\\*", "")
         .parse()
         .unwrap()
@@ -108,7 +107,7 @@ fn real_data_run_renders_a_table_with_consistent_marks() {
             let block = &cells[1 + 3 * b..4 + 3 * b];
             let values: Vec<f64> = block.iter().map(|c| number(c)).collect();
             let bold: Vec<usize> = (0..3).filter(|&i| block[i].starts_with("**")).collect();
-            let under: Vec<usize> = (0..3).filter(|&i| block[i].starts_with("<u>")).collect();
+            let under: Vec<usize> = (0..3).filter(|&i| block[i].starts_with('_')).collect();
             assert_eq!(bold.len(), 1, "{label} ε={eps}: one best");
             assert_eq!(under.len(), 1, "{label} ε={eps}: one second");
             let min = values.iter().cloned().fold(f64::INFINITY, f64::min);

@@ -43,28 +43,6 @@ struct Fmt {
     both_names: bool,
 }
 
-fn tex(s: &str) -> String {
-    // escape_latex leaves these symbols alone; pdflatex cannot typeset them as text.
-    let mut out = String::new();
-    for c in escape_latex(s).chars() {
-        match c {
-            '→' => out.push_str(r"$\to$"),
-            '←' => out.push_str(r"$\leftarrow$"),
-            '≈' => out.push_str(r"$\approx$"),
-            '≠' => out.push_str(r"$\neq$"),
-            '∈' => out.push_str(r"$\in$"),
-            '−' => out.push_str(r"$-$"),
-            '§' => out.push_str(r"\S{}"),
-            '√' => out.push_str(r"$\surd$"),
-            '½' => out.push_str(r"$\frac{1}{2}$"),
-            '⅓' => out.push_str(r"$\frac{1}{3}$"),
-            '⅔' => out.push_str(r"$\frac{2}{3}$"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 const MARKDOWN: Fmt = Fmt {
     esc: escape_markdown,
     bold: |s| format!("**{s}**"),
@@ -74,7 +52,7 @@ const MARKDOWN: Fmt = Fmt {
 };
 
 const LATEX: Fmt = Fmt {
-    esc: tex,
+    esc: escape_latex,
     bold: |s| format!(r"\textbf{{{s}}}"),
     sup: |n| format!(r"\textsuperscript{{{n}}}"),
     both_names: false,

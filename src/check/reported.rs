@@ -168,7 +168,7 @@ impl ReportedSpec {
             if k.reason.trim().is_empty() {
                 return Err(invalid(
                     f("reason"),
-                    "is empty; say why these cells deviate (e.g. a method-card section)",
+                    "is empty; say why these cells deviate (e.g. the paper section or the mechanism detail behind the gap)",
                 ));
             }
             for (name, empty) in [

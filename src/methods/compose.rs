@@ -236,14 +236,14 @@ const MSS: ParamDecl = int(
     1,
     Some("2"),
     true,
-    "a node with <= this many points (or distinct rows) is a leaf (lpdt.md §6 harness default 2)",
+    "a node with <= this many points (or distinct rows) is a leaf (the authors' code's default is 2)",
 );
 const SEARCH: ParamDecl = int(
     "search_number",
     1,
     Some("10"),
     true,
-    "number of quantile threshold candidates per feature (lpdt.md §4)",
+    "number of quantile threshold candidates per feature for the CART split search on public data",
 );
 const MAX_DEPTH: ParamDecl = int(
     "max_depth",
@@ -252,7 +252,7 @@ const MAX_DEPTH: ParamDecl = int(
     true,
     "maximum depth of the CART tree (sklearn DecisionTreeRegressor defaults otherwise)",
 );
-const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped, lpdt.md §7.3)");
+const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped: the memory limit of LPDT paper App. D.1)");
 const DELTA: ParamDecl = ParamDecl {
     name: "delta",
     role: ParamRole::Structural,
@@ -262,7 +262,7 @@ const DELTA: ParamDecl = ParamDecl {
         open: false,
     },
     default: None,
-    doc: "share of public points in the mixed partition set (grown_on: mixture; lpdt.md §8.6)",
+    doc: "share of public points in the mixed partition set (grown_on: mixture; LPDT paper §4.3, Fig. 5)",
 };
 const PRIVATE_SHARE: ParamDecl = ParamDecl {
     name: "private_share",
@@ -287,14 +287,14 @@ const TAU: ParamDecl = ParamDecl {
     role: ParamRole::Curator,
     kind: ParamKind::Float { lo: 0.0, hi: f64::INFINITY, open: false },
     default: Some("0"),
-    doc: "fallback threshold: a leaf takes its public mean when its debiased count <= tau*n (lpdt.md §2.3)",
+    doc: "fallback threshold: a leaf takes its public mean when its debiased count <= tau*n (the paper's estimator, eq. (5), falls back only at 0: tau = 0)",
 };
 const OOD: ParamDecl = ParamDecl {
     name: "ood",
     role: ParamRole::Curator,
     kind: ParamKind::Choice(&["zero", "route"]),
     default: Some("zero"),
-    doc: "test points outside [0,1]^d: zero (paper) or route by thresholds (lpdt.md §2.4)",
+    doc: "test points outside [0,1]^d: zero (paper) or route by thresholds (the authors' code)",
 };
 const T: ParamDecl = ParamDecl {
     name: "t",
@@ -312,7 +312,7 @@ const WEIGHTS: ParamDecl = ParamDecl {
     role: ParamRole::Curator,
     kind: ParamKind::Choice(&["average", "reported_fit"]),
     default: Some("average"),
-    doc: "denominator weights: average = (mu+lambda)/2 (paper's words), reported_fit = mu + lambda/2 (lpdt.md §7.4)",
+    doc: "denominator weights: average = (mu+lambda)/2 (paper's words), reported_fit = mu + lambda/2 (fits the reported APHIST; LPDT paper App. D.1)",
 };
 const Y_CENTER: ParamDecl = ParamDecl {
     name: "y_center",
@@ -380,7 +380,7 @@ impl Composition {
             E::LeafMean => Err("`estimator: leaf_mean` uses labels without privacy; a private method needs ratio, histogram or adjusted_histogram".into()),
             E::Histogram | E::AdjustedHistogram => {
                 if p.rule != Rule::Histogram || self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector {
-                    Err("the histogram estimators are implemented for `partition: {rule: histogram}` with `cell_mechanism: laplace` and `label_mechanism: laplace_vector` (lpdt.md §7.3)".into())
+                    Err("the histogram estimators are implemented for `partition: {rule: histogram}` with `cell_mechanism: laplace` and `label_mechanism: laplace_vector` (LPDT paper App. D.1)".into())
                 } else {
                     Ok(())
                 }

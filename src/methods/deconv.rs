@@ -59,7 +59,7 @@ const BANDWIDTH: ParamDecl = ParamDecl {
         open: true,
     },
     default: None,
-    doc: "kernel bandwidth h > 0 on [0,1]-scaled features (paper grid 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5; card §6)",
+    doc: "kernel bandwidth h > 0 on [0,1]-scaled features (paper grid 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5; LPDT paper App. D.1)",
 };
 
 static PARAMS: &[ParamDecl] = &[BANDWIDTH];
@@ -361,7 +361,7 @@ impl Method for Deconv {
         "DECONV"
     }
     fn description(&self) -> &str {
-        "deconvolution-kernel Nadaraya-Watson regression on Laplace-noised (x, y) reports, eps/2 each (Farokhi 2020; LPDT paper App. D.1; lpdt.md §7.5, formula reconstructed)"
+        "deconvolution-kernel Nadaraya-Watson regression on Laplace-noised (x, y) reports, eps/2 each (Farokhi 2020; LPDT paper App. D.1, which does not give the formula: ours is a reconstruction)"
     }
     fn params(&self) -> &[ParamDecl] {
         PARAMS

@@ -32,7 +32,8 @@ const MARKDOWN_TEMPLATE: &str = include_str!("../../templates/table.md.tera");
 /// An output format of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OutputFormat {
-    /// LaTeX `table` float with a booktabs `tabular` (needs `\usepackage{booktabs}`).
+    /// LaTeX `table` float with a booktabs `tabular` (needs `\usepackage{booktabs}` and
+    /// `\usepackage{graphicx}`).
     Latex,
     /// GitHub-flavoured Markdown pipe table.
     Markdown,
@@ -166,8 +167,13 @@ pub fn render_with_dir(t: &Table, format: OutputFormat, dir: &Path) -> Result<St
 /// Renders `t` as a LaTeX `table` float: `\caption`, `\label{tab:<name>}`, a booktabs
 /// `tabular` with one `\multicolumn` header (and `\cmidrule`) per labelled group, best
 /// values in `\textbf`, second best in `\underline`, significant ones followed by `$^*$`,
-/// missing ones as `--`, and the notes in a footnotesize paragraph under the tabular.
-/// All text is escaped with [`escape_latex`]. Needs `\usepackage{booktabs}`.
+/// missing ones as `--`, and the notes (with a legend of the marks) in a footnotesize
+/// paragraph under the tabular. All text is escaped with [`escape_latex`].
+///
+/// The table fits the text width of any document: columns are set 4 pt apart
+/// (`\tabcolsep`) and a tabular still wider than `\linewidth` is shrunk to it with
+/// `\resizebox` (as the LPDT paper's eleven-column Table 2 is); narrower tables keep their
+/// natural size. Needs `\usepackage{booktabs}` and `\usepackage{graphicx}`.
 ///
 /// # Errors
 /// See [`Templates::render`].
@@ -176,9 +182,10 @@ pub fn render_latex(t: &Table) -> Result<String, ReportError> {
 }
 
 /// Renders `t` as a GitHub Markdown pipe table: a `Table: <caption>` line, one header row
-/// whose names carry their group (`ε=2 LPDT-M`), best values as `**…**`, second best as
-/// `<u>…</u>`, significant ones followed by `\*`, missing ones as `—`, and the notes as a
-/// list below. All text is escaped with [`escape_markdown`].
+/// whose names carry their group (`ε=2 LPDT-M`), best values in bold (`**…**`), second
+/// best in italics (`_…_`: plain Markdown, no HTML, since Markdown has no underline),
+/// significant ones followed by `\*`, missing ones as `—`, and the notes (with a legend
+/// of the marks) as a list below. All text is escaped with [`escape_markdown`].
 ///
 /// # Errors
 /// See [`Templates::render`].
@@ -193,8 +200,9 @@ pub fn render_markdown(t: &Table) -> Result<String, ReportError> {
 /// `\textgreater{}`, `\textbar{}` (they print wrongly in the default OT1 encoding); a `-`
 /// followed by another `-` becomes `-{}` so `--` is not a dash ligature; line breaks
 /// become spaces. Common non-ASCII symbols pdflatex cannot typeset without extra
-/// packages become math: `ε` → `$\varepsilon$` (likewise α β γ δ λ μ ρ σ τ, ≤ ≥ ± × · ∞),
-/// `—` → `---`, `–` → `--`, `…` → `\ldots{}`. Other characters pass through.
+/// packages become math: `ε` → `$\varepsilon$` (likewise α β γ δ λ μ ρ σ τ, ≤ ≥ ± × · ∞,
+/// → ← ≈ ≠ ∈ − √ ½ ⅓ ⅔), `§` → `\S{}`, `—` → `---`, `–` → `--`, `…` → `\ldots{}`. Other
+/// characters pass through.
 ///
 /// ```
 /// use dp_repro::report::escape_latex;
@@ -243,6 +251,17 @@ pub fn escape_latex(s: &str) -> String {
             '×' => r"$\times$",
             '·' => r"$\cdot$",
             '∞' => r"$\infty$",
+            '→' => r"$\to$",
+            '←' => r"$\leftarrow$",
+            '≈' => r"$\approx$",
+            '≠' => r"$\neq$",
+            '∈' => r"$\in$",
+            '−' => r"$-$",
+            '√' => r"$\surd$",
+            '½' => r"$\frac{1}{2}$",
+            '⅓' => r"$\frac{1}{3}$",
+            '⅔' => r"$\frac{2}{3}$",
+            '§' => r"\S{}",
             '—' => "---",
             '–' => "--",
             '…' => r"\ldots{}",
@@ -327,6 +346,30 @@ fn template_error(origin: &str, e: tera::Error) -> ReportError {
         template: origin.to_string(),
         message: error_chain(&e),
     }
+}
+
+/// The notes of `t` with a legend of its best / second-best marks, as each format
+/// prints them (`bold`, `second`), inserted after the first note (the one that says what
+/// the numbers are); the notes unchanged when no cell carries either mark.
+fn notes_with_legend(t: &Table, bold: &str, second: &str) -> Vec<String> {
+    let cells = || t.rows.iter().flat_map(|r| &r.cells);
+    let (any_best, any_second) = (cells().any(|c| c.best), cells().any(|c| c.second));
+    let mut notes = t.notes.clone();
+    if !(any_best || any_second) {
+        return notes;
+    }
+    let block = if t.groups.iter().any(|g| g.epsilon.is_some()) {
+        "the methods of each ε block"
+    } else {
+        "the methods of each column group"
+    };
+    let legend = match (any_best, any_second) {
+        (true, true) => format!("{bold}: best, {second}: second best among {block}."),
+        (true, false) => format!("{bold}: best among {block}."),
+        _ => format!("{second}: second best among {block}."),
+    };
+    notes.insert(notes.len().min(1), legend);
+    notes
 }
 
 /// A group header cell of the LaTeX view.
@@ -424,7 +467,10 @@ impl LatexView {
                     cells: r.cells.iter().map(latex_cell).collect(),
                 })
                 .collect(),
-            notes: t.notes.iter().map(|n| escape_latex(n)).collect(),
+            notes: notes_with_legend(t, "Bold", "underlined")
+                .iter()
+                .map(|n| escape_latex(n))
+                .collect(),
         }
     }
 }
@@ -449,7 +495,7 @@ fn markdown_cell(c: &Cell) -> String {
     let mut s = if c.best {
         format!("**{text}**")
     } else if c.second {
-        format!("<u>{text}</u>")
+        format!("_{text}_")
     } else {
         text
     };
@@ -488,7 +534,10 @@ impl MarkdownView {
                     cells: r.cells.iter().map(markdown_cell).collect(),
                 })
                 .collect(),
-            notes: t.notes.iter().map(|n| escape_markdown(n)).collect(),
+            notes: notes_with_legend(t, "Bold", "italics")
+                .iter()
+                .map(|n| escape_markdown(n))
+                .collect(),
         }
     }
 }

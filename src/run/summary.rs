@@ -428,7 +428,7 @@ fn rule_note(rule: &SignificanceRule, lower: bool) -> String {
     match rule {
         SignificanceRule::None => String::new(),
         SignificanceRule::BetterThanRest { alpha, max_group } => format!(
-            "*: the smallest group of at most {max_group} best methods of the block each of which a one-sided Wilcoxon signed-rank test over the paired repetitions finds {dir} than every other method at level {alpha} (lpdt.md §8.3)."
+            "*: the smallest group of at most {max_group} best methods of the block each of which a one-sided Wilcoxon signed-rank test over the paired repetitions finds {dir} than every other method at level {alpha} (LPDT paper §4.2 and the caption of Table 2, which do not define the group; this is our reading)."
         ),
         SignificanceRule::NotWorseThanBest { alpha } => format!(
             "*: the best method and every method a one-sided Wilcoxon signed-rank test at level {alpha} does not find worse than the best."
@@ -515,11 +515,11 @@ fn build_table(
     }
     let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
     let how = match mode {
-        Selection::BestMean => format!("Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, the papers' practice (lpdt.md §8.1(b))."),
-        Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (lpdt.md §8.1(a); the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
-        Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT App. D.2; lpdt.md §8.1(c)).", exp.spec.tuning.validation_share * 100.0),
+        Selection::BestMean => format!("Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, as the authors' public code does (the LPDT paper, §4, states 5-fold cross-validation)."),
+        Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
+        Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
     };
-    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how} Bold: best, underlined: second best among the ε block's methods.")];
+    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how}")];
     let rn = rule_note(&rule, lower);
     if !rn.is_empty() {
         notes.push(rn);

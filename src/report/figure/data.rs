@@ -304,7 +304,8 @@ pub(crate) fn build_panels_indexed(
                     });
                 }
                 let rule = if ctx.selection == "best_mean" {
-                    "oracle selection: the grid point with the best mean over repetitions, lpdt.md §8.1(b)".to_string()
+                    "oracle selection: the grid point with the best mean over repetitions"
+                        .to_string()
                 } else {
                     format!("selection `{}`", ctx.selection)
                 };
