@@ -47,6 +47,10 @@ enum Command {
         /// shards' folders with `dp-repro merge`.
         #[arg(long, value_name = "I/N", value_parser = parse_shard)]
         shard: Option<(usize, usize)>,
+        /// When the output folder holds results of another spec (one that computes other
+        /// rows), delete them and start afresh instead of refusing.
+        #[arg(long)]
+        force: bool,
     },
     /// Check a spec's results against the paper's reported numbers and claims and against
     /// our own golden file: reuses finished results (running what is missing), writes
@@ -58,6 +62,10 @@ enum Command {
         /// Results folder (default: results/<spec name>).
         #[arg(long)]
         results: Option<PathBuf>,
+        /// Override the spec's number of repetitions (e.g. to check a folder run with
+        /// `run --reps N` without completing it to the spec's count).
+        #[arg(long)]
+        reps: Option<usize>,
         /// Golden summary.csv to compare with (default: the spec's `golden.file`).
         #[arg(long)]
         golden: Option<PathBuf>,
@@ -78,9 +86,15 @@ enum Command {
         /// check.md.
         #[arg(long)]
         quiet: bool,
+        /// When the results folder holds results of another spec, delete them and start
+        /// afresh instead of refusing.
+        #[arg(long)]
+        force: bool,
     },
     /// Combine the output folders of shards of one spec into one folder and render its
-    /// tables. Refuses folders of different specs.
+    /// tables. Refuses folders of different specs (compared by content, not text). When
+    /// the merged rows do not cover every task of the spec, writes the merged runs.csv,
+    /// renders nothing, lists what is missing (and which shards) and exits 1.
     Merge {
         /// Shard output folders.
         #[arg(required = true)]
@@ -95,7 +109,8 @@ enum Command {
     /// Re-render summary.csv, selected.csv, tests.csv and the tables of a finished run
     /// from its runs.csv and spec.yaml, without rerunning anything.
     Table {
-        /// A results folder written by `dp-repro run`.
+        /// A results folder written by `dp-repro run`, `check` or `merge` (it holds its
+        /// resolved spec.yaml and the data set manifests, so any working directory works).
         results_dir: PathBuf,
         /// Folder of data set manifests.
         #[arg(long)]
@@ -277,27 +292,113 @@ fn recorded_repetitions(dir: &Path) -> Option<usize> {
 
 /// Draws the spec's fitted-curve figures (they refit one repetition, so file data sets are
 /// loaded again; synthetic ones need no files).
-fn draw_curves(exp: &Experiment, data_dir: Option<&Path>, out: &Path) -> Result<(), Failure> {
+fn draw_curves(
+    exp: &Experiment,
+    data_dir: Option<&Path>,
+    out: &Path,
+) -> Result<Vec<PathBuf>, Failure> {
     if exp.spec.curves.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let data = dp_repro::run::load_datasets(exp, data_dir).map_err(run_failure)?;
-    dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))?;
-    Ok(())
+    dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))
 }
 
-/// Re-renders the outputs of a results folder from its runs.csv and spec.yaml.
+/// The manifest folders for a results folder: its own `datasets/` (the manifests it was
+/// run with) first, then `--manifests` or the defaults.
+fn results_manifest_dirs(dir: &Path, cli: Option<PathBuf>) -> Vec<PathBuf> {
+    let mut dirs = vec![dir.join("datasets")];
+    dirs.extend(manifest_dirs(cli));
+    dirs
+}
+
+/// Re-renders the outputs of a results folder (locked by the caller) from its runs.csv
+/// and spec.yaml, prints the tables as Markdown, and lists the files written on stderr.
 fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> {
-    let (mut exp, _) = load_experiment(&dir.join("spec.yaml"), manifests)?;
+    let spec = dir.join("spec.yaml");
+    let (parsed, _) = parse_file(&spec).map_err(bad_input)?;
+    let mut exp =
+        validate(parsed, &spec, &results_manifest_dirs(dir, manifests)).map_err(bad_input)?;
     if let Some(r) = recorded_repetitions(dir) {
         exp.repetitions = r;
     }
     let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
-    draw_curves(&exp, resolve_data_dir(None).as_deref(), dir)?;
+    let curves = draw_curves(&exp, resolve_data_dir(None).as_deref(), dir)?;
     for (_, md) in &done.markdown {
         println!("{md}");
     }
+    print_written(done.files.iter().chain(&curves));
     Ok(())
+}
+
+/// Lists written files on stderr, one per line.
+fn print_written<'a>(files: impl Iterator<Item = &'a PathBuf>) {
+    let files: Vec<&PathBuf> = files.collect();
+    eprintln!("wrote {} files:", files.len());
+    for f in files {
+        eprintln!("  {}", f.display());
+    }
+}
+
+/// `dp-repro merge`: merge the shards' rows into `out`, then render it if every task is
+/// there, else list what is missing and exit 1.
+fn merge_command(dirs: &[PathBuf], out: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> {
+    let _lock = dp_repro::run::OutputFolder::lock(out).map_err(bad_input)?;
+    let outcome = dp_repro::run::merge(dirs, out, &manifest_dirs(manifests.clone()))
+        .map_err(|e| bad_input(anyhow!(e)))?;
+    eprintln!(
+        "merged {} folders into {}: {} rows added",
+        dirs.len(),
+        out.display(),
+        outcome.rows_added
+    );
+    print_written(outcome.files.iter());
+    let cov = &outcome.coverage;
+    if cov.missing.is_empty() {
+        return render_folder(out, manifests);
+    }
+    eprintln!(
+        "incomplete: {} of {} task rows of the spec are missing, in {} units (data set, repetition, method, grid point):",
+        cov.missing_rows(),
+        cov.expected_rows,
+        cov.missing.len()
+    );
+    const SHOWN: usize = 20;
+    for m in cov.missing.iter().take(SHOWN) {
+        eprintln!(
+            "  {} rep {} {}{}{}: {} rows",
+            m.dataset,
+            m.repetition,
+            m.method,
+            if m.point.is_empty() { "" } else { " " },
+            m.point,
+            m.rows
+        );
+    }
+    if cov.missing.len() > SHOWN {
+        eprintln!("  … and {} more units", cov.missing.len() - SHOWN);
+    }
+    if let Some((n, absent, incomplete)) = outcome.shard_report() {
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(|i| format!("{i}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !absent.is_empty() {
+            eprintln!("shards not among the merged folders: {}", list(&absent));
+        }
+        if !incomplete.is_empty() {
+            eprintln!(
+                "shards merged but unfinished (rerun them to resume): {}",
+                list(&incomplete)
+            );
+        }
+    }
+    Err(failed(anyhow!(
+        "{} holds the merged rows but no tables: merge again with the missing shards' folders",
+        out.display()
+    )))
 }
 
 /// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
@@ -305,20 +406,32 @@ fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> 
 fn check(
     spec: PathBuf,
     results: Option<PathBuf>,
+    reps: Option<usize>,
     golden: Option<PathBuf>,
     bless: bool,
     data_dir: Option<PathBuf>,
     manifests: Option<PathBuf>,
     jobs: Option<usize>,
     quiet: bool,
+    force: bool,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
         abbreviation_map, compare_golden, compare_reported, evaluate_claims, read_selected,
         read_tests, render_check, CheckReport,
     };
     let dirs = manifest_dirs(manifests.clone());
-    let (exp, text) = load_experiment(&spec, manifests)?;
+    let (mut exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    match (reps, recorded_repetitions(&out)) {
+        (Some(0), _) => return Err(bad_input(anyhow!("--reps must be at least 1"))),
+        (Some(r), _) => exp.repetitions = r,
+        (None, Some(r)) if r < exp.repetitions => eprintln!(
+            "{} holds {r} repetitions; running the spec's {} (pass --reps {r} to check only those)",
+            out.display(),
+            exp.repetitions
+        ),
+        _ => {}
+    }
     dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
     let opts = RunOptions {
         out: out.clone(),
@@ -326,7 +439,9 @@ fn check(
         jobs,
         progress: !quiet,
         shard: None,
+        force,
     };
+    // `summary` holds the folder's lock until the check report is written.
     let summary = run(&exp, &text, &opts).map_err(run_failure)?;
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
     eprintln!(
@@ -353,6 +468,14 @@ fn check(
     let claims = evaluate_claims(&exp.claims, &selected, &tests, lower);
     let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
         (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
+        // The spec's golden file holds the spec's repetition count.
+        (None, Some(_)) if exp.repetitions != exp.spec.repetitions && !bless => {
+            eprintln!(
+                "golden file not compared: it holds {} repetitions, this check {} (pass --golden FILE to compare anyway)",
+                exp.spec.repetitions, exp.repetitions
+            );
+            (None, 0.0)
+        }
         (None, Some(g)) => (Some(g.path(spec_dir)), g.relative_tolerance),
         (None, None) => (None, 0.0),
     };
@@ -434,6 +557,7 @@ fn run_failure(e: dp_repro::run::RunError) -> Failure {
         RunError::Data { .. }
         | RunError::Split { .. }
         | RunError::Spec(_)
+        | RunError::Folder(_)
         | RunError::Results(_) => bad_input(e),
         e => failed(e),
     }
@@ -451,7 +575,16 @@ fn load_experiment(
     manifests: Option<PathBuf>,
 ) -> Result<(Experiment, String), Failure> {
     let (parsed, text) = parse_file(spec).map_err(bad_input)?;
-    let exp = validate(parsed, spec, &manifest_dirs(manifests)).map_err(bad_input)?;
+    // A results folder's spec.yaml finds the manifests it was run with beside it.
+    let beside = spec.parent().unwrap_or(Path::new("")).join("datasets");
+    let mut dirs =
+        if manifests.is_none() && beside.join(".").is_dir() && spec.ends_with("spec.yaml") {
+            vec![beside]
+        } else {
+            Vec::new()
+        };
+    dirs.extend(manifest_dirs(manifests));
+    let exp = validate(parsed, spec, &dirs).map_err(bad_input)?;
     Ok((exp, text))
 }
 
@@ -478,6 +611,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             manifests,
             quiet,
             shard,
+            force,
         } => {
             let (mut exp, text) = load_experiment(&spec, manifests)?;
             if let Some(r) = reps {
@@ -502,8 +636,10 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 jobs,
                 progress: !quiet,
                 shard,
+                force,
             };
             let start = Instant::now();
+            // `summary` holds the folder's lock until the tables are written.
             let summary = run(&exp, &text, &opts).map_err(run_failure)?;
             let secs = start.elapsed().as_secs_f64();
             let done = finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
@@ -530,28 +666,35 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Check {
             spec,
             results,
+            reps,
             golden,
             bless,
             data_dir,
             manifests,
             jobs,
             quiet,
+            force,
         } => check(
-            spec, results, golden, bless, data_dir, manifests, jobs, quiet,
+            spec, results, reps, golden, bless, data_dir, manifests, jobs, quiet, force,
         ),
         Command::Table {
             results_dir,
             manifests,
-        } => render_folder(&results_dir, manifests),
+        } => {
+            if !results_dir.join("spec.yaml").is_file() {
+                return Err(bad_input(anyhow!(
+                    "{}: not a results folder (no spec.yaml); pass the folder `dp-repro run` wrote",
+                    results_dir.display()
+                )));
+            }
+            let _lock = dp_repro::run::OutputFolder::lock(&results_dir).map_err(bad_input)?;
+            render_folder(&results_dir, manifests)
+        }
         Command::Merge {
             dirs,
             out,
             manifests,
-        } => {
-            dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
-            dp_repro::run::merge(&dirs, &out).map_err(|e| bad_input(anyhow!(e)))?;
-            render_folder(&out, manifests)
-        }
+        } => merge_command(&dirs, &out, manifests),
         Command::Validate {
             spec,
             data_dir,

@@ -556,5 +556,8 @@ fn latex_compiles_with_pdflatex_if_available() {
         .unwrap();
     let log = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "pdflatex failed:\n{log}");
-    assert!(!log.contains("Overfull"), "the table overflows the line:\n{log}");
+    assert!(
+        !log.contains("Overfull"),
+        "the table overflows the line:\n{log}"
+    );
 }

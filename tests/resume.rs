@@ -314,10 +314,21 @@ fn run_json_records_the_run() {
     ]);
     let v: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
-    let spec_text = fs::read_to_string(root().join("specs/quickstart.yaml")).unwrap();
+    // The hashes are of the resolved spec.yaml's content (comments and layout aside).
+    let resolved: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(out.join("spec.yaml")).unwrap()).unwrap();
     assert_eq!(
         v["spec_hash"].as_str().unwrap(),
-        dp_repro::run::keys::sha256_hex(&spec_text)
+        dp_repro::spec::resolve::content_hash(&resolved)
+    );
+    assert_eq!(
+        v["computed_hash"].as_str().unwrap(),
+        dp_repro::spec::resolve::computed_hash(&resolved)
+    );
+    let source = fs::read_to_string(root().join("specs/quickstart.yaml")).unwrap();
+    assert_eq!(
+        fs::read_to_string(out.join("spec.source.yaml")).unwrap(),
+        source
     );
     assert_eq!(v["repetitions"], 2);
     assert_eq!(v["threads"], 2);

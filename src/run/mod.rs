@@ -13,7 +13,7 @@ pub mod seeds;
 mod summary;
 
 pub use merge::merge;
-pub use output::{check_output_folder, OutputFolderError};
+pub use output::{check_output_folder, OutputFolder, OutputFolderError};
 pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
@@ -61,6 +61,10 @@ pub enum RunError {
     /// Output files.
     #[error("{path}: {message}")]
     Output { path: PathBuf, message: String },
+    /// The output folder cannot be used: in use by another process, holding another
+    /// spec's results, or not writable.
+    #[error(transparent)]
+    Folder(#[from] OutputFolderError),
 }
 
 /// Options of `dp-repro run`.
@@ -76,6 +80,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Run only shard i of N (1-based i): a deterministic round-robin share of the units.
     pub shard: Option<(usize, usize)>,
+    /// Replace the results of another spec held by `out` (`--force`) instead of refusing.
+    pub force: bool,
 }
 
 fn out_err(path: &Path, e: impl std::fmt::Display) -> RunError {
@@ -342,8 +348,11 @@ pub fn task_count(exp: &Experiment, shapes: &[Option<(usize, usize)>]) -> TaskCo
 }
 
 /// What one call of [`run`] did.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct RunSummary {
+    /// The output folder, still locked: keep this value while writing further outputs
+    /// into it (tables, check reports); dropping it releases the folder.
+    pub folder: OutputFolder,
     /// Rows computed and appended by this call.
     pub computed: usize,
     /// Rows found in runs.csv from an earlier, interrupted or sharded call and reused.
@@ -390,9 +399,89 @@ fn units(
     }
 }
 
+/// A unit of work (data set, repetition, method, structural grid point) some of whose
+/// rows are missing from a results folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissingUnit {
+    /// 0-based position in the canonical order of units: shard i of N ran the units
+    /// whose position modulo N is i − 1.
+    pub position: usize,
+    /// Data set name.
+    pub dataset: String,
+    /// 1-based repetition.
+    pub repetition: usize,
+    /// Method label.
+    pub method: String,
+    /// The structural grid point (empty for methods without one).
+    pub point: String,
+    /// Rows of the unit that are missing.
+    pub rows: usize,
+}
+
+/// Which task rows of the experiment a set of runs.csv keys covers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coverage {
+    /// Rows the experiment has (every unit that applies to its data set's shape).
+    pub expected_rows: usize,
+    /// The units with missing rows, in canonical order.
+    pub missing: Vec<MissingUnit>,
+}
+
+impl Coverage {
+    /// Rows missing in all.
+    pub fn missing_rows(&self) -> usize {
+        self.missing.iter().map(|m| m.rows).sum()
+    }
+
+    /// Shards i of `n` (1-based) that ran at least one missing unit.
+    pub fn shards_lacking(&self, n: usize) -> Vec<usize> {
+        let mut s: Vec<usize> = self.missing.iter().map(|m| m.position % n + 1).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    }
+}
+
+/// The rows of `exp` (with its `repetitions`) that `have` (task keys of runs.csv rows)
+/// lacks, by unit. Shapes come from the manifests (inline files are not loaded, so all
+/// their grid points count as applicable).
+pub fn coverage(exp: &Experiment, have: &HashSet<String>) -> Coverage {
+    let shapes = dataset_shapes(exp, &[]);
+    let contexts: Vec<String> = exp
+        .datasets
+        .iter()
+        .map(|p| keys::dataset_context(exp, p))
+        .collect();
+    let tags = keys::extra_row_tags(exp);
+    let mut expected_rows = 0;
+    let mut missing = Vec::new();
+    for (position, (d, rep, mi, si)) in units(exp, None, &shapes).into_iter().enumerate() {
+        let m = &exp.methods[mi];
+        let k = keys::unit_row_keys(exp, &contexts[d], rep, m, si, &tags);
+        expected_rows += k.len();
+        let rows = k.iter().filter(|k| !have.contains(*k)).count();
+        if rows > 0 {
+            missing.push(MissingUnit {
+                position,
+                dataset: exp.datasets[d].name.clone(),
+                repetition: rep,
+                method: m.label.clone(),
+                point: m.structural[si].key(),
+                rows,
+            });
+        }
+    }
+    Coverage {
+        expected_rows,
+        missing,
+    }
+}
+
 /// Runs the tasks of the experiment (or of one shard of it) that runs.csv in `opts.out`
-/// does not hold yet, appending their rows as they finish, and writes `spec.yaml` and
-/// `run.json`. A run killed at any point resumes where it stopped; the rows, and hence
+/// does not hold yet, appending their rows as they finish, and writes `run.json`. The
+/// folder is first locked and claimed for the spec ([`OutputFolder::claim`]: the resolved,
+/// self-contained `spec.yaml` with its copies; another spec's results are refused unless
+/// `opts.force`); the lock is returned in [`RunSummary::folder`]. A run killed at any point resumes where it stopped; the rows, and hence
 /// every output derived from them, are the same whatever the number of threads, shards or
 /// interruptions.
 ///
@@ -401,18 +490,24 @@ fn units(
 /// in runs.csv but are ignored by [`finish`].
 ///
 /// # Errors
-/// Loading, splitting, a method failure, an output file error or a malformed runs.csv;
+/// Loading, splitting, an output folder in use or holding another spec's results
+/// ([`RunError::Folder`]), a method failure, an output file error or a malformed runs.csv;
 /// rows written before the error stay in runs.csv.
 pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let started = chrono::Utc::now();
     // Data first: a file that is missing or that the split cannot divide is reported
     // before anything is created.
     let (data, dropped_rows) = load_datasets_counted(exp, opts.data_dir.as_deref())?;
-    std::fs::create_dir_all(&opts.out).map_err(|e| out_err(&opts.out, e))?;
+    let resolved = crate::spec::resolve(exp, spec_text).map_err(RunError::Spec)?;
+    let folder = OutputFolder::claim(
+        &opts.out,
+        &resolved,
+        &exp.path,
+        spec_text,
+        opts.force,
+        &keys::all_task_keys(exp),
+    )?;
     let record_path = opts.out.join("run.json");
-    let spec_hash = keys::sha256_hex(spec_text);
-    let spec_copy = opts.out.join("spec.yaml");
-    std::fs::write(&spec_copy, spec_text).map_err(|e| out_err(&spec_copy, e))?;
     let runs_path = opts.out.join("runs.csv");
     let (existing, cut_bytes, writer) =
         results::open_for_append(&runs_path).map_err(RunError::Results)?;
@@ -505,7 +600,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
                 drop(w);
                 computed.fetch_add(new.len(), std::sync::atomic::Ordering::Relaxed);
                 bar.inc(keys.iter().filter(|k| !done.contains(*k)).count() as u64);
-                Ok(())
+                Ok::<(), RunError>(())
             })
         })
     });
@@ -514,6 +609,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     w.flush().map_err(|e| out_err(&runs_path, e))?;
     result?;
     let summary = RunSummary {
+        folder,
         computed: computed.into_inner(),
         reused,
         cut_bytes,
@@ -521,7 +617,10 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let record = serde_json::json!({
         "spec": exp.path.display().to_string(),
         "spec_name": exp.spec.name,
-        "spec_hash": spec_hash,
+        // Hashes of the resolved spec.yaml's content (comments and layout ignored) and of
+        // the part of it that determines runs.csv (see spec::resolve).
+        "spec_hash": resolved.content_hash(),
+        "computed_hash": resolved.computed_hash(),
         "git_commit": git_commit(&exp.path),
         "dp_repro_version": env!("CARGO_PKG_VERSION"),
         "epsilons": exp.epsilons,

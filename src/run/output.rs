@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 /// Why a path cannot serve as an output folder.
 #[derive(Debug, thiserror::Error)]
-#[error("output folder `{}`: {reason}; choose another folder with --out", path.display())]
+#[error("output folder `{}`: {reason}", path.display())]
 pub struct OutputFolderError {
     /// The output folder as given.
     pub path: PathBuf,
-    /// What is wrong with it, in words.
+    /// What is wrong with it and what to do, in words.
     pub reason: String,
 }
 
@@ -35,7 +35,7 @@ fn writable(dir: &Path) -> Result<(), std::io::Error> {
 pub fn check_output_folder(out: &Path) -> Result<(), OutputFolderError> {
     let fail = |reason: String| OutputFolderError {
         path: out.to_path_buf(),
-        reason,
+        reason: format!("{reason}; choose another folder with --out"),
     };
     // The nearest ancestor that exists (the folder itself when it exists).
     let mut existing = out;
@@ -61,6 +61,250 @@ pub fn check_output_folder(out: &Path) -> Result<(), OutputFolderError> {
             format!("cannot create it inside {shown}: {e}")
         })
     })
+}
+
+/// The lock file of a results folder (held with an advisory exclusive lock while a
+/// process writes into the folder).
+pub const LOCK_FILE: &str = ".dp-repro.lock";
+
+/// Files and folders a run, `table`, `check` or `merge` writes into a results folder;
+/// `--force` removes these (and nothing else) before replacing a folder's results.
+fn is_result_entry(name: &str) -> bool {
+    const EXACT: [&str; 12] = [
+        "runs.csv",
+        "run.json",
+        "spec.yaml",
+        "spec.source.yaml",
+        "check.md",
+        "check.tex",
+        "figures",
+        "datasets",
+        "reported",
+        "summary.csv",
+        "selected.csv",
+        "tests.csv",
+    ];
+    let prefixed =
+        |p: &str, ext: &[&str]| name.starts_with(p) && ext.iter().any(|e| name.ends_with(e));
+    EXACT.contains(&name)
+        || prefixed("summary-", &[".csv"])
+        || prefixed("selected-", &[".csv"])
+        || prefixed("tests-", &[".csv"])
+        || prefixed("table-", &[".md", ".tex"])
+}
+
+/// A results folder held by this process: an advisory exclusive lock on its
+/// [`LOCK_FILE`] (released when the value is dropped), so two processes never write one
+/// runs.csv or render one folder at the same time.
+#[derive(Debug)]
+pub struct OutputFolder {
+    path: PathBuf,
+    _lock: std::fs::File,
+}
+
+impl OutputFolder {
+    /// Creates `out` if needed and takes its lock without waiting.
+    ///
+    /// # Errors
+    /// [`OutputFolderError`] when `out` cannot be created or written, or when another
+    /// process holds the lock (the folder is in use).
+    pub fn lock(out: &Path) -> Result<Self, OutputFolderError> {
+        use fs4::fs_std::FileExt;
+        check_output_folder(out)?;
+        let fail = |reason: String| OutputFolderError {
+            path: out.to_path_buf(),
+            reason,
+        };
+        std::fs::create_dir_all(out).map_err(|e| fail(format!("cannot create it: {e}")))?;
+        let lock_path = out.join(LOCK_FILE);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| fail(format!("cannot open its lock file {LOCK_FILE}: {e}")))?;
+        match file.try_lock_exclusive() {
+            Ok(true) => Ok(Self {
+                path: out.to_path_buf(),
+                _lock: file,
+            }),
+            Ok(false) => Err(fail(format!(
+                "it is in use by another dp-repro process (it holds the lock {}); wait \
+                 for that process to finish, or choose another folder",
+                lock_path.display()
+            ))),
+            Err(e) => Err(fail(format!("cannot lock {}: {e}", lock_path.display()))),
+        }
+    }
+
+    /// Locks `out` and makes it the results folder of `resolved` (the spec at `source`,
+    /// whose original text is `source_text`): a folder holding results of a spec with
+    /// another [`computed_hash`](crate::spec::resolve::computed_hash) is refused, or with
+    /// `force` emptied of its results first (only the runs.csv rows whose task keys are in
+    /// `keep`, the new spec's tasks, stay: a task key fixes everything its row depends
+    /// on, so those rows are exactly what the new spec would compute); then `spec.yaml` (resolved),
+    /// `spec.source.yaml`, the copied reported files and the data sets' manifests are
+    /// written. A folder without results, or with results of a spec that computes the same
+    /// rows (differing only in tables, figures, claims, repetitions and the like), is
+    /// taken as it is, keeping its rows.
+    ///
+    /// # Errors
+    /// [`OutputFolderError`] naming the folder: in use, holding another spec's results
+    /// (with the differing fields), or a file that cannot be read, copied or written.
+    pub fn claim(
+        out: &Path,
+        resolved: &crate::spec::ResolvedSpec,
+        source: &Path,
+        source_text: &str,
+        force: bool,
+        keep: &std::collections::HashSet<String>,
+    ) -> Result<Self, OutputFolderError> {
+        let folder = Self::lock(out)?;
+        let fail = |reason: String| OutputFolderError {
+            path: out.to_path_buf(),
+            reason,
+        };
+        let held = folder.held_spec()?;
+        let has_rows = out.join("runs.csv").exists();
+        let conflict = match &held {
+            Some(old) if crate::spec::resolve::computed_hash(old) != resolved.computed_hash() => {
+                let fields = crate::spec::resolve::differing_fields(old, &resolved.value, true);
+                let name = old.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+                Some(format!(
+                    "it holds the results of another spec (`{name}`; differing fields: {})",
+                    fields.join(", ")
+                ))
+            }
+            None if has_rows => Some(
+                "it holds a runs.csv but no spec.yaml, so its rows cannot be told apart"
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        if let Some(conflict) = conflict {
+            if !force {
+                return Err(fail(format!(
+                    "{conflict}; nothing was changed. Choose another folder with --out, or \
+                     pass --force to delete those results and start afresh"
+                )));
+            }
+            let (kept, dropped) = folder.remove_results(keep)?;
+            eprintln!(
+                "--force: {}: {conflict}; removed its outputs and {dropped} rows of runs.csv, \
+                 kept the {kept} rows of this spec's tasks",
+                out.display()
+            );
+        }
+        folder.write_spec(resolved, source, source_text)?;
+        Ok(folder)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The spec.yaml the folder holds, parsed, if any.
+    fn held_spec(&self) -> Result<Option<serde_yaml::Value>, OutputFolderError> {
+        let p = self.path.join("spec.yaml");
+        if !p.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&p).map_err(|e| OutputFolderError {
+            path: self.path.clone(),
+            reason: format!("cannot read {}: {e}", p.display()),
+        })?;
+        serde_yaml::from_str(&text)
+            .map(Some)
+            .map_err(|e| OutputFolderError {
+                path: self.path.clone(),
+                reason: format!("its {} is not YAML: {e}", p.display()),
+            })
+    }
+
+    /// Removes the result files and folders dp-repro writes (see `is_result_entry`), but
+    /// rewrites runs.csv with the rows whose task keys are in `keep`; returns the rows
+    /// kept and dropped.
+    fn remove_results(
+        &self,
+        keep: &std::collections::HashSet<String>,
+    ) -> Result<(usize, usize), OutputFolderError> {
+        let fail = |p: &Path, e: &dyn std::fmt::Display| OutputFolderError {
+            path: self.path.clone(),
+            reason: format!("--force: cannot remove {}: {e}", p.display()),
+        };
+        let runs = self.path.join("runs.csv");
+        let (mut kept, mut dropped) = (0, 0);
+        if runs.exists() {
+            let mut rows = super::results::read_runs(&runs).map_err(|e| fail(&runs, &e))?;
+            dropped = rows.len();
+            rows.retain(|r| keep.contains(&r.task));
+            kept = rows.len();
+            dropped -= kept;
+            super::results::rewrite_runs(&runs, &rows).map_err(|e| fail(&runs, &e))?;
+        }
+        let entries = std::fs::read_dir(&self.path).map_err(|e| fail(&self.path, &e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| fail(&self.path, &e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !is_result_entry(&name) || name == "runs.csv" {
+                continue;
+            }
+            let p = entry.path();
+            if p.is_dir() {
+                std::fs::remove_dir_all(&p).map_err(|e| fail(&p, &e))?;
+            } else {
+                std::fs::remove_file(&p).map_err(|e| fail(&p, &e))?;
+            }
+        }
+        Ok((kept, dropped))
+    }
+
+    /// Writes spec.yaml, spec.source.yaml (unless the source is this folder's own
+    /// spec.yaml), the reported copies and the manifests.
+    fn write_spec(
+        &self,
+        resolved: &crate::spec::ResolvedSpec,
+        source: &Path,
+        source_text: &str,
+    ) -> Result<(), OutputFolderError> {
+        let fail = |p: &Path, e: String| OutputFolderError {
+            path: self.path.clone(),
+            reason: format!("cannot write {}: {e}", p.display()),
+        };
+        let same = |a: &Path, b: &Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y);
+        let spec_path = self.path.join("spec.yaml");
+        let from_here = same(source, &spec_path);
+        for (src, rel) in &resolved.copies {
+            let dest = self.path.join(rel);
+            if same(src, &dest) {
+                continue;
+            }
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| fail(parent, e.to_string()))?;
+            }
+            std::fs::copy(src, &dest)
+                .map_err(|e| fail(&dest, format!("copying {}: {e}", src.display())))?;
+        }
+        if !resolved.manifests.is_empty() {
+            let dir = self.path.join("datasets");
+            std::fs::create_dir_all(&dir).map_err(|e| fail(&dir, e.to_string()))?;
+            for m in &resolved.manifests {
+                let p = dir.join(format!("{}.yaml", m.name));
+                let text = format!(
+                    "# The data set manifest this results folder was run with (copied by dp-repro).\n{}",
+                    serde_yaml::to_string(m).expect("a manifest serializes")
+                );
+                std::fs::write(&p, text).map_err(|e| fail(&p, e.to_string()))?;
+            }
+        }
+        if !from_here {
+            let p = self.path.join("spec.source.yaml");
+            std::fs::write(&p, source_text).map_err(|e| fail(&p, e.to_string()))?;
+        }
+        std::fs::write(&spec_path, resolved.text(source))
+            .map_err(|e| fail(&spec_path, e.to_string()))
+    }
 }
 
 #[cfg(test)]

@@ -54,6 +54,28 @@ pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
     Ok(rows)
 }
 
+/// Writes `rows` as the whole of runs.csv at `path` (through a temporary file renamed over
+/// it, so an interruption leaves the old file).
+///
+/// # Errors
+/// I/O errors, naming the file.
+pub fn rewrite_runs(path: &Path, rows: &[RunRow]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let tmp = path.with_extension("csv.tmp");
+    {
+        let mut file = File::create(&tmp).map_err(|e| err(&e))?;
+        writeln!(file, "{RUNS_HEADER}").map_err(|e| err(&e))?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(file);
+        for r in rows {
+            w.serialize(r).map_err(|e| err(&e))?;
+        }
+        w.flush().map_err(|e| err(&e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| err(&e))
+}
+
 /// Opens runs.csv for appending, creating it with its header when absent. A last line
 /// without its newline — what a crash while writing leaves — is cut off first. Returns the
 /// rows already there and the number of bytes cut.

@@ -27,6 +27,8 @@ pub struct Finished {
     pub rows: usize,
     /// Figure files written (`figures/<name>-<dataset>.svg`, `.png`, `.csv`), in order.
     pub figures: Vec<std::path::PathBuf>,
+    /// Every file written (summary, selections, tests, tables, then the figures), in order.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 struct Selected {
@@ -152,6 +154,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         .unwrap();
     }
     write(out, "summary.csv", &summary_csv)?;
+    let mut files = vec![out.join("summary.csv")];
 
     let mut markdown = Vec::new();
     for (i, mode) in exp.selection.iter().enumerate() {
@@ -171,6 +174,8 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             }
         };
         write_selection(exp, out, &suffix, &selected, &selected_order, lower)?;
+        files.push(out.join(format!("selected{suffix}.csv")));
+        files.push(out.join(format!("tests{suffix}.csv")));
         for t in &exp.spec.tables {
             let table = build_table(exp, t, &selected, lower, *mode);
             let name = format!("{}{suffix}", t.name);
@@ -178,6 +183,8 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             let tex = render_latex(&table).map_err(|e| format!("table {name}: {e}"))?;
             write(out, &format!("table-{name}.md"), &md)?;
             write(out, &format!("table-{name}.tex"), &tex)?;
+            files.push(out.join(format!("table-{name}.md")));
+            files.push(out.join(format!("table-{name}.tex")));
             markdown.push((name, md));
         }
     }
@@ -190,10 +197,12 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         &crate::report::figure::FigureContext::from_experiment(exp),
     )
     .map_err(|e| e.to_string())?;
+    files.extend(figures.iter().cloned());
     Ok(Finished {
         markdown,
         rows: runs.len(),
         figures,
+        files,
     })
 }
 

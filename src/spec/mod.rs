@@ -2,10 +2,12 @@
 //! (DESIGN.md, `spec/`). Parse first, validate second.
 
 pub mod raw;
+pub mod resolve;
 mod validate;
 pub mod yaml;
 
 pub use raw::Spec;
+pub use resolve::{resolve, ResolvedSpec};
 pub use validate::{check_split_rows, validate, DataSource, DatasetPlan, Experiment, MethodPlan};
 
 use std::path::{Path, PathBuf};

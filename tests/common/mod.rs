@@ -58,7 +58,8 @@ pub fn real_data(files: &[&str]) -> Option<PathBuf> {
         .filter(|f| !dir.join(f).is_file())
         .collect();
     if missing.is_empty() {
-        Some(dir)
+        // Absolute, so binaries spawned from other working directories find it too.
+        Some(dir.canonicalize().unwrap_or(dir))
     } else {
         absent(format!(
             "the data folder {} ({}) lacks {}",
