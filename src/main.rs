@@ -34,7 +34,8 @@ enum Command {
         /// Output folder (default: results/<spec name>).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Folder holding the real data files (default: $DP_REPRO_DATA).
+        /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+        /// folder; see `dp-repro data list`).
         #[arg(long)]
         data_dir: Option<PathBuf>,
         /// Folder of data set manifests (default: ./datasets, then the crate's datasets/).
@@ -72,7 +73,8 @@ enum Command {
         /// Write this run's summary.csv as the golden file instead of comparing.
         #[arg(long)]
         bless: bool,
-        /// Folder holding the real data files (default: $DP_REPRO_DATA).
+        /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+        /// folder; see `dp-repro data list`).
         #[arg(long)]
         data_dir: Option<PathBuf>,
         /// Folder of data set manifests.
@@ -121,7 +123,8 @@ enum Command {
     Validate {
         /// The spec file (YAML).
         spec: PathBuf,
-        /// Folder holding the real data files (default: $DP_REPRO_DATA).
+        /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+        /// folder; see `dp-repro data list`).
         #[arg(long)]
         data_dir: Option<PathBuf>,
         /// Folder of data set manifests.

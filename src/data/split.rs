@@ -90,7 +90,7 @@ impl SplitRatios {
             ("private", private, self.private, 2.0 / nf),
             ("test", test, self.test, 0.5 / nf),
         ] {
-            if size == 0 && ratio > 0.0 || size == 0 && part != "public" {
+            if size == 0 && (ratio > 0.0 || part != "public") {
                 return Err(EmptyPart {
                     part,
                     n,

@@ -131,6 +131,7 @@ pub fn merge(
     let mut first: Option<(serde_yaml::Value, &Path)> = None;
     let mut repetitions: Option<usize> = None;
     let mut shards = Vec::new();
+    let mut dropped_rows = serde_json::Value::Null;
     for d in dirs {
         let (value, _) = read_spec(d)?;
         if !d.join("runs.csv").exists() {
@@ -152,6 +153,10 @@ pub fn merge(
             _ => {}
         }
         let rec = read_record(d);
+        if dropped_rows.is_null() {
+            // The same data sets load the same way in every shard.
+            dropped_rows = rec["dropped_rows"].clone();
+        }
         if let Some(r) = rec["repetitions"].as_u64() {
             repetitions = Some(repetitions.unwrap_or(0).max(r as usize));
         }
@@ -216,6 +221,7 @@ pub fn merge(
         "repetitions": exp.repetitions,
         "task_rows_expected": coverage.expected_rows,
         "task_rows_missing": coverage.missing_rows(),
+        "dropped_rows": dropped_rows,
         "dp_repro_version": env!("CARGO_PKG_VERSION"),
         "finished": chrono::Utc::now().to_rfc3339(),
     });

@@ -279,7 +279,7 @@ pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -820,7 +820,7 @@ fn run_structural_point(
     let fold_fits = tuning
         .folds
         .iter()
-        .map(|f| prepare(f))
+        .map(prepare)
         .collect::<Result<Vec<_>, _>>()?;
     let pv_fit = match &tuning.validation {
         Some((d, _)) => prepare(d)?,
