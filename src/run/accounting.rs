@@ -1,8 +1,8 @@
-//! Privacy bookkeeping of a run beyond each column's ε: what the training users of private
-//! validation spend in total, private users' records used in the clear, a label range read
-//! from private labels. One source for table notes and run.json, so they cannot disagree.
+//! Privacy bookkeeping of a run beyond each column's ε: how the users' noise is seeded,
+//! what the training users of private validation spend in total, private users' records
+//! used in the clear, a label range read from private labels. One source for table notes and run.json, so they cannot disagree.
 
-use crate::spec::raw::{LabelBoundsFrom, Selection, ValidationReleases};
+use crate::spec::raw::{LabelBoundsFrom, Noise, Selection, ValidationReleases};
 use crate::spec::Experiment;
 use serde_json::{json, Value};
 
@@ -41,6 +41,15 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
         for n in m.method.privacy_notes() {
             notes.push(format!("{}: {n}.", m.label));
         }
+    }
+    let frozen: Vec<String> = exp
+        .methods
+        .iter()
+        .filter(|m| labels.contains(&m.label.as_str()) && m.noise != Noise::Fresh)
+        .map(|m| format!("{} ({})", m.label, m.noise.describe()))
+        .collect();
+    if !frozen.is_empty() {
+        notes.push(format!("Frozen noise, as the authors' code runs: {} restart their users' noise from the same seed at every fit (every repetition, grid point and epsilon draws the same noise), so oracle selection picks the grid point that suits one draw.", frozen.join(", ")));
     }
     if exp.label_bounds == LabelBoundsFrom::PrivateTrain {
         notes.push("Label range from the private training labels (label_bounds: private_train, as the authors' code does): clipping and noise scales reveal their minimum and maximum, which the papers' epsilon-LDP guarantee does not cover.".to_string());
@@ -93,7 +102,14 @@ pub fn privacy_record(exp: &Experiment) -> Value {
                 "methods": per_method,
             })
         });
+    let noise: serde_json::Map<String, Value> = exp
+        .methods
+        .iter()
+        .filter(|m| m.method.private())
+        .map(|m| (m.label.clone(), json!(m.noise)))
+        .collect();
     json!({
+        "noise": noise,
         "label_bounds": exp.label_bounds,
         "private_records_in_clear": in_clear,
         "private_validation": validation,

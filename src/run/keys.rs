@@ -63,8 +63,14 @@ pub fn task_key(
     params: &str,
     epsilon: &str,
 ) -> String {
+    // Frozen noise gives other rows than fresh noise: it is part of the key (fresh keys
+    // are unchanged, so folders from before the option stay valid).
+    let noise = match method.noise {
+        crate::spec::raw::Noise::Fresh => String::new(),
+        frozen => format!("|noise {}", frozen.describe()),
+    };
     let text = format!(
-        "{context}|{rep}|{}|{}|{params}|{epsilon}",
+        "{context}|{rep}|{}|{}|{params}|{epsilon}{noise}",
         method.label,
         method.method.name()
     );

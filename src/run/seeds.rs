@@ -6,6 +6,7 @@
 //! repetition r depends only on (seed, data set, r), so every method is paired on it.
 
 use crate::methods::Params;
+use crate::spec::raw::Noise;
 use crate::spec::MethodPlan;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -54,6 +55,10 @@ pub fn partition_stream(
 /// the curator-side parameters (τ, t, a bandwidth…): grid points that differ only in them
 /// score the very same releases, so gridding them hands oracle selection no extra draws
 /// of the users' noise. The runner and the curve figures both use this function.
+///
+/// Under `noise: {frozen: SEED}` ([`Noise::Frozen`]) the stream restarts from SEED alone at
+/// every fit, whatever the purpose, data set, repetition, grid point or ε, as the authors'
+/// code does; the spec seed still drives splits and partitions.
 #[allow(clippy::too_many_arguments)]
 pub fn release_stream(
     seed: u64,
@@ -65,6 +70,9 @@ pub fn release_stream(
     epsilon: &str,
     extra: &str,
 ) -> Pcg64 {
+    if let Noise::Frozen { seed } = method.noise {
+        return stream(seed, &["frozen-noise"]);
+    }
     stream(
         seed,
         &[

@@ -32,6 +32,10 @@ pub struct Spec {
     /// Where label bounds (clipping, noise scales) come from.
     #[serde(default)]
     pub label_bounds: LabelBoundsFrom,
+    /// How the users' noise streams are seeded: `fresh` (default) or `{frozen: SEED}` (the
+    /// authors' code); a method entry may override it.
+    #[serde(default)]
+    pub noise: Noise,
     /// The ε grid.
     pub epsilons: Vec<f64>,
     /// Methods and their grids.
@@ -95,6 +99,67 @@ impl<'de> Deserialize<'de> for LabelBoundsFrom {
                 .map_err(de::Error::custom),
             other => Err(de::Error::custom(format!(
                 "label_bounds must be public, private_train or {{fixed: {{lo: .., hi: ..}}}}, got {other:?}"
+            ))),
+        }
+    }
+}
+
+/// How the users' releases are seeded (DESIGN.md, "Seeds and pairing").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Noise {
+    /// A fresh stream per data set, repetition, method, release grid point and ε (the
+    /// default; every fit draws new noise, as the papers' protocols assume).
+    #[default]
+    Fresh,
+    /// The mechanism's stream restarts from this seed at every fit: every repetition,
+    /// grid point and ε draws the same uniforms and Laplace variates, as the authors' code
+    /// does (LPDT: `np.random.seed(666)` in the splitter's constructor, lpdt.md §9; LPCT's
+    /// PHIST resets the global seed to 1, lpct.md §7.2). Oracle selection over a grid then
+    /// picks the grid point that suits this one draw.
+    Frozen {
+        /// The seed every fit restarts from.
+        seed: u64,
+    },
+}
+
+impl Noise {
+    /// `fresh` or `frozen SEED`, for notes and run.json.
+    pub fn describe(&self) -> String {
+        match self {
+            Noise::Fresh => "fresh".to_string(),
+            Noise::Frozen { seed } => format!("frozen {seed}"),
+        }
+    }
+}
+
+impl Serialize for Noise {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Noise::Fresh => s.serialize_str("fresh"),
+            Noise::Frozen { seed } => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("frozen", seed)?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Noise {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct FrozenMap {
+            frozen: u64,
+        }
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(s) if s == "fresh" => Ok(Noise::Fresh),
+            v @ serde_yaml::Value::Mapping(_) => FrozenMap::deserialize(v)
+                .map(|m| Noise::Frozen { seed: m.frozen })
+                .map_err(|e| de::Error::custom(format!("noise: {e}; write `fresh` or `{{frozen: SEED}}` with SEED a non-negative integer"))),
+            other => Err(de::Error::custom(format!(
+                "noise must be `fresh` or `{{frozen: SEED}}`, got {other:?}"
             ))),
         }
     }
@@ -448,6 +513,9 @@ pub struct MethodEntry {
     /// Parameter name → one fixed value.
     #[serde(default)]
     pub params: BTreeMap<String, serde_yaml::Value>,
+    /// Noise seeding of this method (default: the spec's `noise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }
 
 /// Methods not run on some data sets.

@@ -3,7 +3,7 @@
 //! tables can be re-rendered without data.
 
 use super::raw::{
-    DatasetEntry, LabelBoundsFrom, Scaling, Section, Selection, SkipEntry, Spec, TableEntry,
+    DatasetEntry, LabelBoundsFrom, Noise, Scaling, Section, Selection, SkipEntry, Spec, TableEntry,
 };
 use super::SpecError;
 use crate::data::{
@@ -174,6 +174,8 @@ pub struct MethodPlan {
     pub mechanism: Vec<Params>,
     /// Data sets this method is not run on.
     pub skip: BTreeSet<String>,
+    /// How its users' noise streams are seeded (the entry's `noise`, else the spec's).
+    pub noise: Noise,
 }
 
 impl MethodPlan {
@@ -646,6 +648,7 @@ pub fn validate(
             structural: structural.into_iter().map(Params).collect(),
             mechanism: mechanism.into_iter().map(Params).collect(),
             skip: BTreeSet::new(),
+            noise: entry.noise.unwrap_or(spec.noise),
         });
     }
     if methods_out.is_empty() {
