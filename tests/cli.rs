@@ -407,3 +407,91 @@ fn list_shows_methods_and_datasets() {
         assert!(stdout.contains("Usage"));
     }
 }
+
+// ------------------------------------------------ errors a new user understands (issue 7)
+
+#[test]
+fn a_tab_in_the_yaml_is_called_a_tab_with_one_position() {
+    let (code, _, stderr) = run_validate(&GOOD.replace("    grid", "\tgrid"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("spec.yaml: line 9, column 1:"), "{stderr}");
+    assert!(stderr.contains("tab character"), "{stderr}");
+    assert_eq!(
+        stderr.matches("line").count(),
+        2,
+        "one position, one mention of the line: {stderr}"
+    );
+    assert!(
+        !stderr.contains("cannot start any token"),
+        "no parser jargon: {stderr}"
+    );
+}
+
+#[test]
+fn bad_indentation_names_the_line_it_belongs_to() {
+    let (code, _, stderr) = run_validate(&GOOD.replace("    grid", "      grid"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("spec.yaml: line 9, column"), "{stderr}");
+    assert!(stderr.contains("indented more than line 8"), "{stderr}");
+    assert_eq!(
+        stderr.matches("column").count(),
+        1,
+        "the position once: {stderr}"
+    );
+}
+
+#[test]
+fn an_empty_spec_file_says_it_is_empty() {
+    let (code, _, stderr) = run_validate("# only a comment\n\n");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("the file is empty"), "{stderr}");
+    assert!(!stderr.contains("missing field"), "{stderr}");
+}
+
+#[test]
+fn validate_catches_a_split_that_leaves_the_test_part_empty() {
+    // From the manifest's row count alone (no data folder needed), before any folder exists.
+    let spec = "name: t\nseed: 1\nrepetitions: 1\ndatasets: [fish]\nsplit: {public: 0.1, private: 0.8999, test: 0.0001}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [1]}\n";
+    let (code, _, stderr) = run_validate(spec);
+    assert_eq!(code, 2, "{stderr}");
+    for part in [
+        "field `split.test`",
+        "fish",
+        "n = 908",
+        "smallest valid `split.test`",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+}
+
+#[test]
+fn an_out_that_is_a_file_exits_2_naming_the_output_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", GOOD);
+    let file = tmp.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    let (code, _, stderr) = run(&[
+        "run",
+        spec.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("output folder") && stderr.contains("not a folder"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        "x",
+        "the file is untouched"
+    );
+}
+
+/// `validate` on a spec text: (exit code, stdout, stderr).
+fn run_validate(text: &str) -> (i32, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", text);
+    run(&["validate", spec.to_str().unwrap()])
+}

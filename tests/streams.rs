@@ -196,16 +196,40 @@ fn frozen_noise_is_stated_in_notes_and_run_json_and_keys_its_rows_apart() {
         SPEC.replacen("epsilons:", "noise: {frozen: 660}\nepsilons:", 1),
     )
     .unwrap();
-    let out = dir.path().join("out");
-    run(&fresh, &out);
-    let fresh_rows = mse(&out);
-    // The same folder: the frozen spec's rows are new tasks, not the fresh ones reused.
+    let first = dir.path().join("fresh-out");
+    run(&fresh, &first);
+    let fresh_rows = mse(&first);
+    let keys = |out: &Path| -> std::collections::HashSet<String> {
+        fs::read_to_string(out.join("runs.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    // The frozen spec computes other rows: its folder may not be the fresh one's ...
+    let o = Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(root())
+        .args(["run", frozen.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&first)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("noise"));
+    // ... and its rows are keyed apart from the fresh ones.
+    let out = dir.path().join("frozen-out");
     run(&frozen, &out);
+    assert!(keys(&out).is_disjoint(&keys(&first)));
     let md = fs::read_to_string(out.join("table-t.md")).unwrap();
     assert!(md.contains("LPDT-M (frozen 660)"), "{md}");
     let record: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(record["privacy"]["noise"]["LPDT-M"]["frozen"], 660);
-    assert_eq!(record["tasks_reused"], 0);
     assert_ne!(mse(&out), fresh_rows);
 }

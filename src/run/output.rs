@@ -185,7 +185,8 @@ impl OutputFolder {
             if !force {
                 return Err(fail(format!(
                     "{conflict}; nothing was changed. Choose another folder with --out, or \
-                     pass --force to delete those results and start afresh"
+                     pass --force to replace those results (the rows of tasks this spec \
+                     shares are kept)"
                 )));
             }
             let (kept, dropped) = folder.remove_results(keep)?;

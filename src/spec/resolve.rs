@@ -183,12 +183,22 @@ pub fn computed_hash(value: &Value) -> String {
     content_hash(&computed_part(value))
 }
 
-/// The spec without its [`PRESENTATION_FIELDS`].
+/// The spec without its [`PRESENTATION_FIELDS`], the `reason` of each `skip` entry and the
+/// table `label` of each inline data set (words printed in tables, not used by any task).
 fn computed_part(value: &Value) -> Value {
     let mut v = value.clone();
     if let Value::Mapping(m) = &mut v {
         for f in PRESENTATION_FIELDS {
             m.remove(f);
+        }
+        for (list, field) in [("skip", "reason"), ("datasets", "label")] {
+            if let Some(Value::Sequence(items)) = m.get_mut(list) {
+                for item in items {
+                    if let Value::Mapping(entry) = item {
+                        entry.remove(field);
+                    }
+                }
+            }
         }
     }
     v
@@ -276,9 +286,9 @@ mod tests {
 
     #[test]
     fn computed_hash_ignores_presentation_only() {
-        let a = yaml("name: x\nseed: 1\ntables: [{name: t}]\nrepetitions: 5\n");
-        let b = yaml("name: x\nseed: 1\ntables: [{name: u}]\nrepetitions: 50\ndescription: d\n");
-        let c = yaml("name: x\nseed: 3\ntables: [{name: t}]\nrepetitions: 5\n");
+        let a = yaml("name: x\nseed: 1\ntables: [{name: t}]\nrepetitions: 5\nskip: [{method: M, datasets: [d], reason: r}]\n");
+        let b = yaml("name: x\nseed: 1\ntables: [{name: u}]\nrepetitions: 50\ndescription: d\nskip: [{method: M, datasets: [d], reason: another}]\n");
+        let c = yaml("name: x\nseed: 3\ntables: [{name: t}]\nrepetitions: 5\nskip: [{method: M, datasets: [d], reason: r}]\n");
         assert_eq!(computed_hash(&a), computed_hash(&b));
         assert_ne!(content_hash(&a), content_hash(&b));
         assert_ne!(computed_hash(&a), computed_hash(&c));
