@@ -54,6 +54,14 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
     sha256_hex(&ctx.to_string())
 }
 
+/// [`dataset_context`] of every data set of the experiment, in spec order.
+pub fn dataset_contexts(exp: &Experiment) -> Vec<String> {
+    exp.datasets
+        .iter()
+        .map(|p| dataset_context(exp, p))
+        .collect()
+}
+
 /// The key of one task: 16 hex digits (64 bits) of SHA-256 over the data set context,
 /// repetition, method, grid point and ε ("" for non-private methods).
 pub fn task_key(

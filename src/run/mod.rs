@@ -447,11 +447,7 @@ impl Coverage {
 /// their grid points count as applicable).
 pub fn coverage(exp: &Experiment, have: &HashSet<String>) -> Coverage {
     let shapes = dataset_shapes(exp, &[]);
-    let contexts: Vec<String> = exp
-        .datasets
-        .iter()
-        .map(|p| keys::dataset_context(exp, p))
-        .collect();
+    let contexts = keys::dataset_contexts(exp);
     let tags = keys::extra_row_tags(exp);
     let mut expected_rows = 0;
     let mut missing = Vec::new();
@@ -514,11 +510,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let done: HashSet<String> = existing.into_iter().map(|r| r.task).collect();
     let writer = Mutex::new(writer);
 
-    let contexts: Vec<String> = exp
-        .datasets
-        .iter()
-        .map(|p| keys::dataset_context(exp, p))
-        .collect();
+    let contexts = keys::dataset_contexts(exp);
     // Keys of each unit's rows, in the order the unit computes them.
     let tags = keys::extra_row_tags(exp);
     let unit_keys = |&(d, rep, mi, si): &Unit| {
