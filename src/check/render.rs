@@ -8,6 +8,9 @@
 //! - `cells[]` with `dataset, method, epsilon, paper, ours, ratio, verdict` (a known
 //!   deviation carries the number of its reason in `deviations[]`), `cells_note`;
 //! - `by_method[]` with `method, ok, known, regression, not_run`;
+//! - `epsilons[]` (ε texts of the private cells, ascending) and `by_epsilon[]` with
+//!   `method, counts[]`: per ε, `ok/compared` (cells within tolerance of those the paper
+//!   and we both have) or `—`, for the private methods;
 //! - `claims[]` with `label, description, result, counts, text, details`;
 //! - `golden` (absent when not compared) with `file, mode, compared, changed[],
 //!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
@@ -109,8 +112,60 @@ struct View {
     cells_note: String,
     deviations: Vec<String>,
     by_method: Vec<MethodCount>,
+    epsilons: Vec<String>,
+    by_epsilon: Vec<EpsilonCounts>,
     claims: Vec<ClaimView>,
     golden: Option<GoldenView>,
+}
+
+/// Cells within tolerance per ε of one private method.
+#[derive(Serialize)]
+struct EpsilonCounts {
+    method: String,
+    /// `ok/compared` per ε of the view's `epsilons`, `—` where nothing was compared.
+    counts: Vec<String>,
+}
+
+/// Per private method and ε: how many cells are within tolerance of those compared (a
+/// verdict other than "not run"). Returns the ε texts (ascending) and the rows.
+fn counts_by_epsilon(report: &CheckReport, f: &Fmt) -> (Vec<String>, Vec<EpsilonCounts>) {
+    let mut eps: Vec<f64> = report.cells.iter().filter_map(|c| c.epsilon).collect();
+    eps.sort_by(f64::total_cmp);
+    eps.dedup();
+    let mut methods: Vec<&str> = Vec::new();
+    for c in report.cells.iter().filter(|c| c.epsilon.is_some()) {
+        if !methods.contains(&c.method.as_str()) {
+            methods.push(&c.method);
+        }
+    }
+    let rows = methods
+        .iter()
+        .map(|m| EpsilonCounts {
+            method: (f.esc)(m),
+            counts: eps
+                .iter()
+                .map(|&e| {
+                    let compared: Vec<&Verdict> = report
+                        .cells
+                        .iter()
+                        .filter(|c| c.method == *m && c.epsilon == Some(e))
+                        .map(|c| &c.verdict)
+                        .filter(|v| !matches!(v, Verdict::NotRun))
+                        .collect();
+                    let ok = compared.iter().filter(|v| matches!(v, Verdict::Ok)).count();
+                    (f.esc)(&if compared.is_empty() {
+                        "—".to_string()
+                    } else {
+                        format!("{ok}/{}", compared.len())
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    (
+        eps.into_iter().map(|e| (f.esc)(&eps_text(e))).collect(),
+        rows,
+    )
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -354,6 +409,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         }
     }
     let summary = summary_lines(report);
+    let (epsilons, by_epsilon) = counts_by_epsilon(report, f);
 
     let cells_note = if report.cells.is_empty() {
         String::new()
@@ -414,6 +470,8 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         cells_note,
         deviations: reasons.iter().map(|r| esc(r)).collect(),
         by_method,
+        epsilons,
+        by_epsilon,
         claims,
         golden,
     }
