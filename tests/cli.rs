@@ -400,7 +400,9 @@ fn list_shows_methods_and_datasets() {
     }
     let (code, stdout, _) = run(&["list", "datasets"]);
     assert_eq!(code, 0);
-    assert_eq!(stdout.lines().count(), 14, "{stdout}");
+    let manifests = dp_repro::data::list_manifests(&[root().join("datasets")]).unwrap();
+    assert_eq!(stdout.lines().count(), manifests.len(), "{stdout}");
+    assert!(manifests.len() >= 14);
     for cmd in ["run", "table", "validate", "list"] {
         let (code, stdout, _) = run(&[cmd, "--help"]);
         assert_eq!(code, 0);

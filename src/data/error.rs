@@ -286,6 +286,16 @@ pub enum DataError {
         n_columns: usize,
     },
 
+    /// A manifest's `encode` rules do not fit the file (an unknown column name, a column
+    /// named twice, a value no mapping covers); the message names the field and what is valid.
+    #[error("{}: {message}", path.display())]
+    Encoding {
+        /// The data file.
+        path: PathBuf,
+        /// What does not fit, naming the `encode` field.
+        message: String,
+    },
+
     /// The file has no data rows.
     #[error("{}: no data rows (a data file needs at least one row)", path.display())]
     Empty {

@@ -99,7 +99,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Trims whitespace, then one pair of surrounding quotes (`"` or `'`), then whitespace
 /// again.
-fn clean_cell(raw: &str) -> &str {
+pub(crate) fn clean_cell(raw: &str) -> &str {
     let s = raw.trim();
     let s = s
         .strip_prefix('"')
@@ -107,6 +107,54 @@ fn clean_cell(raw: &str) -> &str {
         .or_else(|| s.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
         .unwrap_or(s);
     s.trim()
+}
+
+/// A CSV reader over `path` (flexible row lengths, 1 MiB buffers) and, with `has_header`,
+/// the cleaned names of its first line.
+///
+/// # Errors
+/// [`DataError::Io`] if the file cannot be opened, [`DataError::Csv`] for a malformed
+/// header line.
+pub(crate) fn open_csv(
+    path: &Path,
+    has_header: bool,
+) -> Result<(csv::Reader<io::BufReader<File>>, Option<Vec<String>>), DataError> {
+    let file = File::open(path).map_err(|source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(has_header)
+        .flexible(true)
+        .buffer_capacity(1 << 20)
+        .from_reader(io::BufReader::with_capacity(1 << 20, file));
+    let header = if has_header {
+        let h = reader.byte_headers().map_err(|e| csv_error(path, e))?;
+        Some(
+            h.iter()
+                .map(|c| clean_cell(&String::from_utf8_lossy(c)).to_string())
+                .collect(),
+        )
+    } else {
+        None
+    };
+    Ok((reader, header))
+}
+
+/// A CSV reader error as a [`DataError`] naming the file and line.
+pub(crate) fn csv_error(path: &Path, e: csv::Error) -> DataError {
+    let line = e.position().map(|p| p.line());
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => DataError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        kind => DataError::Csv {
+            path: path.to_path_buf(),
+            line,
+            message: format!("{kind:?}"),
+        },
+    }
 }
 
 /// A data set as loaded from its file, with the number of rows dropped for missing values.
@@ -146,40 +194,8 @@ pub fn load_csv(
     task: Task,
     missing: MissingPolicy,
 ) -> Result<Loaded, DataError> {
-    let file = File::open(path).map_err(|source| DataError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let csv_err = |e: csv::Error| {
-        let line = e.position().map(|p| p.line());
-        match e.into_kind() {
-            csv::ErrorKind::Io(source) => DataError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            kind => DataError::Csv {
-                path: path.to_path_buf(),
-                line,
-                message: format!("{kind:?}"),
-            },
-        }
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(has_header)
-        .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(io::BufReader::with_capacity(1 << 20, file));
-
-    let header: Option<Vec<String>> = if has_header {
-        let h = reader.byte_headers().map_err(csv_err)?;
-        Some(
-            h.iter()
-                .map(|c| clean_cell(&String::from_utf8_lossy(c)).to_string())
-                .collect(),
-        )
-    } else {
-        None
-    };
+    let (mut reader, header) = open_csv(path, has_header)?;
+    let csv_err = |e: csv::Error| csv_error(path, e);
     let column = |index: usize| ColumnRef {
         index,
         name: header.as_ref().and_then(|h| h.get(index).cloned()),
@@ -284,7 +300,8 @@ pub fn load_csv(
 }
 
 /// Loads the data set a manifest describes from `data_dir`: checks that the file exists,
-/// that its sha256 equals the manifest's, parses it with [`load_csv`] under the manifest's
+/// that its sha256 equals the manifest's, parses it with [`load_csv`] (or, for a raw file
+/// with `encode` rules, [`super::encode::load_encoded`]) under the manifest's
 /// `missing` policy and checks that it has `n_rows` data rows — counted in the file, so
 /// rows dropped for missing values included — and `n_features` features.
 ///
@@ -316,14 +333,25 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Lo
             actual,
         });
     }
-    let loaded = load_csv(
-        &path,
-        &m.name,
-        m.label_column,
-        m.has_header,
-        m.task,
-        m.missing,
-    )?;
+    let loaded = match &m.encode {
+        Some(encoding) => super::encode::load_encoded(
+            &path,
+            &m.name,
+            m.label_column,
+            m.has_header,
+            m.task,
+            m.missing,
+            encoding,
+        )?,
+        None => load_csv(
+            &path,
+            &m.name,
+            m.label_column,
+            m.has_header,
+            m.task,
+            m.missing,
+        )?,
+    };
     for (field, expected, found) in [
         ("n_rows", m.n_rows, loaded.dataset.n() + loaded.dropped_rows),
         ("n_features", m.n_features, loaded.dataset.d()),

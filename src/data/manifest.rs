@@ -44,6 +44,11 @@ pub struct Manifest {
     /// `drop_rows` (see [`crate::data::missing`]).
     #[serde(default, skip_serializing_if = "MissingPolicy::is_error")]
     pub missing: MissingPolicy,
+    /// How a raw file (text categories, a text label, columns to leave out) becomes
+    /// numeric (see [`crate::data::encode`]); absent for files that are numeric already.
+    /// `n_features` is then the encoded d.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encode: Option<crate::data::encode::Encoding>,
     /// Where the file was taken from.
     pub source: Source,
     /// How `dp-repro data fetch` makes the file from its source (default: the source's
@@ -193,7 +198,9 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
             ),
         ));
     }
-    if m.label_column > m.n_features {
+    // With `encode`, n_features is the encoded d and says nothing of the file's width
+    // (the encoding checks its columns when the file is loaded).
+    if m.encode.is_none() && m.label_column > m.n_features {
         return Err(field(
             "label_column",
             format!(

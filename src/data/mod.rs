@@ -1,6 +1,7 @@
 //! Data sets: features, labels and the learning task; manifests, loaders, synthetic
 //! generators, splits and scaling (DESIGN.md, `data/`).
 
+pub mod encode;
 pub mod error;
 pub mod fetch;
 pub mod load;
