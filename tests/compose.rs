@@ -126,6 +126,7 @@ fn step_data() -> RepData {
             x: Matrix::new(n, 1, x),
             y,
             task: Task::Regression,
+            fixed_public: 0,
         }
     };
     RepData {

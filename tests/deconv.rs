@@ -35,6 +35,7 @@ fn dataset(x: Matrix, y: Vec<f64>) -> Dataset {
         x,
         y,
         task: Task::Regression,
+        fixed_public: 0,
     }
 }
 

@@ -179,6 +179,7 @@ fn dataset(rows: Vec<Vec<f64>>, y: Vec<f64>) -> Dataset {
         x: Matrix::from_rows(&rows),
         y,
         task: Task::Regression,
+        fixed_public: 0,
     }
 }
 

@@ -84,6 +84,66 @@ pub fn load_encoded(
     missing: MissingPolicy,
     encoding: &Encoding,
 ) -> Result<Loaded, DataError> {
+    let format = Format {
+        label_column,
+        has_header,
+        task,
+        missing,
+    };
+    Ok(load_rows(path, name, format, encoding, None)?.0)
+}
+
+/// How a file is read: the label's column, a header row, the task and the missing policy.
+#[derive(Debug, Clone, Copy)]
+struct Format {
+    label_column: usize,
+    has_header: bool,
+    task: Task,
+    missing: MissingPolicy,
+}
+
+/// Loads the data set of manifest `m` (checked as [`super::load_manifest_dataset`] does:
+/// file present, sha256, shape) through its `encode` rules (none: every column numeric)
+/// and says, for every kept row, whether its raw `column` cell is one of `values` (a
+/// public row by the spec's `public_by_rule`). The rule column may be one that `encode`
+/// drops.
+///
+/// # Errors
+/// Those of [`super::load_manifest_dataset`] and [`load_encoded`], and
+/// [`DataError::Encoding`] when the file has no column `column`.
+pub fn load_manifest_with_rule(
+    m: &super::Manifest,
+    data_dir: Option<&Path>,
+    column: &str,
+    values: &[String],
+) -> Result<(Loaded, Vec<bool>), DataError> {
+    let path = super::load::verified_path(m, data_dir)?;
+    let format = Format {
+        label_column: m.label_column,
+        has_header: m.has_header,
+        task: m.task,
+        missing: m.missing,
+    };
+    let encoding = m.encode.clone().unwrap_or_default();
+    let (loaded, public) = load_rows(&path, &m.name, format, &encoding, Some((column, values)))?;
+    super::load::check_shape(m, &path, &loaded)?;
+    Ok((loaded, public))
+}
+
+/// [`load_encoded`], and with `rule` = (column, values) the public flag of every kept row.
+fn load_rows(
+    path: &Path,
+    name: &str,
+    format: Format,
+    encoding: &Encoding,
+    rule: Option<(&str, &[String])>,
+) -> Result<(Loaded, Vec<bool>), DataError> {
+    let Format {
+        label_column,
+        has_header,
+        task,
+        missing,
+    } = format;
     let (mut reader, header) = open_csv(path, has_header)?;
     let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
     let mut record = csv::ByteRecord::new();
@@ -143,6 +203,22 @@ pub fn load_encoded(
         }
     }
     let roles = column_roles(path, &names, label_column, encoding, &rows)?;
+    let rule = match rule {
+        Some((column, values)) => {
+            let k = names.iter().position(|n| n == column).ok_or_else(|| {
+                encoding_error(
+                    path,
+                    format!(
+                        "public_by_rule.column {column:?} is not a column of the file (columns: {})",
+                        names.join(", ")
+                    ),
+                )
+            })?;
+            Some((k, values))
+        }
+        None => None,
+    };
+    let mut public = Vec::new();
     let column = |index: usize| ColumnRef {
         index,
         name: Some(names[index].clone()),
@@ -228,6 +304,9 @@ pub fn load_encoded(
         }
         y.push(label);
         x.extend_from_slice(&features);
+        if let Some((k, values)) = rule {
+            public.push(values.iter().any(|v| *v == cells[k]));
+        }
     }
     if y.is_empty() {
         return Err(if dropped_rows > 0 {
@@ -241,15 +320,17 @@ pub fn load_encoded(
             }
         });
     }
-    Ok(Loaded {
+    let loaded = Loaded {
         dataset: Dataset {
+            fixed_public: 0,
             name: name.to_string(),
             x: Matrix::new(y.len(), d, x),
             y,
             task,
         },
         dropped_rows,
-    })
+    };
+    Ok((loaded, public))
 }
 
 /// The role of every column: label, dropped, one-hot (with its sorted categories over the

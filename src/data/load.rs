@@ -290,6 +290,7 @@ pub fn load_csv(
     let d = n_columns.unwrap_or(1) - 1;
     Ok(Loaded {
         dataset: Dataset {
+            fixed_public: 0,
             name: name.to_string(),
             x: Matrix::new(n, d, x),
             y,
@@ -313,6 +314,35 @@ pub fn load_csv(
 /// [`DataError::ChecksumMismatch`] (path, expected and actual sha256, `DP_REPRO_DATA`);
 /// [`DataError::ShapeMismatch`]; and the errors of [`load_csv`].
 pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Loaded, DataError> {
+    let path = verified_path(m, data_dir)?;
+    let loaded = match &m.encode {
+        Some(encoding) => super::encode::load_encoded(
+            &path,
+            &m.name,
+            m.label_column,
+            m.has_header,
+            m.task,
+            m.missing,
+            encoding,
+        )?,
+        None => load_csv(
+            &path,
+            &m.name,
+            m.label_column,
+            m.has_header,
+            m.task,
+            m.missing,
+        )?,
+    };
+    check_shape(m, &path, &loaded)?;
+    Ok(loaded)
+}
+
+/// The data file of manifest `m` in `data_dir`, present and with the manifest's sha256.
+///
+/// # Errors
+/// [`DataError::NoDataDir`], [`DataError::MissingFile`], [`DataError::ChecksumMismatch`].
+pub(crate) fn verified_path(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
     let dir = data_dir.ok_or_else(|| DataError::NoDataDir {
         name: m.name.clone(),
         file: m.file.clone(),
@@ -333,25 +363,15 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Lo
             actual,
         });
     }
-    let loaded = match &m.encode {
-        Some(encoding) => super::encode::load_encoded(
-            &path,
-            &m.name,
-            m.label_column,
-            m.has_header,
-            m.task,
-            m.missing,
-            encoding,
-        )?,
-        None => load_csv(
-            &path,
-            &m.name,
-            m.label_column,
-            m.has_header,
-            m.task,
-            m.missing,
-        )?,
-    };
+    Ok(path)
+}
+
+/// Checks that a loaded data set has the manifest's `n_rows` (file rows, dropped ones
+/// included) and `n_features`.
+///
+/// # Errors
+/// [`DataError::ShapeMismatch`].
+pub(crate) fn check_shape(m: &Manifest, path: &Path, loaded: &Loaded) -> Result<(), DataError> {
     for (field, expected, found) in [
         ("n_rows", m.n_rows, loaded.dataset.n() + loaded.dropped_rows),
         ("n_features", m.n_features, loaded.dataset.d()),
@@ -359,14 +379,14 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Lo
         if expected != found {
             return Err(DataError::ShapeMismatch {
                 name: m.name.clone(),
-                path,
+                path: path.to_path_buf(),
                 field,
                 expected,
                 found,
             });
         }
     }
-    Ok(loaded)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -50,12 +50,17 @@ pub struct Dataset {
     pub y: Vec<f64>,
     /// Regression or classification.
     pub task: Task,
+    /// How many of the last rows are public by the data set's definition (a pair's public
+    /// data set, the rows a `public_by_rule` makes public): the split ratios divide only
+    /// the rows before them. 0 for an ordinary data set and for any selection of rows.
+    pub fixed_public: usize,
 }
 
 impl Dataset {
     /// The rows at `idx` as a new data set with the same name and task.
     pub fn select(&self, idx: &[usize]) -> Dataset {
         Dataset {
+            fixed_public: 0,
             name: self.name.clone(),
             x: self.x.select_rows(idx),
             y: idx.iter().map(|&i| self.y[i]).collect(),

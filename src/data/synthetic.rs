@@ -41,6 +41,7 @@ pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &m
         x: Matrix::new(n, 1, xs),
         y: ys,
         task: Task::Regression,
+        fixed_public: 0,
     }
 }
 

@@ -108,6 +108,7 @@ pub fn render_curves(
                 x: Matrix::new(grid.len(), 1, grid.clone()),
                 y: vec![0.0; grid.len()],
                 task: rep.test.task,
+                fixed_public: 0,
             };
             let on_grid = RepData { test, ..rep };
             let mut ps = seeds::partition_stream(

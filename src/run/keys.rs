@@ -20,7 +20,14 @@ pub fn sha256_hex(text: &str) -> String {
 pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
     let source = match &plan.source {
         DataSource::Manifest(m) => {
-            json!({"manifest": m.name, "sha256": m.sha256, "label_column": m.label_column})
+            let mut v =
+                json!({"manifest": m.name, "sha256": m.sha256, "label_column": m.label_column});
+            // A raw file's encoding decides its features (absent for numeric files, whose
+            // keys stay as they were).
+            if let Some(e) = &m.encode {
+                v["encode"] = json!(e);
+            }
+            v
         }
         DataSource::File {
             path,
@@ -32,6 +39,13 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         }
         DataSource::Pair { public, private } => {
             json!({"pair": [public.name, private.name], "sha256": [public.sha256, private.sha256]})
+        }
+        DataSource::Rule {
+            manifest,
+            column,
+            values,
+        } => {
+            json!({"manifest": manifest.name, "sha256": manifest.sha256, "public_by_rule": {"column": column, "values": values}, "encode": manifest.encode})
         }
         DataSource::LpdtSine {
             public,

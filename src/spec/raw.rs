@@ -391,6 +391,13 @@ pub struct InlineDataset {
     /// must then be 0). Features are scaled on the union (LPDT Fig. 5, lpdt.md §8.6).
     #[serde(default)]
     pub pair: Option<PairEntry>,
+    /// A manifest whose public rows are chosen by a column condition, evaluated on the
+    /// raw file before encoding (LPCT App. C.1: Census's U.S. natives, Election's Texas
+    /// counties, Employee's 2012 joiners): those rows are public in every repetition, the
+    /// others are split into private training and test by `split` (whose `public` share
+    /// must then be 0).
+    #[serde(default)]
+    pub public_by_rule: Option<RuleEntry>,
     /// Sizes of a synthetic data set (each repetition draws fresh data).
     #[serde(default)]
     pub sizes: Option<SizesEntry>,
@@ -459,6 +466,18 @@ pub struct PairEntry {
     pub public: String,
     /// Manifest name of the private data set.
     pub private: String,
+}
+
+/// Public rows of a manifest's data set chosen by the raw text of one column.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleEntry {
+    /// Manifest name of the data set.
+    pub dataset: String,
+    /// The column (its header name, or its name in the manifest's `encode.columns`).
+    pub column: String,
+    /// A row is public when the column's cell (trimmed, unquoted) is one of these.
+    pub values: Vec<String>,
 }
 
 /// Sizes of the three parts of a synthetic data set.

@@ -31,6 +31,13 @@ pub enum DataSource {
     /// Two manifests: all rows of `public` are public; `private` is split into private
     /// training and test. Loaded as one data set, the private rows first.
     Pair { public: Manifest, private: Manifest },
+    /// A manifest whose rows with `column` in `values` (raw text, before encoding) are
+    /// public; loaded as one data set with the public rows last.
+    Rule {
+        manifest: Manifest,
+        column: String,
+        values: Vec<String>,
+    },
     /// The LPDT synthetic model, drawn afresh in every repetition with these sizes.
     LpdtSine {
         public: usize,
@@ -90,9 +97,31 @@ impl DatasetPlan {
                 all.x.n += public.n();
                 all.y.extend_from_slice(&public.y);
                 all.name = self.name.clone();
+                all.fixed_public = public.n();
                 Ok(Some(Loaded {
                     dataset: all,
                     dropped_rows: 0,
+                }))
+            }
+            DataSource::Rule {
+                manifest,
+                column,
+                values,
+            } => {
+                let (loaded, public) = crate::data::encode::load_manifest_with_rule(
+                    manifest, data_dir, column, values,
+                )?;
+                // Private rows first, in file order, then the public ones.
+                let order: Vec<usize> = (0..public.len())
+                    .filter(|&i| !public[i])
+                    .chain((0..public.len()).filter(|&i| public[i]))
+                    .collect();
+                let mut dataset = loaded.dataset.select(&order);
+                dataset.fixed_public = public.iter().filter(|&&p| p).count();
+                dataset.name = self.name.clone();
+                Ok(Some(Loaded {
+                    dataset,
+                    dropped_rows: loaded.dropped_rows,
                 }))
             }
             DataSource::LpdtSine { .. } => Ok(None),
@@ -100,13 +129,11 @@ impl DatasetPlan {
     }
 
     /// The rows the split ratios divide, for a loaded file data set `all` (from
-    /// [`DatasetPlan::load`]): every row, or for a `pair` the rows of its private data set
-    /// (they come first; the public data set's rows are all public).
+    /// [`DatasetPlan::load`]): every row but the last [`Dataset::fixed_public`] ones (a
+    /// `pair`'s public data set, the rows a `public_by_rule` makes public).
     pub fn split_rows(&self, all: &Dataset) -> usize {
-        match &self.source {
-            DataSource::Pair { private, .. } => private.n_rows,
-            _ => all.n(),
-        }
+        let _ = &self.source;
+        all.n() - all.fixed_public
     }
 
     /// Shape (n rows, d features) as far as known without loading: a manifest's
@@ -118,6 +145,7 @@ impl DatasetPlan {
             DataSource::Pair { public, private } => {
                 Some((public.n_rows + private.n_rows, private.n_features))
             }
+            DataSource::Rule { manifest, .. } => Some((manifest.n_rows, manifest.n_features)),
             DataSource::LpdtSine {
                 public,
                 private,
@@ -383,7 +411,43 @@ pub fn validate(
                          synthetic data have no missing values)",
                     ));
                 }
-                if let Some(pair) = &d.pair {
+                if let Some(rule) = &d.public_by_rule {
+                    if d.path.is_some() || d.synthetic.is_some() || d.pair.is_some() {
+                        return Err(invalid(
+                            path,
+                            &field,
+                            "give exactly one of `path`, `synthetic`, `pair` or `public_by_rule`",
+                        ));
+                    }
+                    let manifest = find_manifest(&rule.dataset, manifest_dirs).map_err(|e| {
+                        invalid(
+                            path,
+                            format!("{field}.public_by_rule.dataset"),
+                            e.to_string(),
+                        )
+                    })?;
+                    if rule.values.is_empty() {
+                        return Err(invalid(
+                            path,
+                            format!("{field}.public_by_rule.values"),
+                            "name at least one value that makes a row public",
+                        ));
+                    }
+                    match split {
+                        Some(s) if s.public == 0.0 => {}
+                        _ => return Err(invalid(path, "split", format!("data set `{}` chooses its public rows by rule ({} in {:?}), so `split.public` must be 0", d.name, rule.column, rule.values))),
+                    }
+                    DatasetPlan {
+                        name: d.name.clone(),
+                        row_label,
+                        task: manifest.task,
+                        source: DataSource::Rule {
+                            manifest,
+                            column: rule.column.clone(),
+                            values: rule.values.clone(),
+                        },
+                    }
+                } else if let Some(pair) = &d.pair {
                     if d.path.is_some() || d.synthetic.is_some() {
                         return Err(invalid(
                             path,
@@ -673,7 +737,7 @@ pub fn validate(
         for d in &datasets {
             let no_public = match &d.source {
                 DataSource::LpdtSine { public, .. } => *public == 0,
-                DataSource::Pair { .. } => false,
+                DataSource::Pair { .. } | DataSource::Rule { .. } => false,
                 _ => split.is_some_and(|s| s.public == 0.0),
             };
             let private_method = methods_out
