@@ -11,7 +11,7 @@
 use super::{
     predict_leaves, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData,
 };
-use crate::data::{Matrix, Task};
+use crate::data::{Dataset, Matrix, Task};
 use crate::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
 };
@@ -109,6 +109,13 @@ pub enum EstimatorBlock {
     AdjustedHistogram,
     /// The mean label of the growing sample in each leaf (non-private methods).
     LeafMean,
+    /// The most frequent class of the growing sample in each leaf, ties to the smallest
+    /// class as sklearn's `argmax` does (non-private classification: CT-W, CT-Q of LPCT
+    /// §7.1). With 0/1 labels the CART variance-reduction split is the Gini split (Gini
+    /// impurity = 2 × the variance of 0/1 labels), so `cart_exhaustive` grows sklearn's
+    /// `DecisionTreeClassifier` tree; more than two classes are refused until a Gini
+    /// splitter exists.
+    LeafMajority,
 }
 
 /// How ε is split between the cell and the label mechanism.
@@ -339,11 +346,11 @@ impl Composition {
         let p = self.partition;
         match (self.cell_mechanism, self.label_mechanism) {
             (C::None, L::None) => {
-                if self.estimator != E::LeafMean {
-                    return Err("a non-private method (no cell or label mechanism) needs `estimator: leaf_mean`".into());
+                if !matches!(self.estimator, E::LeafMean | E::LeafMajority) {
+                    return Err("a non-private method (no cell or label mechanism) needs `estimator: leaf_mean` or `leaf_majority`".into());
                 }
                 if p.grown_on == GrownOn::None || p.rule == Rule::Histogram {
-                    return Err("`estimator: leaf_mean` needs a tree grown on public or private data".into());
+                    return Err("`estimator: leaf_mean` and `leaf_majority` need a tree grown on public or private data".into());
                 }
                 return Ok(());
             }
@@ -377,7 +384,7 @@ impl Composition {
             }
         }
         match self.estimator {
-            E::LeafMean => Err("`estimator: leaf_mean` uses labels without privacy; a private method needs ratio, histogram or adjusted_histogram".into()),
+            E::LeafMean | E::LeafMajority => Err("`estimator: leaf_mean` and `leaf_majority` use labels without privacy; a private method needs ratio, histogram or adjusted_histogram".into()),
             E::Histogram | E::AdjustedHistogram => {
                 if p.rule != Rule::Histogram || self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector {
                     Err("the histogram estimators are implemented for `partition: {rule: histogram}` with `cell_mechanism: laplace` and `label_mechanism: laplace_vector` (LPDT paper App. D.1)".into())
@@ -421,7 +428,7 @@ impl Composition {
             EstimatorBlock::Ratio => out.extend([TAU, OOD]),
             EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
             EstimatorBlock::AdjustedHistogram => out.extend([T, WEIGHTS, Y_CENTER]),
-            EstimatorBlock::LeafMean => {}
+            EstimatorBlock::LeafMean | EstimatorBlock::LeafMajority => {}
         }
         out
     }
@@ -501,7 +508,11 @@ impl Method for Composed {
         self.composition.private()
     }
     fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression]
+        if self.composition.estimator == EstimatorBlock::LeafMajority {
+            &[Task::Classification]
+        } else {
+            &[Task::Regression]
+        }
     }
     fn blocks(&self) -> Option<String> {
         Some(self.composition.to_string())
@@ -592,6 +603,13 @@ impl Method for Composed {
                 predictions: predict_leaves(&leaves, &partition.leaf_means),
             })));
         }
+        if c.estimator == EstimatorBlock::LeafMajority {
+            let g = grown.expect("checked: leaf_majority needs a grown tree");
+            let classes = leaf_majority(&partition, g)?;
+            return Ok(Some(Box::new(PreparedFixed {
+                predictions: test_leaves.iter().map(|&l| classes[l]).collect(),
+            })));
+        }
         Ok(Some(Box::new(PreparedTree {
             private_leaves: (0..data.private.n())
                 .map(|i| partition.leaf_of(data.private.x.row(i)))
@@ -606,6 +624,38 @@ impl Method for Composed {
             composition: c.clone(),
         })))
     }
+}
+
+/// The most frequent class of `grown`'s rows in each leaf of `partition`, ties to the
+/// smallest class; an empty leaf (none in a tree grown on `grown`) predicts the overall
+/// majority.
+///
+/// # Errors
+/// A label other than 0 or 1: the variance-reduction CART is the Gini CART only for two
+/// classes.
+fn leaf_majority(partition: &Partition, grown: &Dataset) -> Result<Vec<f64>, MethodError> {
+    if let Some(bad) = grown.y.iter().find(|&&y| y != 0.0 && y != 1.0) {
+        return Err(MethodError::Other(format!(
+            "leaf_majority grows its tree with the variance-reduction CART, which is the Gini CART only for 0/1 labels; found class {bad}"
+        )));
+    }
+    let mut ones = vec![0usize; partition.n_leaves()];
+    let mut counts = vec![0usize; partition.n_leaves()];
+    for i in 0..grown.n() {
+        let l = partition.leaf_of(grown.x.row(i));
+        counts[l] += 1;
+        ones[l] += usize::from(grown.y[i] == 1.0);
+    }
+    let total_ones: usize = ones.iter().sum();
+    let overall = f64::from(u8::from(2 * total_ones > grown.n()));
+    Ok(counts
+        .iter()
+        .zip(&ones)
+        .map(|(&n, &k)| match n {
+            0 => overall,
+            _ => f64::from(u8::from(2 * k > n)),
+        })
+        .collect())
 }
 
 /// The mixed partition set of `grown_on: mixture` (lpdt.md §8.6): of its m = n_pub points,
@@ -870,6 +920,14 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "specs/methods/dt-pub.yaml",
         include_str!("../../specs/methods/dt-pub.yaml"),
+    ),
+    (
+        "specs/methods/ct-w.yaml",
+        include_str!("../../specs/methods/ct-w.yaml"),
+    ),
+    (
+        "specs/methods/ct-q.yaml",
+        include_str!("../../specs/methods/ct-q.yaml"),
     ),
 ];
 
