@@ -5,8 +5,8 @@
 use dp_repro::data::Matrix;
 use dp_repro::partition::cart::numpy_quantile_linear;
 use dp_repro::partition::{
-    cart, cart_quantile, complete_max_edge, grid_allowed, max_edge, Grid, Node, Partition,
-    TreeParams,
+    cart, cart_quantile, complete_max_edge, grid_allowed, max_edge, max_edge_entropy, Grid, Node,
+    Partition, TreeParams,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -689,5 +689,55 @@ fn ties_within_rounding_go_to_lowest_feature() {
     let p = max_edge(&x, &y, &params(1, 1, 1));
     assert_eq!(split_of(&p, 0).0, 0);
     let p = cart_quantile(&x, &y, &params(1, 1, 1), 10);
+    assert_eq!(split_of(&p, 0).0, 0);
+}
+
+/// LPCT's max-edge rule scores candidates by binary-entropy information gain (lpct.md
+/// §2.2), not by variance reduction, and the two can disagree. Eight points, two ones, both
+/// root edges longest (midpoints 0.5):
+/// * feature 0 puts the single point (0.2, 0.7) = 1 on the left: left 1 point (1 one),
+///   right 7 (1 one). Variance reduction (of 0/1 labels: p(1−p) terms) 0.0804; entropy
+///   gain 0.2936 bits.
+/// * feature 1 puts the four zeros with x₁ < 0.5 on the left: left 4 (0 ones), right 4
+///   (2 ones). Variance reduction 0.0625; entropy gain H(1/4) − ½H(1/2) = 0.8113 − 0.5 =
+///   0.3113 bits.
+///
+/// So LPDT's max_edge cuts feature 0 and LPCT's cuts feature 1.
+#[test]
+fn lpct_max_edge_ranks_by_entropy_gain_where_variance_disagrees() {
+    let rows = [
+        ([0.2, 0.7], 1.0),
+        ([0.8, 0.9], 1.0),
+        ([0.6, 0.1], 0.0),
+        ([0.7, 0.2], 0.0),
+        ([0.8, 0.3], 0.0),
+        ([0.9, 0.4], 0.0),
+        ([0.6, 0.6], 0.0),
+        ([0.7, 0.8], 0.0),
+    ];
+    let x = Matrix::from_rows(&rows.iter().map(|r| r.0.to_vec()).collect::<Vec<_>>());
+    let y: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    let by_variance = max_edge(&x, &y, &params(1, 1, 1));
+    let by_entropy = max_edge_entropy(&x, &y, &params(1, 1, 1));
+    assert_eq!(split_of(&by_variance, 0).0, 0);
+    assert_eq!(split_of(&by_entropy, 0).0, 1);
+    assert_eq!(split_of(&by_entropy, 0).1, 0.5);
+    // The leaves' public counts and shares of ones: {4 zeros} and {2 ones of 4}.
+    let mut leaves: Vec<(usize, f64)> = by_entropy
+        .leaf_counts
+        .iter()
+        .copied()
+        .zip(by_entropy.leaf_means.iter().copied())
+        .collect();
+    leaves.sort_by(|a, b| a.1.total_cmp(&b.1));
+    assert_eq!(leaves, vec![(4, 0.0), (4, 0.5)]);
+    // m_l = 5: neither candidate leaves 5 public points on both sides, so the root stays a
+    // leaf (lpct.md §2.1 rule 4).
+    assert_eq!(max_edge_entropy(&x, &y, &params(1, 5, 1)).n_leaves(), 1);
+    // m_s = 8: a node with ≤ 8 public points is a leaf (§2.1 rule 1).
+    assert_eq!(max_edge_entropy(&x, &y, &params(1, 1, 8)).n_leaves(), 1);
+    // A non-informative split (all labels equal) has gain 0, kept at τ = 0: the rule cuts
+    // the lowest longest edge, as the paper's "min argmin".
+    let p = max_edge_entropy(&x, &[0.0; 8], &params(1, 1, 1));
     assert_eq!(split_of(&p, 0).0, 0);
 }

@@ -34,12 +34,65 @@ use crate::data::Matrix;
 /// # Panics
 /// If `y.len() != x.n`.
 pub fn max_edge(x: &Matrix, y: &[f64], p: &TreeParams) -> Partition {
+    grow_max_edge(x, y, p, Criterion::Variance)
+}
+
+/// LPCT (Maxedge): the max-edge partition of [0,1]^d grown on public 0/1 labels with the
+/// information-gain score of the LPCT paper's code (method card lpct.md §2.2–§2.3):
+/// gain = H(ȳ_P) − [|L| H(ȳ_L) + |R| H(ȳ_R)]/|P| with the binary entropy H in bits
+/// (H(0) = H(1) = 0; the paper says Gini, the code uses this). Everything else is
+/// [`max_edge`]: the same longest-edge midpoint candidates, stopping rules (`depth`,
+/// `min_samples_split` m_s, `min_leaf` m_l), stable ordering with the lower feature first
+/// on exact ties, `threshold` τ and the first max(1, ⌊(m + 5)/10⌋) candidates. Leaf ids
+/// are in depth-first order (the code's breadth-first ids matter only to pruning).
+///
+/// # Panics
+/// If `y.len() != x.n`, or a label is not 0 or 1.
+pub fn max_edge_entropy(x: &Matrix, y: &[f64], p: &TreeParams) -> Partition {
+    assert!(
+        y.iter().all(|&v| v == 0.0 || v == 1.0),
+        "max_edge_entropy: labels must be 0 or 1"
+    );
+    grow_max_edge(x, y, p, Criterion::Entropy)
+}
+
+/// The score a max-edge grower ranks its candidate splits by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Criterion {
+    /// Variance reduction (LPDT, lpdt.md §3).
+    Variance,
+    /// Binary-entropy information gain (LPCT, lpct.md §2.2).
+    Entropy,
+}
+
+/// Binary entropy in bits of a share `q` of ones, 0 at q ∈ {0, 1}.
+fn entropy(q: f64) -> f64 {
+    if q <= 0.0 || q >= 1.0 {
+        0.0
+    } else {
+        -q * q.log2() - (1.0 - q) * (1.0 - q).log2()
+    }
+}
+
+/// Information gain of splitting `n` points with `ones` ones into a left part of `n_l`
+/// points with `ones_l` ones and the rest (an empty side has entropy 0).
+fn entropy_gain(n: usize, ones: f64, n_l: usize, ones_l: f64) -> f64 {
+    let n_r = n - n_l;
+    let share = |k: f64, m: usize| if m == 0 { 0.0 } else { k / m as f64 };
+    entropy(share(ones, n))
+        - (n_l as f64 * entropy(share(ones_l, n_l))
+            + n_r as f64 * entropy(share(ones - ones_l, n_r)))
+            / n as f64
+}
+
+fn grow_max_edge(x: &Matrix, y: &[f64], p: &TreeParams, criterion: Criterion) -> Partition {
     assert_eq!(y.len(), x.n, "max_edge: one label per row of x");
     let d = x.d;
     let mut g = MaxEdgeGrower {
         x,
         y,
         p,
+        criterion,
         b: TreeBuilder::new(),
         scratch: Vec::with_capacity(x.n),
     };
@@ -54,6 +107,7 @@ struct MaxEdgeGrower<'a> {
     x: &'a Matrix,
     y: &'a [f64],
     p: &'a TreeParams,
+    criterion: Criterion,
     b: TreeBuilder,
     scratch: Vec<usize>,
 }
@@ -123,11 +177,27 @@ impl MaxEdgeGrower<'_> {
             }
         }
         let n = idx.len();
-        let r: Vec<f64> = (0..cand.len())
-            .map(|j| reduction(n_l[j], s_l[j], n - n_l[j], s_tot - s_l[j]))
-            .collect();
+        let (r, tol): (Vec<f64>, f64) = match self.criterion {
+            Criterion::Variance => (
+                (0..cand.len())
+                    .map(|j| reduction(n_l[j], s_l[j], n - n_l[j], s_tot - s_l[j]))
+                    .collect(),
+                tie_tolerance(n, s_sq),
+            ),
+            // 0/1 labels: the shifted sums give the counts of ones back exactly. Equal
+            // counts give bit-identical gains, so ties are exact (tolerance 0).
+            Criterion::Entropy => {
+                let ones = s_tot + n as f64 * shift;
+                (
+                    (0..cand.len())
+                        .map(|j| entropy_gain(n, ones, n_l[j], s_l[j] + n_l[j] as f64 * shift))
+                        .collect(),
+                    0.0,
+                )
+            }
+        };
 
-        top_by_reduction(&r, self.p.threshold, tie_tolerance(n, s_sq))
+        top_by_reduction(&r, self.p.threshold, tol)
             .iter()
             .find(|&&j| n_l[j] >= self.p.min_leaf && n - n_l[j] >= self.p.min_leaf)
             .map(|&j| (cand[j], mid[j]))

@@ -14,7 +14,7 @@ pub mod random_max_edge;
 pub use builder::TreeParams;
 pub use cart::{cart, cart_quantile};
 pub use grid::{grid_allowed, Grid};
-pub use max_edge::{complete_max_edge, max_edge};
+pub use max_edge::{complete_max_edge, max_edge, max_edge_entropy};
 pub use random_max_edge::random_max_edge;
 
 /// A node of a [`Partition`] tree.
