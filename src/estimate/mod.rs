@@ -1,11 +1,13 @@
 //! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
-//! estimator (5) with its public-mean fallback, and the PHIST / APHIST histogram
-//! estimators.
+//! estimator (5) with its public-mean fallback, the PHIST / APHIST histogram
+//! estimators, and the LPCT classification estimator (LPCT paper eq. 8).
 
 mod histogram;
+mod lpct;
 mod lpdt;
 
 pub use histogram::{histogram_predict, HistogramConfig};
+pub use lpct::{lpct_class, lpct_noisy_sums};
 pub use lpdt::{lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums};
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not
