@@ -241,15 +241,15 @@ fn load_rows(
     'rows: for (line, cells) in &rows {
         // Missing cells anywhere in the row first (dropped columns included, as a
         // `dropna` before selecting columns): the policy decides.
-        for k in 0..roles.len() {
-            if let Cell::Missing(kind) = classify(&cells[k]) {
+        for (k, cell) in cells.iter().enumerate() {
+            if let Cell::Missing(kind) = classify(cell) {
                 if missing == MissingPolicy::Error {
                     return Err(DataError::MissingValue {
                         path: path.to_path_buf(),
                         row: *line,
                         column: column(k),
                         kind,
-                        value: cells[k].clone(),
+                        value: cell.clone(),
                     });
                 }
                 dropped_rows += 1;
