@@ -307,21 +307,10 @@ fn draw_curves(
     dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))
 }
 
-/// The manifest folders for a results folder: its own `datasets/` (the manifests it was
-/// run with) first, then `--manifests` or the defaults.
-fn results_manifest_dirs(dir: &Path, cli: Option<PathBuf>) -> Vec<PathBuf> {
-    let mut dirs = vec![dir.join("datasets")];
-    dirs.extend(manifest_dirs(cli));
-    dirs
-}
-
 /// Re-renders the outputs of a results folder (locked by the caller) from its runs.csv
 /// and spec.yaml, prints the tables as Markdown, and lists the files written on stderr.
 fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> {
-    let spec = dir.join("spec.yaml");
-    let (parsed, _) = parse_file(&spec).map_err(bad_input)?;
-    let mut exp =
-        validate(parsed, &spec, &results_manifest_dirs(dir, manifests)).map_err(bad_input)?;
+    let (mut exp, _) = load_experiment(&dir.join("spec.yaml"), manifests)?;
     if let Some(r) = recorded_repetitions(dir) {
         exp.repetitions = r;
     }
@@ -578,14 +567,13 @@ fn load_experiment(
     manifests: Option<PathBuf>,
 ) -> Result<(Experiment, String), Failure> {
     let (parsed, text) = parse_file(spec).map_err(bad_input)?;
-    // A results folder's spec.yaml finds the manifests it was run with beside it.
+    // A results folder's spec.yaml finds the manifests it was run with beside it, first.
     let beside = spec.parent().unwrap_or(Path::new("")).join("datasets");
-    let mut dirs =
-        if manifests.is_none() && beside.join(".").is_dir() && spec.ends_with("spec.yaml") {
-            vec![beside]
-        } else {
-            Vec::new()
-        };
+    let mut dirs = if beside.is_dir() && spec.ends_with("spec.yaml") {
+        vec![beside]
+    } else {
+        Vec::new()
+    };
     dirs.extend(manifest_dirs(manifests));
     let exp = validate(parsed, spec, &dirs).map_err(bad_input)?;
     Ok((exp, text))

@@ -482,7 +482,7 @@ fn every_spec_round_trips_through_its_resolved_copy() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("r");
         let keys = dp_repro::run::keys::all_task_keys(&exp);
-        drop(OutputFolder::claim(&out, &resolved, &path, &text, false, &keys).unwrap());
+        drop(OutputFolder::claim(&out, &resolved, &path, &text, false, || keys.clone()).unwrap());
         let copy = out.join("spec.yaml");
         let (parsed2, text2) = parse_file(&copy).unwrap();
         let exp2 = validate(parsed2, &copy, &[out.join("datasets")]).unwrap_or_else(|e| {

@@ -501,7 +501,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         &exp.path,
         spec_text,
         opts.force,
-        &keys::all_task_keys(exp),
+        || keys::all_task_keys(exp),
     )?;
     let record_path = opts.out.join("run.json");
     let runs_path = opts.out.join("runs.csv");

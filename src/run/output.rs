@@ -141,7 +141,7 @@ impl OutputFolder {
     /// whose original text is `source_text`): a folder holding results of a spec with
     /// another [`computed_hash`](crate::spec::resolve::computed_hash) is refused, or with
     /// `force` emptied of its results first (only the runs.csv rows whose task keys are in
-    /// `keep`, the new spec's tasks, stay: a task key fixes everything its row depends
+    /// `keep()`, the new spec's tasks, computed only then, stay: a task key fixes everything its row depends
     /// on, so those rows are exactly what the new spec would compute); then `spec.yaml` (resolved),
     /// `spec.source.yaml`, the copied reported files and the data sets' manifests are
     /// written. A folder without results, or with results of a spec that computes the same
@@ -157,7 +157,7 @@ impl OutputFolder {
         source: &Path,
         source_text: &str,
         force: bool,
-        keep: &std::collections::HashSet<String>,
+        keep: impl FnOnce() -> std::collections::HashSet<String>,
     ) -> Result<Self, OutputFolderError> {
         let folder = Self::lock(out)?;
         let fail = |reason: String| OutputFolderError {
@@ -189,7 +189,7 @@ impl OutputFolder {
                      shares are kept)"
                 )));
             }
-            let (kept, dropped) = folder.remove_results(keep)?;
+            let (kept, dropped) = folder.remove_results(&keep())?;
             eprintln!(
                 "--force: {}: {conflict}; removed its outputs and {dropped} rows of runs.csv, \
                  kept the {kept} rows of this spec's tasks",
