@@ -132,7 +132,6 @@ impl DatasetPlan {
     /// [`DatasetPlan::load`]): every row but the last [`Dataset::fixed_public`] ones (a
     /// `pair`'s public data set, the rows a `public_by_rule` makes public).
     pub fn split_rows(&self, all: &Dataset) -> usize {
-        let _ = &self.source;
         all.n() - all.fixed_public
     }
 
