@@ -5,8 +5,8 @@
 use dp_repro::data::Matrix;
 use dp_repro::partition::cart::numpy_quantile_linear;
 use dp_repro::partition::{
-    cart, cart_quantile, complete_max_edge, grid_allowed, max_edge, max_edge_entropy, Grid, Node,
-    Partition, TreeParams,
+    cart, cart_quantile, cart_quantile_entropy, complete_max_edge, grid_allowed, max_edge,
+    max_edge_entropy, Grid, Node, Partition, TreeParams,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -740,4 +740,39 @@ fn lpct_max_edge_ranks_by_entropy_gain_where_variance_disagrees() {
     // the lowest longest edge, as the paper's "min argmin".
     let p = max_edge_entropy(&x, &[0.0; 8], &params(1, 1, 1));
     assert_eq!(split_of(&p, 0).0, 0);
+}
+
+/// LPCT (CART) (lpct.md §2.4): LPDT-V's quantile candidates scored by entropy gain. Eight
+/// points where the criteria disagree (scores computed by hand with Python's math module
+/// over the same ten quantile thresholds (2i+1)/20 of each feature's distinct values):
+/// * feature 0, best threshold 0.6 (left 6 points, 3 ones): variance reduction 0.0469,
+///   entropy gain 0.2044 bits;
+/// * feature 1, best threshold 0.75 (left 7 points, 5 ones): variance reduction 0.0558,
+///   entropy gain 0.1992 bits.
+///
+/// So LPDT-V cuts feature 1 at 0.75 and LPCT (CART) feature 0 at 0.6.
+#[test]
+fn lpct_cart_ranks_quantile_candidates_by_entropy_gain() {
+    let rows = [
+        ([0.2, 0.9], 0.0),
+        ([0.4, 0.1], 1.0),
+        ([0.7, 0.7], 1.0),
+        ([0.3, 0.1], 1.0),
+        ([0.0, 0.6], 1.0),
+        ([0.9, 0.0], 1.0),
+        ([0.4, 0.3], 0.0),
+        ([0.5, 0.0], 0.0),
+    ];
+    let x = Matrix::from_rows(&rows.iter().map(|r| r.0.to_vec()).collect::<Vec<_>>());
+    let y: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    let (k, t, _, _) = split_of(&cart_quantile(&x, &y, &params(1, 1, 1), 10), 0);
+    assert_eq!(k, 1);
+    assert!((t - 0.75).abs() < 1e-12, "{t}");
+    let p = cart_quantile_entropy(&x, &y, &params(1, 1, 1), 10);
+    let (k, t, _, _) = split_of(&p, 0);
+    assert_eq!(k, 0);
+    assert!((t - 0.6).abs() < 1e-12, "{t}");
+    let mut counts = p.leaf_counts.clone();
+    counts.sort_unstable();
+    assert_eq!(counts, vec![2, 6]);
 }

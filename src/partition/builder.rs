@@ -108,6 +108,64 @@ pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
     }
 }
 
+/// The score a max-edge grower ranks its candidate splits by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Criterion {
+    /// Variance reduction (LPDT, lpdt.md §3).
+    Variance,
+    /// Binary-entropy information gain (LPCT, lpct.md §2.2).
+    Entropy,
+}
+
+/// Binary entropy in bits of a share `q` of ones, 0 at q ∈ {0, 1}.
+pub(crate) fn entropy(q: f64) -> f64 {
+    if q <= 0.0 || q >= 1.0 {
+        0.0
+    } else {
+        -q * q.log2() - (1.0 - q) * (1.0 - q).log2()
+    }
+}
+
+/// Information gain of splitting `n` points with `ones` ones into a left part of `n_l`
+/// points with `ones_l` ones and the rest (an empty side has entropy 0).
+pub(crate) fn entropy_gain(n: usize, ones: f64, n_l: usize, ones_l: f64) -> f64 {
+    let n_r = n - n_l;
+    let share = |k: f64, m: usize| if m == 0 { 0.0 } else { k / m as f64 };
+    entropy(share(ones, n))
+        - (n_l as f64 * entropy(share(ones_l, n_l))
+            + n_r as f64 * entropy(share(ones - ones_l, n_r)))
+            / n as f64
+}
+
+/// The score of splitting a node of `n` points, whose labels minus `shift` sum to
+/// `total`, into a left part of `n_l` points whose shifted labels sum to `s_l`: the
+/// variance reduction [`reduction`], or for 0/1 labels the entropy gain (the shifted sums
+/// give the counts of ones back exactly).
+pub(crate) fn split_score(
+    c: Criterion,
+    n: usize,
+    total: f64,
+    n_l: usize,
+    s_l: f64,
+    shift: f64,
+) -> f64 {
+    match c {
+        Criterion::Variance => reduction(n_l, s_l, n - n_l, total - s_l),
+        Criterion::Entropy => {
+            entropy_gain(n, total + n as f64 * shift, n_l, s_l + n_l as f64 * shift)
+        }
+    }
+}
+
+/// How close two scores must be to tie: [`tie_tolerance`] for variance reductions; 0 for
+/// entropy gains, which equal counts make bit-identical.
+pub(crate) fn score_tolerance(c: Criterion, n: usize, sum_sq: f64) -> f64 {
+    match c {
+        Criterion::Variance => tie_tolerance(n, sum_sq),
+        Criterion::Entropy => 0.0,
+    }
+}
+
 /// Reduction r = [SSE(P) − SSE(L) − SSE(R)] / |P| of splitting P into L and R, from the
 /// counts and the label sums of the children (the sums may be of labels shifted by any
 /// common constant; r does not depend on it).

@@ -7,7 +7,8 @@
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
 use super::builder::{
-    lpdt_stop, reduction, stable_partition, tie_tolerance, top_by_reduction, TreeBuilder,
+    lpdt_stop, reduction, score_tolerance, split_score, stable_partition, tie_tolerance,
+    top_by_reduction, Criterion, TreeBuilder,
 };
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
@@ -39,6 +40,37 @@ use crate::data::Matrix;
 /// # Panics
 /// If `y.len() != x.n`.
 pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize) -> Partition {
+    grow_quantile(x, y, p, search_number, Criterion::Variance)
+}
+
+/// LPCT (CART): the quantile-candidate CART of the LPCT paper's code (`igreduction`,
+/// method card lpct.md §2.4), grown on public 0/1 labels: [`cart_quantile`] with the
+/// binary-entropy information gain of lpct.md §2.2 in place of the variance reduction
+/// (ties exact, the lower threshold and feature first). With `search_number` = 10 the
+/// levels are (2i+1)/20, i = 0..9, as in §2.4.
+///
+/// # Panics
+/// If `y.len() != x.n`, or a label is not 0 or 1.
+pub fn cart_quantile_entropy(
+    x: &Matrix,
+    y: &[f64],
+    p: &TreeParams,
+    search_number: usize,
+) -> Partition {
+    assert!(
+        y.iter().all(|&v| v == 0.0 || v == 1.0),
+        "cart_quantile_entropy: labels must be 0 or 1"
+    );
+    grow_quantile(x, y, p, search_number, Criterion::Entropy)
+}
+
+fn grow_quantile(
+    x: &Matrix,
+    y: &[f64],
+    p: &TreeParams,
+    search_number: usize,
+    criterion: Criterion,
+) -> Partition {
     assert_eq!(y.len(), x.n, "cart_quantile: one label per row of x");
     let levels: Vec<f64> = (0..search_number)
         .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
@@ -46,6 +78,7 @@ pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize
     let mut g = Grower::new(x, y);
     let mut rule = Rule::Quantile(QuantileState {
         p,
+        criterion,
         levels,
         vals: Vec::new(),
         thr: Vec::new(),
@@ -114,6 +147,7 @@ enum Rule<'p> {
 /// Per-fit parameters and scratch of [`cart_quantile`].
 struct QuantileState<'a> {
     p: &'a TreeParams,
+    criterion: Criterion,
     levels: Vec<f64>,
     vals: Vec<f64>,
     thr: Vec<f64>,
@@ -258,7 +292,7 @@ impl<'a> Grower<'a> {
         }
         let (n, m, d) = (self.n, b - a, self.x.d);
         let (shift, total, sum_sq) = self.shifted_sums(a, b);
-        let tol = tie_tolerance(m, sum_sq);
+        let tol = score_tolerance(st.criterion, m, sum_sq);
         // Per feature: (r_k, threshold, number of left points).
         let mut best: Vec<(f64, Option<f64>, usize)> = Vec::with_capacity(d);
         for k in 0..d {
@@ -288,7 +322,7 @@ impl<'a> Grower<'a> {
                     s_l += self.y[seg[pos]] - shift;
                     pos += 1;
                 }
-                let r = reduction(n_l, s_l, m - n_l, total - s_l);
+                let r = split_score(st.criterion, m, total, n_l, s_l, shift);
                 if r > feat_best.0 + tol && r >= p.threshold {
                     feat_best = (r, Some(t), n_l);
                 }

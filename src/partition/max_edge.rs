@@ -4,7 +4,8 @@
 //! LPDT without public data (lpdt.md §5).
 
 use super::builder::{
-    lpdt_stop, mean_of, reduction, stable_partition, tie_tolerance, top_by_reduction, TreeBuilder,
+    lpdt_stop, mean_of, score_tolerance, split_score, stable_partition, top_by_reduction,
+    Criterion, TreeBuilder,
 };
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
@@ -54,35 +55,6 @@ pub fn max_edge_entropy(x: &Matrix, y: &[f64], p: &TreeParams) -> Partition {
         "max_edge_entropy: labels must be 0 or 1"
     );
     grow_max_edge(x, y, p, Criterion::Entropy)
-}
-
-/// The score a max-edge grower ranks its candidate splits by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Criterion {
-    /// Variance reduction (LPDT, lpdt.md §3).
-    Variance,
-    /// Binary-entropy information gain (LPCT, lpct.md §2.2).
-    Entropy,
-}
-
-/// Binary entropy in bits of a share `q` of ones, 0 at q ∈ {0, 1}.
-fn entropy(q: f64) -> f64 {
-    if q <= 0.0 || q >= 1.0 {
-        0.0
-    } else {
-        -q * q.log2() - (1.0 - q) * (1.0 - q).log2()
-    }
-}
-
-/// Information gain of splitting `n` points with `ones` ones into a left part of `n_l`
-/// points with `ones_l` ones and the rest (an empty side has entropy 0).
-fn entropy_gain(n: usize, ones: f64, n_l: usize, ones_l: f64) -> f64 {
-    let n_r = n - n_l;
-    let share = |k: f64, m: usize| if m == 0 { 0.0 } else { k / m as f64 };
-    entropy(share(ones, n))
-        - (n_l as f64 * entropy(share(ones_l, n_l))
-            + n_r as f64 * entropy(share(ones - ones_l, n_r)))
-            / n as f64
 }
 
 fn grow_max_edge(x: &Matrix, y: &[f64], p: &TreeParams, criterion: Criterion) -> Partition {
@@ -177,27 +149,12 @@ impl MaxEdgeGrower<'_> {
             }
         }
         let n = idx.len();
-        let (r, tol): (Vec<f64>, f64) = match self.criterion {
-            Criterion::Variance => (
-                (0..cand.len())
-                    .map(|j| reduction(n_l[j], s_l[j], n - n_l[j], s_tot - s_l[j]))
-                    .collect(),
-                tie_tolerance(n, s_sq),
-            ),
-            // 0/1 labels: the shifted sums give the counts of ones back exactly. Equal
-            // counts give bit-identical gains, so ties are exact (tolerance 0).
-            Criterion::Entropy => {
-                let ones = s_tot + n as f64 * shift;
-                (
-                    (0..cand.len())
-                        .map(|j| entropy_gain(n, ones, n_l[j], s_l[j] + n_l[j] as f64 * shift))
-                        .collect(),
-                    0.0,
-                )
-            }
-        };
+        let c = self.criterion;
+        let r: Vec<f64> = (0..cand.len())
+            .map(|j| split_score(c, n, s_tot, n_l[j], s_l[j], shift))
+            .collect();
 
-        top_by_reduction(&r, self.p.threshold, tol)
+        top_by_reduction(&r, self.p.threshold, score_tolerance(c, n, s_sq))
             .iter()
             .find(|&&j| n_l[j] >= self.p.min_leaf && n - n_l[j] >= self.p.min_leaf)
             .map(|&j| (cand[j], mid[j]))
