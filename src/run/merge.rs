@@ -48,18 +48,14 @@ impl MergeOutcome {
     }
 }
 
-/// A shard folder's spec.yaml, parsed.
-fn read_spec(dir: &Path) -> Result<(serde_yaml::Value, String), String> {
-    let p = dir.join("spec.yaml");
-    let text = std::fs::read_to_string(&p).map_err(|e| {
+/// A shard folder's spec.yaml, parsed; an error when it has none.
+fn read_spec(dir: &Path) -> Result<serde_yaml::Value, String> {
+    super::output::held_spec(dir)?.ok_or_else(|| {
         format!(
-            "{}: {e} (is {} a results folder of dp-repro run?)",
-            p.display(),
+            "{}: no spec.yaml (is it a results folder of dp-repro run?)",
             dir.display()
         )
-    })?;
-    let value = serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-    Ok((value, text))
+    })
 }
 
 /// A folder's run.json, parsed (Null when absent or unreadable).
@@ -133,7 +129,7 @@ pub fn merge(
     let mut shards = Vec::new();
     let mut dropped_rows = serde_json::Value::Null;
     for d in dirs {
-        let (value, _) = read_spec(d)?;
+        let value = read_spec(d)?;
         if !d.join("runs.csv").exists() {
             return Err(format!(
                 "{}: no runs.csv (has this folder's run started?)",
@@ -168,7 +164,7 @@ pub fn merge(
     let (spec_value, first_dir) = first.expect("at least one folder");
     let out_is_shard = dirs.iter().any(|d| same_folder(d, out));
     if !out_is_shard && out.join("spec.yaml").exists() {
-        let (held, _) = read_spec(out)?;
+        let held = read_spec(out)?;
         if computed_hash(&held) != computed_hash(&spec_value) {
             return Err(format!(
                 "{} holds results of another spec (differing fields: {}); choose another --out",

@@ -207,20 +207,10 @@ impl OutputFolder {
 
     /// The spec.yaml the folder holds, parsed, if any.
     fn held_spec(&self) -> Result<Option<serde_yaml::Value>, OutputFolderError> {
-        let p = self.path.join("spec.yaml");
-        if !p.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&p).map_err(|e| OutputFolderError {
+        held_spec(&self.path).map_err(|reason| OutputFolderError {
             path: self.path.clone(),
-            reason: format!("cannot read {}: {e}", p.display()),
-        })?;
-        serde_yaml::from_str(&text)
-            .map(Some)
-            .map_err(|e| OutputFolderError {
-                path: self.path.clone(),
-                reason: format!("its {} is not YAML: {e}", p.display()),
-            })
+            reason,
+        })
     }
 
     /// Removes the result files and folders dp-repro writes (see `is_result_entry`), but
@@ -306,6 +296,22 @@ impl OutputFolder {
         std::fs::write(&spec_path, resolved.text(source))
             .map_err(|e| fail(&spec_path, e.to_string()))
     }
+}
+
+/// The spec.yaml a results folder holds, parsed; None when it has none.
+///
+/// # Errors
+/// A message naming the file that cannot be read or is not YAML.
+pub(crate) fn held_spec(dir: &Path) -> Result<Option<serde_yaml::Value>, String> {
+    let p = dir.join("spec.yaml");
+    if !p.exists() {
+        return Ok(None);
+    }
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    serde_yaml::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{} is not YAML: {e}", p.display()))
 }
 
 #[cfg(test)]
