@@ -7,30 +7,30 @@ use crate::privacy::laplace_sum;
 use rand::Rng;
 
 /// The curator's per-leaf sums of the users' noisy releases (lpct.md §3): for each of the
-/// `n_leaves` leaves, Ũ_j = N_P(A_j) + Σ_{i ≤ n_P} (4/ε) ζ_i^j and Ṽ_j = S_P(A_j) +
-/// Σ_{i ≤ n_P} (4/ε) ξ_i^j, where every leaf receives the noise of **all** n_P users
-/// whatever its occupancy. The sum of n_P Laplace draws is drawn exactly in O(1)
-/// ([`laplace_sum`]); per leaf Ũ's noise is drawn before Ṽ's.
+/// `n_leaves` leaves, Ũ_j = N_P(A_j) + Σ_{i ≤ n_P} b_u ζ_i^j and Ṽ_j = S_P(A_j) +
+/// Σ_{i ≤ n_P} b_v ξ_i^j with ζ, ξ standard Laplace, where every leaf receives the noise
+/// of **all** n_P users whatever its occupancy. The LPCT paper's release has
+/// b_u = b_v = 4/ε (ε/2 for each vector, L1 sensitivity 2; Proposition 2). The sum of n_P
+/// Laplace draws is drawn exactly in O(1) ([`laplace_sum`]); per leaf Ũ's noise is drawn
+/// before Ṽ's.
 ///
 /// * `private_leaves`: the leaf of each of the n_P private users.
 /// * `y`: their 0/1 labels (length n_P).
-/// * `epsilon`: the users' budget ε > 0.
+/// * `b_u`, `b_v`: the Laplace scales of the indicator and label vectors (≥ 0, finite).
 ///
 /// Returns (Ũ, Ṽ), each of length `n_leaves`.
 ///
 /// # Panics
-/// If the lengths differ, a leaf id is ≥ `n_leaves` or ε is not finite and > 0.
+/// If the lengths differ, a leaf id is ≥ `n_leaves` or a scale is negative or not finite.
 pub fn lpct_noisy_sums<R: Rng + ?Sized>(
     private_leaves: &[usize],
     y: &[f64],
     n_leaves: usize,
-    epsilon: f64,
+    (b_u, b_v): (f64, f64),
     rng: &mut R,
 ) -> (Vec<f64>, Vec<f64>) {
     assert_eq!(private_leaves.len(), y.len(), "one label per private user");
-    assert!(epsilon.is_finite() && epsilon > 0.0, "epsilon must be > 0");
     let n_p = y.len();
-    let b = 4.0 / epsilon;
     let mut u = vec![0.0; n_leaves];
     let mut v = vec![0.0; n_leaves];
     for (&leaf, &label) in private_leaves.iter().zip(y) {
@@ -38,10 +38,38 @@ pub fn lpct_noisy_sums<R: Rng + ?Sized>(
         v[leaf] += label;
     }
     for j in 0..n_leaves {
-        u[j] += laplace_sum(rng, n_p, b);
-        v[j] += laplace_sum(rng, n_p, b);
+        u[j] += laplace_sum(rng, n_p, b_u);
+        v[j] += laplace_sum(rng, n_p, b_v);
     }
     (u, v)
+}
+
+/// The public counts of every leaf: U_Q(A_j) = number of public points in leaf j and
+/// V_Q(A_j) = number of them with label 1 (lpct.md §1), from the public points' leaves
+/// and 0/1 labels.
+pub fn public_counts(public_leaves: &[usize], y: &[f64], n_leaves: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut u = vec![0.0; n_leaves];
+    let mut v = vec![0.0; n_leaves];
+    for (&leaf, &label) in public_leaves.iter().zip(y) {
+        u[leaf] += 1.0;
+        v[leaf] += label;
+    }
+    (u, v)
+}
+
+/// LPCT's predictions for the test points (lpct.md §4.1 and §4.4): a test point in leaf
+/// j gets [`lpct_class`]`(Ũ_j, Ṽ_j, U_Q,j, V_Q,j, λ)`, a point outside the domain box
+/// (`None`) class 0. `u`, `v`, `u_q`, `v_q` have one entry per leaf.
+pub fn lpct_predict(
+    test_leaves: &[Option<usize>],
+    (u, v): (&[f64], &[f64]),
+    (u_q, v_q): (&[f64], &[f64]),
+    lambda: f64,
+) -> Vec<f64> {
+    test_leaves
+        .iter()
+        .map(|l| l.map_or(0.0, |j| lpct_class(u[j], v[j], u_q[j], v_q[j], lambda)))
+        .collect()
 }
 
 /// LPCT's class for a test point in a leaf (lpct.md §4.1, LPCT paper eq. 8):
@@ -89,7 +117,7 @@ mod tests {
 
     /// Ũ_j − N_j and Ṽ_j − S_j are sums of n_P Laplace(4/ε) draws: mean 0, variance
     /// 2·n_P·(4/ε)² = 32 n_P/ε² in every leaf, occupied or not. With n_P = 50, ε = 2 the
-    /// variance is 400 (sd 20). Over R = 4000 draws of the 3 leaves' sums the sample mean of
+    /// variance is 400 (sd 20), scales 4/ε = 2. Over R = 4000 draws of the 3 leaves' sums the sample mean of
     /// each leaf's Ũ noise has standard error 20/√4000 = 0.32: we allow 4 of them (1.3).
     /// The sample variance has relative standard error ≈ √(2/R + κ/R) with the excess
     /// kurtosis κ = 3/n_P = 0.06 of a sum of 50 Laplace draws, i.e. 0.023: we allow 4 of
@@ -102,7 +130,7 @@ mod tests {
         let r = 4000;
         let mut noise = vec![Vec::with_capacity(r); 6];
         for _ in 0..r {
-            let (u, v) = lpct_noisy_sums(&leaves, &y, 3, 2.0, &mut rng);
+            let (u, v) = lpct_noisy_sums(&leaves, &y, 3, (2.0, 2.0), &mut rng);
             let truth_u = [50.0, 0.0, 0.0];
             let truth_v = [10.0, 0.0, 0.0];
             for j in 0..3 {

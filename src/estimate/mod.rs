@@ -1,13 +1,19 @@
 //! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
 //! estimator (5) with its public-mean fallback, the PHIST / APHIST histogram
-//! estimators, and the LPCT classification estimator (LPCT paper eq. 8).
+//! estimators, and the LPCT classification estimator (LPCT paper eq. 8) with its pruning
+//! (LPCT paper §5).
 
 mod histogram;
 mod lpct;
+mod lpct_prune;
 mod lpdt;
 
 pub use histogram::{histogram_predict, HistogramConfig};
-pub use lpct::{lpct_class, lpct_noisy_sums};
+pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
+pub use lpct_prune::{
+    pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums, PaperPrune,
+    PruneConfig,
+};
 pub use lpdt::{lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums};
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not

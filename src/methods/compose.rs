@@ -16,14 +16,16 @@ use crate::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
 };
 use crate::partition::{
-    cart, cart_quantile, complete_max_edge, grid_allowed, max_edge, random_max_edge, Grid,
-    Partition, TreeParams,
+    cart, cart_quantile, cart_quantile_entropy, complete_max_edge, grid_allowed, max_edge,
+    max_edge_entropy, random_max_edge, Grid, Partition, TreeParams,
 };
 use crate::privacy::{laplace, rr_keep_probability, Budget, BudgetError};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+mod lpct;
 
 /// How the feature space is cut into cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +60,24 @@ pub enum GrownOn {
     Mixture,
 }
 
+/// The score a data-driven tree rule ranks its candidate splits by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitCriterion {
+    /// Variance reduction (LPDT, lpdt.md §3–§4).
+    #[default]
+    Variance,
+    /// Binary-entropy information gain on 0/1 labels (LPCT's code, lpct.md §2.2; the
+    /// LPCT paper says Gini). For `max_edge` and `cart`.
+    Entropy,
+}
+
+impl SplitCriterion {
+    fn is_variance(&self) -> bool {
+        *self == SplitCriterion::Variance
+    }
+}
+
 /// The partition block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,6 +86,9 @@ pub struct PartitionBlock {
     pub rule: Rule,
     /// The data it is grown on.
     pub grown_on: GrownOn,
+    /// The split score of `max_edge` and `cart` (default: variance).
+    #[serde(default, skip_serializing_if = "SplitCriterion::is_variance")]
+    pub criterion: SplitCriterion,
 }
 
 /// What each private user releases about its cell.
@@ -116,6 +139,16 @@ pub enum EstimatorBlock {
     /// `DecisionTreeClassifier` tree; more than two classes are refused until a Gini
     /// splitter exists.
     LeafMajority,
+    /// LPCT (LPCT paper eq. 8, lpct.md §4): class 1{(Ṽ + λV_Q)/(Ũ + λU_Q) > 1/2} per leaf
+    /// from the users' noisy sums Ũ, Ṽ and the leaf's public counts U_Q, V_Q (parameter
+    /// `lambda`); test points outside [0,1]^d get class 0 (§4.4). Without mechanisms
+    /// (`cell_mechanism: none`, `label_mechanism: none`) it is LPCT-Q: V_Q/U_Q on the
+    /// public partition. Classification with 0/1 labels.
+    Lpct,
+    /// LPCT-prune (LPCT paper §5, lpct.md §5): the LPCT sums pooled over ancestors and a
+    /// per-leaf choice of level and λ (parameters `p_min`, `prune`: `reference_v1` or
+    /// `paper`). Needs `cell_mechanism: laplace`, `label_mechanism: laplace_vector`.
+    LpctPrune,
 }
 
 /// How ε is split between the cell and the label mechanism.
@@ -187,9 +220,13 @@ fn word<T: Serialize>(v: &T) -> String {
 
 impl fmt::Display for Composition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let criterion = match self.partition.criterion {
+            SplitCriterion::Variance => String::new(),
+            c => format!(" ({})", word(&c)),
+        };
         write!(
             f,
-            "partition {} on {}, cell {}, label {}, estimator {}, budget {}",
+            "partition {}{criterion} on {}, cell {}, label {}, estimator {}, budget {}",
             word(&self.partition.rule),
             word(&self.partition.grown_on),
             word(&self.cell_mechanism),
@@ -245,6 +282,34 @@ const MSS: ParamDecl = int(
     true,
     "a node with <= this many points (or distinct rows) is a leaf (the authors' code's default is 2)",
 );
+const MSS_LPCT: ParamDecl = int(
+    "min_samples_split",
+    0,
+    Some("1"),
+    true,
+    "m_s: a node with <= this many public points (or distinct rows) is a leaf (LPCT's code uses 1, lpct.md §2.1)",
+);
+const P_MIN: ParamDecl = int(
+    "p_min",
+    0,
+    Some("1"),
+    true,
+    "p_min: the pruning walk stops at this depth (reference_v1), or the flag's second round uses a depth-p_min partition (paper); real data in LPCT's code: p0 = depth = 2, p_min = 1 (lpct.md §5.4)",
+);
+const PRUNE: ParamDecl = ParamDecl {
+    name: "prune",
+    role: ParamRole::Release,
+    kind: ParamKind::Choice(&["reference_v1", "paper"]),
+    default: Some("reference_v1"),
+    doc: "reference_v1: one round with the full epsilon and the code's statistic, which produced the LPCT paper's numbers (lpct.md §5.4); paper: Algorithm 2, epsilon/2 + epsilon/2 with the flag's second round (§5.2)",
+};
+const LAMBDA: ParamDecl = ParamDecl {
+    name: "lambda",
+    role: ParamRole::Curator,
+    kind: ParamKind::Float { lo: 0.0, hi: f64::INFINITY, open: false },
+    default: None,
+    doc: "weight of the public counts in (V + lambda V_Q)/(U + lambda U_Q) (LPCT paper eq. 8); 0 = private only (LPCT-P, LPDT)",
+};
 const SEARCH: ParamDecl = int(
     "search_number",
     1,
@@ -344,13 +409,24 @@ impl Composition {
         use EstimatorBlock as E;
         use LabelMechanism as L;
         let p = self.partition;
+        if p.criterion == SplitCriterion::Entropy
+            && !(matches!(p.rule, Rule::MaxEdge | Rule::Cart) && p.grown_on != GrownOn::None)
+        {
+            return Err("`criterion: entropy` ranks the splits of `max_edge` and `cart` grown on data; the other rules have no score".into());
+        }
+        if matches!(self.estimator, E::Lpct | E::LpctPrune) && p.rule == Rule::Histogram {
+            return Err("`estimator: lpct` and `lpct_prune` need a tree partition (max_edge, cart or random_max_edge); for a grid use `estimator: histogram`".into());
+        }
         match (self.cell_mechanism, self.label_mechanism) {
             (C::None, L::None) => {
-                if !matches!(self.estimator, E::LeafMean | E::LeafMajority) {
-                    return Err("a non-private method (no cell or label mechanism) needs `estimator: leaf_mean` or `leaf_majority`".into());
+                if !matches!(self.estimator, E::LeafMean | E::LeafMajority | E::Lpct) {
+                    return Err("a non-private method (no cell or label mechanism) needs `estimator: leaf_mean`, `leaf_majority` or `lpct` (public counts only, LPCT-Q)".into());
                 }
                 if p.grown_on == GrownOn::None || p.rule == Rule::Histogram {
-                    return Err("`estimator: leaf_mean` and `leaf_majority` need a tree grown on public or private data".into());
+                    return Err("`estimator: leaf_mean`, `leaf_majority` and `lpct` without mechanisms need a tree grown on public or private data".into());
+                }
+                if self.estimator == E::Lpct && p.grown_on != GrownOn::Public {
+                    return Err("`estimator: lpct` without mechanisms reads the public counts of each leaf (LPCT-Q): grow the partition on public data".into());
                 }
                 return Ok(());
             }
@@ -384,7 +460,17 @@ impl Composition {
             }
         }
         match self.estimator {
-            E::LeafMean | E::LeafMajority => Err("`estimator: leaf_mean` and `leaf_majority` use labels without privacy; a private method needs ratio, histogram or adjusted_histogram".into()),
+            E::LeafMean | E::LeafMajority => Err("`estimator: leaf_mean` and `leaf_majority` use labels without privacy; a private method needs ratio, histogram, adjusted_histogram, lpct or lpct_prune".into()),
+            E::Lpct => Ok(()),
+            E::LpctPrune => {
+                if self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector || self.budget != (BudgetBlock::Shares { cell: 0.5, label: 0.5 }) {
+                    Err("`estimator: lpct_prune` is defined for the LPCT release: `cell_mechanism: laplace`, `label_mechanism: laplace_vector`, `budget: {cell: 0.5, label: 0.5}` (lpct.md §3, §5)".into())
+                } else if p.rule != Rule::MaxEdge && p.rule != Rule::Cart {
+                    Err("`estimator: lpct_prune` walks a max_edge or cart tree grown on public data".into())
+                } else {
+                    Ok(())
+                }
+            }
             E::Histogram | E::AdjustedHistogram => {
                 if p.rule != Rule::Histogram || self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector {
                     Err("the histogram estimators are implemented for `partition: {rule: histogram}` with `cell_mechanism: laplace` and `label_mechanism: laplace_vector` (LPDT paper App. D.1)".into())
@@ -408,10 +494,19 @@ impl Composition {
     pub fn params(&self) -> Vec<ParamDecl> {
         let p = self.partition;
         let with_data = p.grown_on != GrownOn::None;
+        let mss = if p.criterion == SplitCriterion::Entropy
+            || matches!(
+                self.estimator,
+                EstimatorBlock::Lpct | EstimatorBlock::LpctPrune
+            ) {
+            MSS_LPCT
+        } else {
+            MSS
+        };
         let mut out = match p.rule {
-            Rule::MaxEdge | Rule::RandomMaxEdge if with_data => vec![DEPTH, MIN_LEAF, MSS],
+            Rule::MaxEdge | Rule::RandomMaxEdge if with_data => vec![DEPTH, MIN_LEAF, mss],
             Rule::MaxEdge | Rule::RandomMaxEdge => vec![DEPTH],
-            Rule::Cart => vec![DEPTH, MIN_LEAF, MSS, SEARCH],
+            Rule::Cart => vec![DEPTH, MIN_LEAF, mss, SEARCH],
             Rule::CartExhaustive => vec![MAX_DEPTH],
             Rule::Histogram => vec![BINS],
         };
@@ -421,6 +516,9 @@ impl Composition {
         if self.subsample {
             out.push(PRIVATE_SHARE);
         }
+        if self.estimator == EstimatorBlock::LpctPrune {
+            out.extend([P_MIN, PRUNE]);
+        }
         if self.private() && self.budget == BudgetBlock::default() {
             out.push(RHO);
         }
@@ -428,7 +526,11 @@ impl Composition {
             EstimatorBlock::Ratio => out.extend([TAU, OOD]),
             EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
             EstimatorBlock::AdjustedHistogram => out.extend([T, WEIGHTS, Y_CENTER]),
-            EstimatorBlock::LeafMean | EstimatorBlock::LeafMajority => {}
+            EstimatorBlock::Lpct if self.private() => out.push(LAMBDA),
+            EstimatorBlock::LeafMean
+            | EstimatorBlock::LeafMajority
+            | EstimatorBlock::Lpct
+            | EstimatorBlock::LpctPrune => {}
         }
         out
     }
@@ -508,10 +610,13 @@ impl Method for Composed {
         self.composition.private()
     }
     fn tasks(&self) -> &'static [Task] {
-        if self.composition.estimator == EstimatorBlock::LeafMajority {
-            &[Task::Classification]
-        } else {
-            &[Task::Regression]
+        match self.composition.estimator {
+            EstimatorBlock::LeafMajority | EstimatorBlock::Lpct | EstimatorBlock::LpctPrune => {
+                &[Task::Classification]
+            }
+            // PHIST for classification predicts 1{ratio > 1/2} (LPCT paper §7.2).
+            EstimatorBlock::Histogram => &[Task::Regression, Task::Classification],
+            _ => &[Task::Regression],
         }
     }
     fn blocks(&self) -> Option<String> {
@@ -559,6 +664,11 @@ impl Method for Composed {
             return Ok(Some(Box::new(PreparedGrid {
                 private_cells: cells(&data.private.x),
                 test_cells: cells(&data.test.x),
+                test_classes: (data.test.task == Task::Classification).then(|| {
+                    (0..data.test.n())
+                        .map(|i| data.test.x.row(i).iter().all(|v| (0.0..=1.0).contains(v)))
+                        .collect()
+                }),
                 grid,
                 y: data.private.y.clone(),
                 bounds: data.bounds,
@@ -575,24 +685,42 @@ impl Method for Composed {
                 (&mixed.0, Some(&mixed.1))
             }
         };
-        let partition = match (c.partition.rule, grown) {
-            (Rule::MaxEdge, Some(g)) => max_edge(&g.x, &g.y, &tree_params(p, true)),
-            (Rule::MaxEdge, None) => complete_max_edge(d, p.usize("depth")),
-            (Rule::Cart, Some(g)) => {
-                cart_quantile(&g.x, &g.y, &tree_params(p, true), p.usize("search_number"))
+        let entropy = c.partition.criterion == SplitCriterion::Entropy;
+        let grow = |depth: usize| -> Result<Partition, MethodError> {
+            if c.partition.rule == Rule::CartExhaustive {
+                let g = grown.expect("validated: CART grows on data");
+                return Ok(cart(&g.x, &g.y, p.usize("max_depth")));
             }
-            (Rule::CartExhaustive, Some(g)) => cart(&g.x, &g.y, p.usize("max_depth")),
-            (Rule::RandomMaxEdge, g) => random_max_edge(
-                g.map(|g| (&g.x, g.y.as_slice())),
+            let params = TreeParams {
+                depth,
+                ..tree_params(p, grown.is_some())
+            };
+            Ok(match (c.partition.rule, grown) {
+                (Rule::MaxEdge, Some(g)) if entropy => max_edge_entropy(&g.x, &g.y, &params),
+                (Rule::MaxEdge, Some(g)) => max_edge(&g.x, &g.y, &params),
+                (Rule::MaxEdge, None) => complete_max_edge(d, depth),
+                (Rule::Cart, Some(g)) if entropy => {
+                    cart_quantile_entropy(&g.x, &g.y, &params, p.usize("search_number"))
+                }
+                (Rule::Cart, Some(g)) => {
+                    cart_quantile(&g.x, &g.y, &params, p.usize("search_number"))
+                }
+                _ => {
+                    return Err(MethodError::Other(
+                        "this partition needs data (validated earlier)".into(),
+                    ))
+                }
+            })
+        };
+        let partition = match c.partition.rule {
+            Rule::RandomMaxEdge => random_max_edge(
+                grown.map(|g| (&g.x, g.y.as_slice())),
                 d,
-                &tree_params(p, g.is_some()),
+                &tree_params(p, grown.is_some()),
                 rng,
             ),
-            _ => {
-                return Err(MethodError::Other(
-                    "this partition needs data (validated earlier)".into(),
-                ))
-            }
+            Rule::CartExhaustive => grow(0)?,
+            _ => grow(p.usize("depth"))?,
         };
         let test_leaves: Vec<usize> = (0..data.test.n())
             .map(|i| partition.leaf_of(data.test.x.row(i)))
@@ -601,6 +729,28 @@ impl Method for Composed {
             let leaves: Vec<Option<usize>> = test_leaves.into_iter().map(Some).collect();
             return Ok(Some(Box::new(PreparedFixed {
                 predictions: predict_leaves(&leaves, &partition.leaf_means),
+            })));
+        }
+        if matches!(
+            c.estimator,
+            EstimatorBlock::Lpct | EstimatorBlock::LpctPrune
+        ) {
+            // Algorithm 2's second round (prune: paper) uses a depth-p_min partition;
+            // `prune` is a release parameter, so it is grown for either mode.
+            let (second, p_min) = if c.estimator == EstimatorBlock::LpctPrune {
+                (Some(grow(p.usize("p_min"))?), p.usize("p_min"))
+            } else {
+                (None, 0)
+            };
+            let fit = lpct::LpctFit::new(partition, second, data, (p.usize("depth"), p_min));
+            if !c.private() {
+                return Ok(Some(Box::new(PreparedFixed {
+                    predictions: fit.public_only(),
+                })));
+            }
+            return Ok(Some(Box::new(lpct::PreparedLpct {
+                fit,
+                composition: c.clone(),
             })));
         }
         if c.estimator == EstimatorBlock::LeafMajority {
@@ -752,11 +902,9 @@ impl Prepared for PreparedTree {
     }
 }
 
-/// The ratio estimator for any cell and label mechanism: every user's release is
-/// simulated (O(n·K) draws), the curator sums the centred cell scores c_ij with
-/// E[c_ij] = a·U_ij into S_j and the label part into T_j, and predicts T_j/S_j (times a
-/// for the label vector, whose sum carries no factor a), or the leaf's fallback when
-/// S_j ≤ 0 or S_j/a ≤ τ·n.
+/// The ratio estimator for any cell and label mechanism (see [`simulate_sums`]): the
+/// curator predicts T_j/S_j (times a for the label vector, whose sum carries no factor
+/// a), or the leaf's fallback when S_j ≤ 0 or S_j/a ≤ τ·n.
 fn ratio_by_simulation(
     t: &PreparedTree,
     eps_cell: f64,
@@ -764,10 +912,56 @@ fn ratio_by_simulation(
     tau: f64,
     rng: &mut Pcg64,
 ) -> Vec<f64> {
-    let c = &t.composition;
     let k = t.partition.n_leaves();
     let n = t.y.len();
-    let b = t.bounds;
+    let sums = simulate_sums(
+        &t.composition,
+        (&t.private_leaves, &t.y),
+        k,
+        t.bounds,
+        (eps_cell, eps_label),
+        rng,
+    );
+    let (s, tsum, a) = (&sums.s, &sums.t, sums.a);
+    (0..k)
+        .map(|j| {
+            if s[j] <= 0.0 || s[j] / a <= tau * n as f64 {
+                t.partition.leaf_means[j]
+            } else if sums.vector {
+                a * tsum[j] / s[j]
+            } else {
+                tsum[j] / s[j]
+            }
+        })
+        .collect()
+}
+
+/// The curator's per-cell sums of simulated releases, for any cell and label mechanism.
+pub(crate) struct SimulatedSums {
+    /// S_j = Σ_i c_ij, the centred cell scores with E[c_ij] = a·U_ij.
+    pub s: Vec<f64>,
+    /// T_j: Σ_i ỹ_i c_ij for the scalar Laplace label (E = a·Σ y_i U_ij), or Σ_i of the
+    /// noisy label vector's coordinate j for `laplace_vector` (E = Σ y_i U_ij).
+    pub t: Vec<f64>,
+    /// The factor a of the cell scores.
+    pub a: f64,
+    /// Whether the label mechanism is `laplace_vector`.
+    pub vector: bool,
+}
+
+/// Simulates every private user's release under the composition's cell and label
+/// mechanisms (O(n·K) draws; users in order, for each its cell release then its label
+/// release) and returns the curator's sums. `leaves`, `y`: the cell and label of each
+/// of the n private users; labels are clipped into `bounds`, whose range sets the scalar
+/// Laplace scale R/ε_l and whose largest absolute value M_Y the vector's 2M_Y/ε_l.
+pub(crate) fn simulate_sums(
+    c: &Composition,
+    (leaves, y): (&[usize], &[f64]),
+    k: usize,
+    b: LabelBounds,
+    (eps_cell, eps_label): (f64, f64),
+    rng: &mut Pcg64,
+) -> SimulatedSums {
     // Cell scores: (a, per-user draw).
     let rr = rr_keep_probability(eps_cell);
     let e = eps_cell.exp();
@@ -788,7 +982,7 @@ fn ratio_by_simulation(
     let mut s = vec![0.0; k];
     let mut tsum = vec![0.0; k];
     let mut score = vec![0.0; k];
-    for (&leaf, &yi) in t.private_leaves.iter().zip(&t.y) {
+    for (&leaf, &yi) in leaves.iter().zip(y) {
         let y = b.clip(yi);
         match c.cell_mechanism {
             CellMechanism::RandomizedResponse => {
@@ -837,18 +1031,12 @@ fn ratio_by_simulation(
             LabelMechanism::None => unreachable!(),
         }
     }
-    let vector = c.label_mechanism == LabelMechanism::LaplaceVector;
-    (0..k)
-        .map(|j| {
-            if s[j] <= 0.0 || s[j] / a <= tau * n as f64 {
-                t.partition.leaf_means[j]
-            } else if vector {
-                a * tsum[j] / s[j]
-            } else {
-                tsum[j] / s[j]
-            }
-        })
-        .collect()
+    SimulatedSums {
+        s,
+        t: tsum,
+        a,
+        vector: c.label_mechanism == LabelMechanism::LaplaceVector,
+    }
 }
 
 /// A regular grid with the histogram estimators.
@@ -856,6 +1044,10 @@ struct PreparedGrid {
     grid: Grid,
     private_cells: Vec<u64>,
     test_cells: Vec<u64>,
+    /// For a classification data set: whether each test point lies in [0,1]^d. The
+    /// prediction is then the class 1{m̂ > 1/2} inside the box and 0 outside (PHIST as
+    /// the LPCT paper runs it, Berrett & Butucea's estimator; lpct.md §7.2).
+    test_classes: Option<Vec<bool>>,
     y: Vec<f64>,
     bounds: LabelBounds,
     composition: Composition,
@@ -884,14 +1076,22 @@ impl Prepared for PreparedGrid {
             weights,
             y_center: m.bool("y_center"),
         };
-        Ok(histogram_predict(
+        let values = histogram_predict(
             &self.grid,
             &self.private_cells,
             &self.y,
             &self.test_cells,
             &cfg,
             rng,
-        )?)
+        )?;
+        Ok(match &self.test_classes {
+            None => values,
+            Some(inside) => values
+                .iter()
+                .zip(inside)
+                .map(|(&v, &inside)| f64::from(u8::from(inside && v > 0.5)))
+                .collect(),
+        })
     }
 }
 
@@ -928,6 +1128,30 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "specs/methods/ct-q.yaml",
         include_str!("../../specs/methods/ct-q.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-m.yaml",
+        include_str!("../../specs/methods/lpct/lpct-m.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-c.yaml",
+        include_str!("../../specs/methods/lpct/lpct-c.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-prune-m.yaml",
+        include_str!("../../specs/methods/lpct/lpct-prune-m.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-prune-c.yaml",
+        include_str!("../../specs/methods/lpct/lpct-prune-c.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-q.yaml",
+        include_str!("../../specs/methods/lpct/lpct-q.yaml"),
+    ),
+    (
+        "specs/methods/lpct/lpct-r.yaml",
+        include_str!("../../specs/methods/lpct/lpct-r.yaml"),
     ),
 ];
 

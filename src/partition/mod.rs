@@ -32,6 +32,17 @@ pub enum Node {
     Leaf { leaf: usize },
 }
 
+/// Parents, depths and leaf nodes of a [`Partition`] (see [`Partition::shape`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeShape {
+    /// Parent of every node, None for the root `nodes[0]`.
+    pub parent: Vec<Option<usize>>,
+    /// Depth of every node (the root has depth 0).
+    pub depth: Vec<usize>,
+    /// The node index of every leaf id 0..K.
+    pub leaf_node: Vec<usize>,
+}
+
 /// An axis-aligned tree partition with K leaves.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Partition {
@@ -87,6 +98,34 @@ impl Partition {
         x.iter()
             .zip(self.domain_lo.iter().zip(&self.domain_hi))
             .all(|(v, (lo, hi))| *v >= *lo && *v <= *hi)
+    }
+
+    /// The tree's shape for walks from a leaf to the root (LPCT-prune, lpct.md §5): per
+    /// node its parent (None for the root) and depth (root 0), and per leaf id its node.
+    /// Nodes are in pre-order (a parent before its children), so a reverse pass over the
+    /// nodes visits children before parents.
+    pub fn shape(&self) -> TreeShape {
+        let n = self.nodes.len();
+        let mut parent = vec![None; n];
+        let mut depth = vec![0usize; n];
+        let mut leaf_node = vec![0usize; self.n_leaves()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            match node {
+                Node::Leaf { leaf } => leaf_node[*leaf] = i,
+                Node::Split { left, right, .. } => {
+                    for &c in [left, right] {
+                        debug_assert!(c > i, "nodes are in pre-order");
+                        parent[c] = Some(i);
+                        depth[c] = depth[i] + 1;
+                    }
+                }
+            }
+        }
+        TreeShape {
+            parent,
+            depth,
+            leaf_node,
+        }
     }
 
     /// Depth of the tree (0 for a single leaf).
