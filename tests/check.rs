@@ -84,6 +84,7 @@ fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> Rep
         dataset_names: DatasetNames::Abbreviation,
         tolerance,
         known_deviations: known,
+        value_column: "value".into(),
     }
 }
 

@@ -42,6 +42,21 @@ pub struct ReportedSpec {
     /// first selector that matches gives the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub known_deviations: Vec<KnownDeviation>,
+    /// The column of the files holding the reported values (default `value`; the LPCT
+    /// files call it `accuracy`).
+    #[serde(
+        default = "default_value_column",
+        skip_serializing_if = "is_default_value_column"
+    )]
+    pub value_column: String,
+}
+
+fn default_value_column() -> String {
+    "value".to_string()
+}
+
+fn is_default_value_column(c: &String) -> bool {
+    c == "value"
 }
 
 /// How reported files name data sets.
@@ -295,7 +310,8 @@ pub fn compare_reported(
     let mut any_rows = false;
     for file in &spec.files {
         let path = spec_dir.join(file);
-        let t = CsvTable::read(&path, &["dataset", "method", "epsilon", "value"])?;
+        let value = spec.value_column.as_str();
+        let t = CsvTable::read(&path, &["dataset", "method", "epsilon", value])?;
         let file_name = path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -306,11 +322,11 @@ pub fn compare_reported(
             let reported = t.text(line, r, "dataset")?;
             let method = t.text(line, r, "method")?;
             let epsilon = t.epsilon(line, r, "epsilon")?;
-            let raw = t.get(r, "value");
+            let raw = t.get(r, value);
             let paper = if matches!(raw, "" | "-" | "−" | "—") {
                 None
             } else {
-                Some(t.f64(line, r, "value")?)
+                Some(t.f64(line, r, value)?)
             };
             if !reported_names.contains(&reported) {
                 reported_names.push(reported.clone());

@@ -47,6 +47,9 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         } => {
             json!({"manifest": manifest.name, "sha256": manifest.sha256, "public_by_rule": {"column": column, "values": values}, "encode": manifest.encode})
         }
+        DataSource::Sample { manifest, rows, .. } => {
+            json!({"manifest": manifest.name, "sha256": manifest.sha256, "public_sample": rows, "encode": manifest.encode})
+        }
         DataSource::LpdtSine {
             public,
             private,

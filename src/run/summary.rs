@@ -496,7 +496,11 @@ fn build_table(
             let sel: Vec<Option<&Selected>> = t
                 .methods
                 .iter()
-                .map(|m| selected.get(&(d.name.clone(), m.clone(), et.clone())))
+                .map(|m| {
+                    selected
+                        .get(&(d.name.clone(), m.clone(), et.clone()))
+                        .or_else(|| selected.get(&(d.name.clone(), m.clone(), String::new())))
+                })
                 .collect();
             let means: Vec<Option<f64>> = sel.iter().map(|s| s.map(|s| s.summary.mean)).collect();
             let (best, second) = rank_marks(&means, lower);

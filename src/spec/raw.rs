@@ -398,6 +398,13 @@ pub struct InlineDataset {
     /// must then be 0).
     #[serde(default)]
     pub public_by_rule: Option<RuleEntry>,
+    /// A manifest of which a fixed random sample of `rows` rows is public in every
+    /// repetition (drawn once from the spec seed and the data set's name, as the LPCT
+    /// authors cut each file once into `<name>_pub.csv` and `<name>_pri.csv`; lpct.md
+    /// §10.1); the other rows are split into private training and test by `split` (whose
+    /// `public` share must then be 0).
+    #[serde(default)]
+    pub public_sample: Option<SampleEntry>,
     /// Sizes of a synthetic data set (each repetition draws fresh data).
     #[serde(default)]
     pub sizes: Option<SizesEntry>,
@@ -480,6 +487,16 @@ pub struct RuleEntry {
     pub values: Vec<String>,
 }
 
+/// A fixed random public sample of a manifest's rows (`public_sample`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleEntry {
+    /// Manifest name of the data set.
+    pub dataset: String,
+    /// Number of public rows (≥ 1, fewer than the data set's rows).
+    pub rows: usize,
+}
+
 /// Sizes of the three parts of a synthetic data set.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -560,7 +577,8 @@ pub struct TableEntry {
     pub caption: String,
     /// ε blocks, in order.
     pub epsilons: Vec<f64>,
-    /// Private method labels per ε block (marks compare these).
+    /// Method labels compared in every ε block (marks compare these); a non-private
+    /// method listed here shows its one result in every block (LPCT Table 2's CT-Q).
     pub methods: Vec<String>,
     /// Non-private method labels, shown first without ε.
     #[serde(default)]

@@ -108,7 +108,8 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
         let used: Vec<&Manifest> = match &plan.source {
             super::DataSource::Manifest(m) => vec![m],
             super::DataSource::Pair { public, private } => vec![public, private],
-            super::DataSource::Rule { manifest, .. } => vec![manifest],
+            super::DataSource::Rule { manifest, .. }
+            | super::DataSource::Sample { manifest, .. } => vec![manifest],
             _ => Vec::new(),
         };
         for m in used {

@@ -38,6 +38,14 @@ pub enum DataSource {
         column: String,
         values: Vec<String>,
     },
+    /// A manifest of which `rows` rows, drawn once with the stream ("public_sample", data
+    /// set name) of the spec `seed`, are public in every repetition; loaded as one data set
+    /// with the public rows last.
+    Sample {
+        manifest: Manifest,
+        rows: usize,
+        seed: u64,
+    },
     /// The LPDT synthetic model, drawn afresh in every repetition with these sizes.
     LpdtSine {
         public: usize,
@@ -124,6 +132,40 @@ impl DatasetPlan {
                     dropped_rows: loaded.dropped_rows,
                 }))
             }
+            DataSource::Sample {
+                manifest,
+                rows,
+                seed,
+            } => {
+                use rand::seq::index::sample;
+                let loaded = load_manifest_dataset(manifest, data_dir)?;
+                let n = loaded.dataset.n();
+                if *rows >= n {
+                    return Err(crate::data::DataError::Encoding {
+                        path: PathBuf::from(&manifest.file),
+                        message: format!(
+                            "public_sample.rows = {rows} must be smaller than the {n} complete rows of `{}`",
+                            manifest.name
+                        ),
+                    });
+                }
+                let mut rng = crate::run::seeds::stream(*seed, &["public_sample", &self.name]);
+                let mut public = vec![false; n];
+                for i in sample(&mut rng, n, *rows) {
+                    public[i] = true;
+                }
+                let order: Vec<usize> = (0..n)
+                    .filter(|&i| !public[i])
+                    .chain((0..n).filter(|&i| public[i]))
+                    .collect();
+                let mut dataset = loaded.dataset.select(&order);
+                dataset.fixed_public = *rows;
+                dataset.name = self.name.clone();
+                Ok(Some(Loaded {
+                    dataset,
+                    dropped_rows: loaded.dropped_rows,
+                }))
+            }
             DataSource::LpdtSine { .. } => Ok(None),
         }
     }
@@ -144,7 +186,9 @@ impl DatasetPlan {
             DataSource::Pair { public, private } => {
                 Some((public.n_rows + private.n_rows, private.n_features))
             }
-            DataSource::Rule { manifest, .. } => Some((manifest.n_rows, manifest.n_features)),
+            DataSource::Rule { manifest, .. } | DataSource::Sample { manifest, .. } => {
+                Some((manifest.n_rows, manifest.n_features))
+            }
             DataSource::LpdtSine {
                 public,
                 private,
@@ -410,7 +454,52 @@ pub fn validate(
                          synthetic data have no missing values)",
                     ));
                 }
-                if let Some(rule) = &d.public_by_rule {
+                if let Some(sample) = &d.public_sample {
+                    if d.path.is_some()
+                        || d.synthetic.is_some()
+                        || d.pair.is_some()
+                        || d.public_by_rule.is_some()
+                    {
+                        return Err(invalid(
+                            path,
+                            &field,
+                            "give exactly one of `path`, `synthetic`, `pair`, `public_by_rule` or `public_sample`",
+                        ));
+                    }
+                    let manifest = find_manifest(&sample.dataset, manifest_dirs).map_err(|e| {
+                        invalid(
+                            path,
+                            format!("{field}.public_sample.dataset"),
+                            e.to_string(),
+                        )
+                    })?;
+                    if sample.rows == 0 || sample.rows >= manifest.n_rows {
+                        return Err(invalid(
+                            path,
+                            format!("{field}.public_sample.rows"),
+                            format!(
+                                "must be between 1 and {} (the data set `{}` has {} rows)",
+                                manifest.n_rows.saturating_sub(1),
+                                manifest.name,
+                                manifest.n_rows
+                            ),
+                        ));
+                    }
+                    match split {
+                        Some(s) if s.public == 0.0 => {}
+                        _ => return Err(invalid(path, "split", format!("data set `{}` takes a fixed public sample of {} rows, so `split.public` must be 0", d.name, sample.rows))),
+                    }
+                    DatasetPlan {
+                        name: d.name.clone(),
+                        row_label,
+                        task: manifest.task,
+                        source: DataSource::Sample {
+                            manifest,
+                            rows: sample.rows,
+                            seed: spec.seed,
+                        },
+                    }
+                } else if let Some(rule) = &d.public_by_rule {
                     if d.path.is_some() || d.synthetic.is_some() || d.pair.is_some() {
                         return Err(invalid(
                             path,
@@ -736,7 +825,9 @@ pub fn validate(
         for d in &datasets {
             let no_public = match &d.source {
                 DataSource::LpdtSine { public, .. } => *public == 0,
-                DataSource::Pair { .. } | DataSource::Rule { .. } => false,
+                DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. } => {
+                    false
+                }
                 _ => split.is_some_and(|s| s.public == 0.0),
             };
             let private_method = methods_out
@@ -881,16 +972,15 @@ fn check_tables(
                         format!("unknown method `{m}`; methods of this spec: {all}"),
                     )
                 })?;
-                if plan.method.private() != private {
-                    let which = if private {
-                        "methods (private, per epsilon)"
-                    } else {
-                        "non_private"
-                    };
+                // A non-private method may compete in every ε block with its one result
+                // (CT-Q in LPCT Table 2); a private one has no result without ε.
+                if plan.method.private() && !private {
                     return Err(invalid(
                         path,
-                        format!("tables[{i}]"),
-                        format!("`{m}` cannot be listed under {which}"),
+                        format!("tables[{i}].non_private"),
+                        format!(
+                            "`{m}` is private (one result per epsilon): list it under `methods`"
+                        ),
                     ));
                 }
             }
