@@ -184,3 +184,75 @@ fn a_rule_fixes_the_public_part_and_the_rest_is_split_per_repetition() {
     let e = exp.datasets[0].load(Some(&data)).unwrap_err().to_string();
     assert!(e.contains("\"team\"") && e.contains("group, x, y"), "{e}");
 }
+
+/// `public_sample` (LPCT card §10.1: the authors cut each file once into a public and a
+/// private file): a fixed random set of `rows` rows is public in every repetition — the
+/// same set whatever the repetition, drawn from the spec seed — and the other rows are
+/// split 80/20 afresh per repetition. A second seed draws another set; `rows` as large as
+/// the file is a spec error naming the field.
+#[test]
+fn a_public_sample_is_fixed_across_repetitions_and_seeded() {
+    use dp_repro::spec::{parse_str, validate};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("m")).unwrap();
+    let mut csv = String::from("x,y\n");
+    for i in 0..40 {
+        csv.push_str(&format!("{i},{i}\n"));
+    }
+    std::fs::write(data.join("toy.csv"), &csv).unwrap();
+    let sha = dp_repro::data::load::sha256_bytes(csv.as_bytes());
+    let manifest = format!("name: toy\nfile: toy.csv\ntask: regression\nlabel_column: 1\nhas_header: true\nsha256: {sha}\nn_rows: 40\nn_features: 1\nsource: {{repository: a/b, commit: c, path: toy.csv}}\n");
+    std::fs::write(data.join("m/toy.yaml"), manifest).unwrap();
+    let spec = |seed: u64, rows: usize| {
+        format!("name: t\nseed: {seed}\nrepetitions: 2\ndatasets:\n  - {{name: toy-sample, public_sample: {{dataset: toy, rows: {rows}}}}}\nsplit: {{public: 0, private: 0.8, test: 0.2}}\nscaling: none\nepsilons: [1]\nmethods:\n  - method: LPDT-M\n    grid: {{depth: [1], min_leaf: [1]}}\n")
+    };
+    let path = dir.path().join("s.yaml");
+    let public_of = |seed: u64| {
+        let exp = validate(
+            parse_str(&spec(seed, 8), &path).unwrap(),
+            &path,
+            &[data.join("m")],
+        )
+        .unwrap();
+        let plan = &exp.datasets[0];
+        let all = plan.load(Some(&data)).unwrap().unwrap().dataset;
+        assert_eq!((all.fixed_public, plan.split_rows(&all)), (8, 32));
+        let mut sets = Vec::new();
+        for rep in 1..=2 {
+            let r = dp_repro::run::repetition_data(&exp, plan, Some(&all), rep).unwrap();
+            assert_eq!((r.public.n(), r.private.n() + r.test.n()), (8, 32));
+            let mut p = r.public.y.clone();
+            p.sort_by(f64::total_cmp);
+            let mut rest: Vec<f64> = r.private.y.iter().chain(&r.test.y).cloned().collect();
+            rest.extend(&p);
+            rest.sort_by(f64::total_cmp);
+            assert_eq!(
+                rest,
+                (0..40).map(f64::from).collect::<Vec<_>>(),
+                "a partition of the rows"
+            );
+            sets.push((p, r.test.y.clone()));
+        }
+        assert_eq!(
+            sets[0].0, sets[1].0,
+            "the same public rows in every repetition"
+        );
+        assert_ne!(sets[0].1, sets[1].1, "a fresh test split per repetition");
+        sets[0].0.clone()
+    };
+    assert_eq!(public_of(1), public_of(1));
+    assert_ne!(
+        public_of(1),
+        public_of(2),
+        "another seed, another public sample"
+    );
+    let Err(err) = validate(
+        parse_str(&spec(1, 40), &path).unwrap(),
+        &path,
+        &[data.join("m")],
+    ) else {
+        panic!("rows = n must be refused")
+    };
+    assert!(err.to_string().contains("public_sample.rows"), "{err}");
+}
