@@ -8,6 +8,7 @@
 pub mod compose;
 pub mod deconv;
 mod params;
+pub mod pglm;
 
 pub use compose::{Composed, Composition};
 pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
@@ -112,6 +113,7 @@ pub fn registry() -> Vec<Arc<dyn Method>> {
                 v.push(Arc::new(p));
             }
             v.push(Arc::new(deconv::DECONV));
+            v.push(Arc::new(pglm::PGLM));
             v
         })
         .clone()
