@@ -119,7 +119,7 @@ pub struct Model {
     pub d: usize,
     /// Hidden width H (PSGD-N) or None (PSGD-L).
     pub hidden: Option<usize>,
-    /// All parameters, length [`Model::len`].
+    /// All parameters, length [`Model::len_for`].
     pub params: Vec<f64>,
 }
 
