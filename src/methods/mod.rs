@@ -8,6 +8,8 @@
 pub mod compose;
 pub mod deconv;
 mod params;
+pub mod pglm;
+pub mod psgd;
 
 pub use compose::{Composed, Composition};
 pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
@@ -112,6 +114,9 @@ pub fn registry() -> Vec<Arc<dyn Method>> {
                 v.push(Arc::new(p));
             }
             v.push(Arc::new(deconv::DECONV));
+            v.push(Arc::new(pglm::PGLM));
+            v.push(Arc::new(psgd::PSGD_L));
+            v.push(Arc::new(psgd::PSGD_N));
             v
         })
         .clone()

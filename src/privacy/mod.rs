@@ -5,9 +5,16 @@
 //! seed and the task (see `run::seeds`), so results do not depend on thread scheduling.
 
 mod budget;
+mod gaussian;
 mod laplace;
+mod priv_unit_g;
 mod randomized_response;
 
 pub use budget::{Budget, BudgetError};
+pub use gaussian::{
+    gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
+    symmetric_gaussian_release, GaussianAggregate,
+};
 pub use laplace::{laplace, laplace_sum};
+pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CAP};
 pub use randomized_response::{flip_threshold, rr_keep_probability, KeepProbability};
