@@ -100,9 +100,9 @@ fn the_papers_table2_gives_the_cards_recomputed_rank_sums() {
         .map(|c| tie_order.iter().position(|t| t == c).unwrap())
         .collect();
     let text = std::fs::read_to_string(&path).unwrap();
-    // ε → data set (file order) → method → accuracy.
-    let mut blocks: BTreeMap<String, Vec<(String, BTreeMap<String, Option<f64>>)>> =
-        BTreeMap::new();
+    // ε → data sets in file order, each with method → accuracy.
+    type Block = Vec<(String, BTreeMap<String, Option<f64>>)>;
+    let mut blocks: BTreeMap<String, Block> = BTreeMap::new();
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         let (dataset, method, eps, acc) = (f[0], f[1], f[2], f[3]);
