@@ -136,10 +136,10 @@ fn sample() -> Table {
     ));
     // Marks as stats::rank_marks would set them (ranking lives in stats, not here).
     for (r, c) in [(0, 1), (0, 4), (1, 1)] {
-        t.rows[r].cells[c].best = true;
+        t.rows[r].cells[c].bold = true;
     }
     for (r, c) in [(0, 2), (0, 5), (1, 2)] {
-        t.rows[r].cells[c].second = true;
+        t.rows[r].cells[c].underline = true;
     }
     t.rows[0].cells[4].star = true; // ε = 0.5, LPDT-M
     t.rows[1].cells[1].star = true; // ε = 2, LPDT-M
@@ -189,10 +189,11 @@ fn validate_rejects_wrong_cell_count() {
 #[test]
 fn validate_rejects_other_defects() {
     let mut t = sample();
-    t.rows[0].cells[1].second = true; // already best
+    t.rows[0].cells[1].underline = true; // already bold
     let msg = t.validate().unwrap_err().to_string();
     assert!(
-        msg.contains("row `ABA`, column `ε = 2 / LPDT-M`") && msg.contains("both best and second"),
+        msg.contains("row `ABA`, column `ε = 2 / LPDT-M`")
+            && msg.contains("both bold and underlined"),
         "{msg}"
     );
 

@@ -93,6 +93,15 @@ impl Task {
         matches!(self, Task::Regression)
     }
 
+    /// The worst possible value of the metric: +∞ for MSE, 0 for accuracy. A missing
+    /// result counts as this value in rank sums (`lpct.md` §10.6).
+    pub fn worst_value(&self) -> f64 {
+        match self {
+            Task::Regression => f64::INFINITY,
+            Task::Classification => 0.0,
+        }
+    }
+
     /// The test metric of predictions `pred` against labels `y` (same length n ≥ 1): the
     /// mean squared error, or the share of predictions equal to the label.
     pub fn score(&self, y: &[f64], pred: &[f64]) -> f64 {

@@ -2,7 +2,7 @@
 //! through tera templates (DESIGN.md, `report/`).
 //!
 //! A stage upstream builds a [`Table`] (rows = data sets, columns = methods grouped by ε,
-//! cells = mean test metric with best / second / significant marks); [`render_latex`] and
+//! cells = mean test metric with bold / underline / `*` marks, optional summary rows); [`render_latex`] and
 //! [`render_markdown`] print it with the templates in `templates/` (embedded at compile
 //! time, overridable from a directory with [`render_with_dir`] or [`Templates::from_dir`]).
 //!
@@ -32,7 +32,7 @@ pub use render::{
     error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,
     render_with_dir, OutputFormat, Templates,
 };
-pub use table::{Cell, ColumnGroup, NumberFormat, Row, Table};
+pub use table::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
 
 /// Errors of table validation and rendering.
 #[derive(Debug, thiserror::Error)]
@@ -72,9 +72,9 @@ pub enum ReportError {
         /// The columns, comma-separated, each prefixed by its group label.
         columns: String,
     },
-    /// A cell marked both best and second best.
-    #[error("table `{table}`: cell (row `{row}`, column `{column}`) is marked both best and second; a cell carries at most one of the two marks")]
-    BestAndSecond {
+    /// A cell marked both bold and underlined.
+    #[error("table `{table}`: cell (row `{row}`, column `{column}`) is marked both bold and underlined; a cell carries at most one of the two marks")]
+    BoldAndUnderline {
         /// Table name.
         table: String,
         /// Row label.

@@ -6,8 +6,9 @@
 //! - `view`: the table prepared for that format, every string already escaped and every
 //!   cell already marked up (LaTeX: `caption`, `label`, `colspec`, `row_header`,
 //!   `has_group_header`, `groups[].{text, span}`, `rules[]`, `columns[]`,
-//!   `rows[].{label, cells[]}`, `notes[]`; Markdown: `caption`, `header[]`, `align[]`,
-//!   `rows[].{label, cells[]}`, `notes[]`);
+//!   `rows[].{label, cells[]}`, `summary_rows[].{label, cells[]}`, `notes[]`; Markdown:
+//!   `caption`, `header[]`, `align[]`, `rows[].{label, cells[]}`,
+//!   `summary_rows[].{label, cells[]}`, `notes[]`);
 //! - `table`: the raw [`Table`] as serialized by serde, for templates that want to mark up
 //!   cells differently (its strings are not escaped).
 //!
@@ -18,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use super::table::{Cell, ColumnGroup, Table};
+use super::table::{Cell, ColumnGroup, Legend, Row, Table};
 use super::ReportError;
 
 /// File name of the LaTeX template, in `templates/` and in override directories.
@@ -165,10 +166,11 @@ pub fn render_with_dir(t: &Table, format: OutputFormat, dir: &Path) -> Result<St
 }
 
 /// Renders `t` as a LaTeX `table` float: `\caption`, `\label{tab:<name>}`, a booktabs
-/// `tabular` with one `\multicolumn` header (and `\cmidrule`) per labelled group, best
-/// values in `\textbf`, second best in `\underline`, significant ones followed by `$^*$`,
-/// missing ones as `--`, and the notes (with a legend of the marks) in a footnotesize
-/// paragraph under the tabular. All text is escaped with [`escape_latex`].
+/// `tabular` with one `\multicolumn` header (and `\cmidrule`) per labelled group, bold
+/// cells in `\textbf`, underlined ones in `\underline`, starred ones followed by `$^*$`,
+/// missing ones as `--`, the summary rows after a `\midrule` (cells without a value
+/// empty), and the notes (with a legend of the marks, see [`super::Legend`]) in a
+/// footnotesize paragraph under the tabular. All text is escaped with [`escape_latex`].
 ///
 /// The table fits the text width of any document: columns are set 4 pt apart
 /// (`\tabcolsep`) and a tabular still wider than `\linewidth` is shrunk to it with
@@ -182,10 +184,13 @@ pub fn render_latex(t: &Table) -> Result<String, ReportError> {
 }
 
 /// Renders `t` as a GitHub Markdown pipe table: a `Table: <caption>` line, one header row
-/// whose names carry their group (`ε=2 LPDT-M`), best values in bold (`**…**`), second
-/// best in italics (`_…_`: plain Markdown, no HTML, since Markdown has no underline),
-/// significant ones followed by `\*`, missing ones as `—`, and the notes (with a legend
-/// of the marks) as a list below. All text is escaped with [`escape_markdown`].
+/// whose names carry their group (`ε=2 LPDT-M`), bold cells as `**…**`, underlined ones
+/// in italics (`_…_`: plain Markdown, no HTML, since Markdown has no underline), starred
+/// ones followed by `\*`, missing ones as `—`, and the notes (with a legend of the marks,
+/// see [`super::Legend`]) as a list below. The summary rows follow the data rows in the
+/// same table (a pipe table has no rule between rows, and a separator line would be read
+/// as data), their cells without a value empty, so every line has the same number of
+/// cells. All text is escaped with [`escape_markdown`].
 ///
 /// # Errors
 /// See [`Templates::render`].
@@ -348,14 +353,15 @@ fn template_error(origin: &str, e: tera::Error) -> ReportError {
     }
 }
 
-/// The notes of `t` with a legend of its best / second-best marks, as each format
-/// prints them (`bold`, `second`), inserted after the first note (the one that says what
-/// the numbers are); the notes unchanged when no cell carries either mark.
+/// The notes of `t` with a legend of its bold (best) / underline (second-best) marks, as
+/// each format prints them (`bold`, `second`), inserted after the first note (the one
+/// that says what the numbers are); the notes unchanged when no cell carries either mark
+/// or when the notes explain the marks themselves ([`Legend::InNotes`]).
 fn notes_with_legend(t: &Table, bold: &str, second: &str) -> Vec<String> {
     let cells = || t.rows.iter().flat_map(|r| &r.cells);
-    let (any_best, any_second) = (cells().any(|c| c.best), cells().any(|c| c.second));
+    let (any_best, any_second) = (cells().any(|c| c.bold), cells().any(|c| c.underline));
     let mut notes = t.notes.clone();
-    if !(any_best || any_second) {
+    if t.legend == Legend::InNotes || !(any_best || any_second) {
         return notes;
     }
     let block = if t.groups.iter().any(|g| g.epsilon.is_some()) {
@@ -388,6 +394,27 @@ struct ViewRow {
     cells: Vec<String>,
 }
 
+impl ViewRow {
+    /// The view of a data row (`cell` marks up each cell) or, with `summary`, of a summary
+    /// row, whose cells without a value are empty.
+    fn new(r: &Row, escape: fn(&str) -> String, cell: fn(&Cell) -> String, summary: bool) -> Self {
+        ViewRow {
+            label: escape(&r.label),
+            cells: r
+                .cells
+                .iter()
+                .map(|c| {
+                    if summary && c.value.is_none() {
+                        String::new()
+                    } else {
+                        cell(c)
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
 /// What the LaTeX template prints.
 #[derive(Serialize)]
 struct LatexView {
@@ -402,6 +429,7 @@ struct LatexView {
     rules: Vec<String>,
     columns: Vec<String>,
     rows: Vec<ViewRow>,
+    summary_rows: Vec<ViewRow>,
     notes: Vec<String>,
 }
 
@@ -417,9 +445,9 @@ fn latex_cell(c: &Cell) -> String {
         return "--".to_string();
     }
     let text = escape_latex(&c.text);
-    let mut s = if c.best {
+    let mut s = if c.bold {
         format!(r"\textbf{{{text}}}")
-    } else if c.second {
+    } else if c.underline {
         format!(r"\underline{{{text}}}")
     } else {
         text
@@ -462,10 +490,12 @@ impl LatexView {
             rows: t
                 .rows
                 .iter()
-                .map(|r| ViewRow {
-                    label: escape_latex(&r.label),
-                    cells: r.cells.iter().map(latex_cell).collect(),
-                })
+                .map(|r| ViewRow::new(r, escape_latex, latex_cell, false))
+                .collect(),
+            summary_rows: t
+                .summary_rows
+                .iter()
+                .map(|r| ViewRow::new(r, escape_latex, latex_cell, true))
                 .collect(),
             notes: notes_with_legend(t, "Bold", "underlined")
                 .iter()
@@ -484,6 +514,7 @@ struct MarkdownView {
     /// Alignment cells: `:---` for the row labels, `---:` for the values.
     align: Vec<String>,
     rows: Vec<ViewRow>,
+    summary_rows: Vec<ViewRow>,
     notes: Vec<String>,
 }
 
@@ -492,9 +523,9 @@ fn markdown_cell(c: &Cell) -> String {
         return "—".to_string();
     }
     let text = escape_markdown(&c.text);
-    let mut s = if c.best {
+    let mut s = if c.bold {
         format!("**{text}**")
-    } else if c.second {
+    } else if c.underline {
         format!("_{text}_")
     } else {
         text
@@ -529,10 +560,12 @@ impl MarkdownView {
             rows: t
                 .rows
                 .iter()
-                .map(|r| ViewRow {
-                    label: escape_markdown(&r.label),
-                    cells: r.cells.iter().map(markdown_cell).collect(),
-                })
+                .map(|r| ViewRow::new(r, escape_markdown, markdown_cell, false))
+                .collect(),
+            summary_rows: t
+                .summary_rows
+                .iter()
+                .map(|r| ViewRow::new(r, escape_markdown, markdown_cell, true))
                 .collect(),
             notes: notes_with_legend(t, "Bold", "italics")
                 .iter()

@@ -4,8 +4,11 @@
 //! come in [`ColumnGroup`]s: in LPDT Table 2 a non-private group with the single column
 //! `DT`, then one group per privacy budget ε with the LDP methods. Every [`Row`] holds one
 //! [`Cell`] per column, groups flattened in order. A cell carries its value, the text to
-//! print (filled by the builder through a [`NumberFormat`]), and the paper's marks: best
-//! (bold), second best (underlined) and significant (`*`, Wilcoxon signed-rank test).
+//! print (filled by the builder through a [`NumberFormat`]), and its marks: bold,
+//! underlined, `*`. What a mark means is the builder's convention, which [`Legend`] tells
+//! the renderers (LPDT: bold = best, underlined = second best, `*` = significant; LPCT:
+//! `*` = best, bold = not significantly worse than the best). Optional summary rows
+//! (LPCT's "Rank Sum" and "No. 1") follow the data rows after a rule.
 //!
 //! The renderers in [`super::render`] call [`Table::validate`] before printing.
 
@@ -50,9 +53,32 @@ pub struct Table {
     pub groups: Vec<ColumnGroup>,
     /// Rows, top to bottom.
     pub rows: Vec<Row>,
+    /// Summary rows printed after the data rows, below a rule (LaTeX `\midrule`), e.g.
+    /// `Rank Sum` with one integer per compared method. Same shape as [`Table::rows`]; a
+    /// cell without a value prints empty here (the summary does not apply to that
+    /// column), not as a dash.
+    #[serde(default)]
+    pub summary_rows: Vec<Row>,
     /// Footnotes printed under the table, plain text, e.g. `oracle selection: best grid
     /// point by mean test MSE`.
     pub notes: Vec<String>,
+    /// Who explains the bold and underline marks.
+    #[serde(default)]
+    pub legend: Legend,
+}
+
+/// Who explains the marks of a table's cells in its notes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Legend {
+    /// Bold means best and underline second best (LPDT Tables 2/5): when a cell carries
+    /// either mark, each renderer inserts a legend after the first note, in its own words
+    /// for the underline (underlined in LaTeX, italics in Markdown). `*` is explained by
+    /// the notes.
+    #[default]
+    BoldBestUnderlineSecond,
+    /// The notes explain every mark; the renderers add nothing.
+    InNotes,
 }
 
 /// A group of adjacent columns sharing a header, e.g. the LDP methods at one ε.
@@ -88,14 +114,16 @@ pub struct Cell {
     /// empty when `value` is `Some`; ignored when `value` is `None`.
     #[serde(default)]
     pub text: String,
-    /// Best in its group: bold.
-    #[serde(default)]
-    pub best: bool,
-    /// Second best in its group: underlined. Never together with `best`.
-    #[serde(default)]
-    pub second: bool,
-    /// Significantly better than the rest (Wilcoxon signed-rank test): `*` after the
-    /// number.
+    /// Printed bold (LPDT: best in its group; LPCT: not significantly worse than the
+    /// best).
+    #[serde(default, alias = "best")]
+    pub bold: bool,
+    /// Printed underlined, italics in Markdown (LPDT: second best in its group). Never
+    /// together with `bold`.
+    #[serde(default, alias = "second")]
+    pub underline: bool,
+    /// Printed with `*` after the number (LPDT: significant by the spec's rule; LPCT: the
+    /// best).
     #[serde(default)]
     pub star: bool,
 }
@@ -113,8 +141,8 @@ impl Cell {
         Cell {
             value,
             text: format.text_of(value),
-            best: false,
-            second: false,
+            bold: false,
+            underline: false,
             star: false,
         }
     }
@@ -124,11 +152,10 @@ impl Cell {
         Cell::new(None, NumberFormat::Sci)
     }
 
-    /// The same cell with the given marks (best = bold, second = underlined, star =
-    /// significant).
-    pub fn with_marks(mut self, best: bool, second: bool, star: bool) -> Cell {
-        self.best = best;
-        self.second = second;
+    /// The same cell with the given marks: bold, underlined, `*`.
+    pub fn with_marks(mut self, bold: bool, underline: bool, star: bool) -> Cell {
+        self.bold = bold;
+        self.underline = underline;
         self.star = star;
         self
     }
@@ -171,7 +198,7 @@ impl ColumnGroup {
 }
 
 impl Table {
-    /// An empty table (no groups, rows or notes).
+    /// An empty table (no groups, rows, summary rows or notes; the LPDT legend).
     pub fn new(
         name: impl Into<String>,
         caption: impl Into<String>,
@@ -183,7 +210,9 @@ impl Table {
             row_header: row_header.into(),
             groups: Vec::new(),
             rows: Vec::new(),
+            summary_rows: Vec::new(),
             notes: Vec::new(),
+            legend: Legend::default(),
         }
     }
 
@@ -201,8 +230,9 @@ impl Table {
             .collect()
     }
 
-    /// Refills the `text` of every cell that has a value through `format` (marks are
-    /// kept; cells without a value get an empty text).
+    /// Refills the `text` of every cell of the data rows that has a value through
+    /// `format` (marks are kept; cells without a value get an empty text). Summary rows
+    /// keep their texts (they are counts, formatted apart).
     pub fn fill_text(&mut self, format: NumberFormat) {
         for cell in self.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
             cell.text = format.text_of(cell.value);
@@ -210,14 +240,15 @@ impl Table {
     }
 
     /// Checks that the table can be rendered: a non-empty name, at least one column,
-    /// no empty group, every row with exactly one cell per column, no cell both best and
-    /// second, and a text for every cell with a value.
+    /// no empty group, every row and summary row with exactly one cell per column, no
+    /// cell both bold and underlined, and a text for every cell with a value.
     ///
     /// # Errors
     /// [`ReportError::EmptyName`], [`ReportError::NoColumns`],
     /// [`ReportError::EmptyGroup`], [`ReportError::CellCount`],
-    /// [`ReportError::BestAndSecond`], [`ReportError::MissingText`]; each names the table,
-    /// and the row and column where it applies.
+    /// [`ReportError::BoldAndUnderline`], [`ReportError::MissingText`]; each names the
+    /// table, and the row and column where it applies (summary rows are counted after the
+    /// data rows).
     pub fn validate(&self) -> Result<(), ReportError> {
         if self.name.trim().is_empty() {
             return Err(ReportError::EmptyName);
@@ -240,7 +271,7 @@ impl Table {
                 table: self.name.clone(),
             });
         }
-        for (index, row) in self.rows.iter().enumerate() {
+        for (index, row) in self.rows.iter().chain(&self.summary_rows).enumerate() {
             if row.cells.len() != columns.len() {
                 return Err(ReportError::CellCount {
                     table: self.name.clone(),
@@ -253,8 +284,8 @@ impl Table {
             }
             for (cell, &(gi, column)) in row.cells.iter().zip(&columns) {
                 let column = self.column_display(gi, column);
-                if cell.best && cell.second {
-                    return Err(ReportError::BestAndSecond {
+                if cell.bold && cell.underline {
+                    return Err(ReportError::BoldAndUnderline {
                         table: self.name.clone(),
                         row: row.label.clone(),
                         column,

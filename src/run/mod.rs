@@ -11,6 +11,7 @@ pub mod output;
 mod results;
 pub mod seeds;
 mod summary;
+pub mod table;
 
 pub use merge::merge;
 pub use output::{check_output_folder, OutputFolder, OutputFolderError};

@@ -4,13 +4,11 @@
 
 use super::results::read_runs;
 use super::seeds::epsilon_text;
-use crate::report::{render_latex, render_markdown, Cell, ColumnGroup, NumberFormat, Row, Table};
-use crate::spec::raw::{RowLabels, Selection, TableEntry};
+use super::table::{build_table, Selected, SelectedMap};
+use crate::report::{render_latex, render_markdown};
+use crate::spec::raw::Selection;
 use crate::spec::Experiment;
-use crate::stats::{
-    rank_marks, significance_marks, summarize, wilcoxon_signed_rank, Alternative, SignificanceRule,
-    Summary,
-};
+use crate::stats::{summarize, wilcoxon_signed_rank, Alternative};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -29,13 +27,6 @@ pub struct Finished {
     pub figures: Vec<std::path::PathBuf>,
     /// Every file written (summary, selections, tests, tables, then the figures), in order.
     pub files: Vec<std::path::PathBuf>,
-}
-
-struct Selected {
-    params: String,
-    summary: Summary,
-    /// repetition → value.
-    values: BTreeMap<usize, f64>,
 }
 
 /// Reads `out/runs.csv` and writes `summary.csv` (every grid point), `selected.csv` (the
@@ -177,7 +168,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         files.push(out.join(format!("selected{suffix}.csv")));
         files.push(out.join(format!("tests{suffix}.csv")));
         for t in &exp.spec.tables {
-            let table = build_table(exp, t, &selected, lower, *mode);
+            let table = build_table(exp, t, &selected, *mode);
             let name = format!("{}{suffix}", t.name);
             let md = render_markdown(&table).map_err(|e| format!("table {name}: {e}"))?;
             let tex = render_latex(&table).map_err(|e| format!("table {name}: {e}"))?;
@@ -206,10 +197,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     })
 }
 
-type Selections = (
-    BTreeMap<(String, String, String), Selected>,
-    Vec<(String, String, String)>,
-);
+type Selections = (SelectedMap, Vec<(String, String, String)>);
 
 /// Oracle selection (lpdt.md §8.1(b)): per data set × method × ε the grid point with the
 /// best mean over repetitions; complete grid points first; ties keep the earlier one.
@@ -218,7 +206,7 @@ fn select_best_mean(
     groups: &HashMap<GroupKey, BTreeMap<usize, f64>>,
     lower: bool,
 ) -> Selections {
-    let mut selected: BTreeMap<(String, String, String), Selected> = BTreeMap::new();
+    let mut selected: SelectedMap = BTreeMap::new();
     let mut order = Vec::new();
     for k in keys {
         let values = &groups[k];
@@ -332,7 +320,7 @@ fn write_selection(
     exp: &Experiment,
     out: &Path,
     suffix: &str,
-    selected: &BTreeMap<(String, String, String), Selected>,
+    selected: &SelectedMap,
     order: &[(String, String, String)],
     lower: bool,
 ) -> Result<(), String> {
@@ -430,146 +418,4 @@ fn csv_field(s: &str) -> String {
 fn write(out: &Path, name: &str, text: &str) -> Result<(), String> {
     let p = out.join(name);
     std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
-}
-
-fn rule_note(rule: &SignificanceRule, lower: bool) -> String {
-    let dir = if lower { "lower" } else { "higher" };
-    match rule {
-        SignificanceRule::None => String::new(),
-        SignificanceRule::BetterThanRest { alpha, max_group } => format!(
-            "*: the smallest group of at most {max_group} best methods of the block each of which a one-sided Wilcoxon signed-rank test over the paired repetitions finds {dir} than every other method at level {alpha} (LPDT paper §4.2 and the caption of Table 2, which do not define the group; this is our reading)."
-        ),
-        SignificanceRule::NotWorseThanBest { alpha } => format!(
-            "*: the best method and every method a one-sided Wilcoxon signed-rank test at level {alpha} does not find worse than the best."
-        ),
-    }
-}
-
-fn build_table(
-    exp: &Experiment,
-    t: &TableEntry,
-    selected: &BTreeMap<(String, String, String), Selected>,
-    lower: bool,
-    mode: Selection,
-) -> Table {
-    let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
-    let metric = exp
-        .datasets
-        .first()
-        .map(|d| d.task.metric_name())
-        .unwrap_or("mse");
-    let format = if lower {
-        NumberFormat::Sci
-    } else {
-        NumberFormat::Fixed(3)
-    };
-    let mut groups = Vec::new();
-    if !t.non_private.is_empty() {
-        groups.push(ColumnGroup {
-            label: String::new(),
-            epsilon: None,
-            columns: t.non_private.clone(),
-        });
-    }
-    for e in &t.epsilons {
-        groups.push(ColumnGroup {
-            label: format!("ε = {}", epsilon_text(*e)),
-            epsilon: Some(*e),
-            columns: t.methods.clone(),
-        });
-    }
-    let mut rows = Vec::new();
-    for d in &exp.datasets {
-        let label = match t.row_labels {
-            RowLabels::Abbreviation => d.row_label.clone(),
-            RowLabels::Name => d.name.clone(),
-        };
-        let mut cells = Vec::new();
-        for m in &t.non_private {
-            let v = selected
-                .get(&(d.name.clone(), m.clone(), String::new()))
-                .map(|s| s.summary.mean);
-            cells.push(Cell::new(v, format));
-        }
-        for e in &t.epsilons {
-            let et = epsilon_text(*e);
-            let sel: Vec<Option<&Selected>> = t
-                .methods
-                .iter()
-                .map(|m| {
-                    selected
-                        .get(&(d.name.clone(), m.clone(), et.clone()))
-                        .or_else(|| selected.get(&(d.name.clone(), m.clone(), String::new())))
-                })
-                .collect();
-            let means: Vec<Option<f64>> = sel.iter().map(|s| s.map(|s| s.summary.mean)).collect();
-            let (best, second) = rank_marks(&means, lower);
-            // Pair on the repetitions every run method has.
-            let common: Vec<usize> = sel
-                .iter()
-                .flatten()
-                .map(|s| s.values.keys().cloned().collect::<Vec<_>>())
-                .reduce(|a, b| a.into_iter().filter(|r| b.contains(r)).collect())
-                .unwrap_or_default();
-            let values: Vec<Option<Vec<f64>>> = sel
-                .iter()
-                .map(|s| s.map(|s| common.iter().map(|r| s.values[r]).collect()))
-                .collect();
-            let stars = significance_marks(&values, lower, &rule);
-            for (i, v) in means.iter().enumerate() {
-                cells.push(Cell::new(*v, format).with_marks(
-                    best == Some(i),
-                    second == Some(i),
-                    stars[i],
-                ));
-            }
-        }
-        rows.push(Row { label, cells });
-    }
-    let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
-    let how = match mode {
-        Selection::BestMean => format!("Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions, as the authors' public code does (the LPDT paper, §4, states 5-fold cross-validation)."),
-        Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
-        Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
-    };
-    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how}")];
-    let rn = rule_note(&rule, lower);
-    if !rn.is_empty() {
-        notes.push(rn);
-    }
-    let shown: Vec<&str> = t.methods.iter().map(String::as_str).collect();
-    notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
-    for s in &exp.spec.skip {
-        if t.methods.contains(&s.method) || t.non_private.contains(&s.method) {
-            notes.push(format!(
-                "—: {} not run on {}: {}",
-                s.method,
-                s.datasets.join(", "),
-                s.reason
-            ));
-        }
-    }
-    let base = if t.caption.is_empty() {
-        format!("{} ({})", exp.spec.name, t.name)
-    } else {
-        t.caption.clone()
-    };
-    let selection = match mode {
-        Selection::BestMean => {
-            "oracle selection of grid points (best mean test metric over repetitions)"
-        }
-        Selection::Cv => "grid points selected by cross-validation on the private training data",
-        Selection::PrivateValidation => {
-            "grid points selected by private validation (held-out users report noisy errors)"
-        }
-    };
-    let caption = format!("{base} Selection: {selection}.");
-    Table {
-        name: t.name.clone(),
-        caption,
-        row_header: "Data".into(),
-        groups,
-        rows,
-        notes,
-    }
 }

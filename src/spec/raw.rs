@@ -586,6 +586,70 @@ pub struct TableEntry {
     /// Row labels: the paper's abbreviation from the manifest (default) or the name.
     #[serde(default)]
     pub row_labels: RowLabels,
+    /// How the cells of each ε block are marked: `bold_best` (default, LPDT Tables 2/5) or
+    /// `star_best` (LPCT Table 2).
+    #[serde(default, skip_serializing_if = "MarkStyle::is_default")]
+    pub marks: MarkStyle,
+    /// Rows under the data rows, after a rule, in this order: `rank_sum` and/or `no1`
+    /// (LPCT Table 2, `lpct.md` §10.6); computed per ε block over the `methods`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summary_rows: Vec<SummaryRow>,
+    /// The tie order of `rank_sum`: every label of `methods` once; among equal means the
+    /// method listed first gets the better rank. Default: the order of `methods`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rank_ties: Vec<String>,
+    /// A clause that ends the note on oracle selection (`best_mean`) after a comma, saying
+    /// how the paper or its code selected grid points, e.g. `as the authors' public code
+    /// does (the LPDT paper, §4, states 5-fold cross-validation)`; no final period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle_note: Option<String>,
+}
+
+/// How the cells of a table's ε blocks are marked (among the `methods` of a block; the
+/// `non_private` columns and missing cells are never marked).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkStyle {
+    /// LPDT Tables 2/5 (`lpdt.md` §8.3): the best mean bold, the second best underlined
+    /// (italics in Markdown), `*` by the spec's `significance` rule.
+    #[default]
+    BoldBest,
+    /// LPCT Table 2 (`lpct.md` §10.5): `*` on the best mean and on every mean tied with it
+    /// at the printed precision; bold on every method a one-sided Wilcoxon signed-rank
+    /// test (paired by repetition) does not find significantly worse than the best, the
+    /// best included (the spec's `significance` must then be absent, for level 0.05, or
+    /// `not_worse_than_best`, whose `alpha` is the level).
+    StarBest,
+}
+
+impl MarkStyle {
+    /// Whether this is the default style (`bold_best`), which a resolved spec leaves out.
+    pub fn is_default(&self) -> bool {
+        *self == MarkStyle::default()
+    }
+}
+
+/// A summary row of a table (`lpct.md` §10.6), computed per ε block and method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SummaryRow {
+    /// "Rank Sum": on every data set the compared methods are ranked by mean (1 = best;
+    /// ordinal ranks, ties by `rank_ties`; a missing result counts as the metric's worst
+    /// value) and the ranks are summed over the data sets; `*` on the lowest sum.
+    RankSum,
+    /// "No. 1": the number of data sets on which the method is starred or bold; `*` on
+    /// the highest count.
+    No1,
+}
+
+impl SummaryRow {
+    /// The row label, as LPCT Table 2 prints it: `Rank Sum`, `No. 1`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SummaryRow::RankSum => "Rank Sum",
+            SummaryRow::No1 => "No. 1",
+        }
+    }
 }
 
 /// How table rows are labelled.

@@ -3,7 +3,8 @@
 //! tables can be re-rendered without data.
 
 use super::raw::{
-    DatasetEntry, LabelBoundsFrom, Noise, Scaling, Section, Selection, SkipEntry, Spec, TableEntry,
+    DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, Scaling, Section, Selection, SkipEntry, Spec,
+    SummaryRow, TableEntry,
 };
 use super::SpecError;
 use crate::data::{
@@ -11,6 +12,7 @@ use crate::data::{
     SplitRatios, Task, XScale,
 };
 use crate::methods::{self, Method, ParamValue, Params};
+use crate::stats::SignificanceRule;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -842,7 +844,7 @@ pub fn validate(
             }
         }
     }
-    check_tables(&spec.tables, &methods_out, &spec.epsilons, path)?;
+    check_tables(&spec, &methods_out, path)?;
 
     let exp = Experiment {
         path: path.to_path_buf(),
@@ -938,15 +940,11 @@ fn apply_skips(
     Ok(())
 }
 
-fn check_tables(
-    tables: &[TableEntry],
-    methods: &[MethodPlan],
-    epsilons: &[f64],
-    path: &Path,
-) -> Result<(), SpecError> {
+fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), SpecError> {
+    let epsilons = &spec.epsilons;
     let all = labels(methods);
     let mut names = BTreeSet::new();
-    for (i, t) in tables.iter().enumerate() {
+    for (i, t) in spec.tables.iter().enumerate() {
         if !names.insert(&t.name) {
             return Err(invalid(
                 path,
@@ -991,6 +989,109 @@ fn check_tables(
                 format!("tables[{i}]"),
                 "a table needs methods",
             ));
+        }
+        check_table_conventions(i, t, spec, path)?;
+    }
+    Ok(())
+}
+
+/// The checks of a table's marks style, summary rows, tie order and oracle note.
+fn check_table_conventions(
+    i: usize,
+    t: &TableEntry,
+    spec: &Spec,
+    path: &Path,
+) -> Result<(), SpecError> {
+    if t.marks == MarkStyle::StarBest {
+        if let Some(rule) = &spec.significance {
+            if !matches!(rule, SignificanceRule::NotWorseThanBest { .. }) {
+                return Err(invalid(
+                    path,
+                    format!("tables[{i}].marks"),
+                    "`marks: star_best` bolds the methods not significantly worse than the best (LPCT Table 2); set `significance: {rule: not_worse_than_best, alpha: ..}` or leave `significance` out (alpha 0.05), or use `marks: bold_best`",
+                ));
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for r in &t.summary_rows {
+        if !seen.insert(r.label()) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].summary_rows"),
+                format!(
+                    "`{}` is listed twice; give each of rank_sum, no1 at most once",
+                    r.label()
+                ),
+            ));
+        }
+    }
+    if !t.summary_rows.is_empty() && (t.methods.is_empty() || t.epsilons.is_empty()) {
+        return Err(invalid(
+            path,
+            format!("tables[{i}].summary_rows"),
+            "summary rows are computed per epsilon block over the table's methods; the table needs both `epsilons` and `methods`",
+        ));
+    }
+    if !t.rank_ties.is_empty() {
+        if !t.summary_rows.contains(&SummaryRow::RankSum) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].rank_ties"),
+                "the tie order is used by the rank_sum summary row only; add `summary_rows: [rank_sum]` or drop rank_ties",
+            ));
+        }
+        let mut listed = BTreeSet::new();
+        for m in &t.rank_ties {
+            if !t.methods.contains(m) {
+                return Err(invalid(
+                    path,
+                    format!("tables[{i}].rank_ties"),
+                    format!(
+                        "`{m}` is not one of the table's methods: {}",
+                        t.methods.join(", ")
+                    ),
+                ));
+            }
+            if !listed.insert(m) {
+                return Err(invalid(
+                    path,
+                    format!("tables[{i}].rank_ties"),
+                    format!("`{m}` is listed twice; list each of the table's methods once"),
+                ));
+            }
+        }
+        let absent: Vec<&str> = t
+            .methods
+            .iter()
+            .filter(|m| !listed.contains(m))
+            .map(String::as_str)
+            .collect();
+        if !absent.is_empty() {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].rank_ties"),
+                format!(
+                    "the tie order must list every method of the table; missing: {}",
+                    absent.join(", ")
+                ),
+            ));
+        }
+    }
+    if let Some(note) = &t.oracle_note {
+        let field = format!("tables[{i}].oracle_note");
+        if note.trim().is_empty() {
+            return Err(invalid(
+                path,
+                field,
+                "the note is empty; give a clause or drop the field",
+            ));
+        }
+        if note.trim_end().ends_with('.') {
+            return Err(invalid(path, field, "the clause ends the sentence on oracle selection, which adds its own period; drop the final `.`"));
+        }
+        if !spec.selection.0.contains(&Selection::BestMean) {
+            return Err(invalid(path, field, "the note is printed under the oracle (best_mean) table only, and this spec's selection does not include best_mean"));
         }
     }
     Ok(())

@@ -15,8 +15,11 @@ use thiserror::Error;
 use super::summary::summarize;
 use super::wilcoxon::{wilcoxon_signed_rank, Alternative};
 
+/// The default level of the one-sided tests of every rule, 0.05 (both papers).
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
 fn default_alpha() -> f64 {
-    0.05
+    DEFAULT_ALPHA
 }
 
 fn default_max_group() -> usize {
@@ -120,6 +123,29 @@ pub fn rank_marks(means: &[Option<f64>], lower_is_better: bool) -> (Option<usize
     (order.first().copied(), order.get(1).copied())
 }
 
+/// Every entry tied for the best value: `result[m]` is true iff `values[m]` equals the
+/// best (lowest when `lower_is_better`, highest otherwise) of the finite values.
+/// `None` and non-finite entries are never marked; with no finite value nothing is.
+///
+/// Used for the `*` of LPCT Table 2 (`lpct.md` §10.5: the best mean of a block, with every
+/// mean tied with it at the printed precision — pass the means as printed) and for the `*`
+/// of its summary rows (§10.6: the lowest rank sum, the highest "No. 1" count).
+///
+/// ```
+/// use dp_repro::stats::ties_for_best;
+/// let printed = [Some(0.835), None, Some(0.835), Some(0.812)];
+/// assert_eq!(ties_for_best(&printed, false), vec![true, false, true, false]);
+/// ```
+pub fn ties_for_best(values: &[Option<f64>], lower_is_better: bool) -> Vec<bool> {
+    let best = order_best_first(values, lower_is_better)
+        .first()
+        .and_then(|&i| values[i]);
+    values
+        .iter()
+        .map(|v| matches!((v, best), (Some(v), Some(b)) if *v == b))
+        .collect()
+}
+
 /// Whether `a` is significantly better than `b`: one-sided Wilcoxon signed-rank test of
 /// d = a − b (`Less` when lower is better, `Greater` otherwise) with p < alpha. A test
 /// that cannot be computed (e.g. all differences zero, unequal lengths) is not
@@ -216,5 +242,30 @@ mod tests {
         ];
         assert_eq!(order_best_first(&means, true), vec![2, 4, 0, 5]);
         assert_eq!(order_best_first(&means, false), vec![5, 0, 2, 4]);
+    }
+
+    #[test]
+    fn ties_for_best_marks_every_tie_and_skips_missing() {
+        let v = [
+            Some(2.0),
+            None,
+            Some(1.0),
+            Some(f64::NAN),
+            Some(1.0),
+            Some(3.0),
+        ];
+        assert_eq!(
+            ties_for_best(&v, true),
+            [false, false, true, false, true, false]
+        );
+        assert_eq!(
+            ties_for_best(&v, false),
+            [false, false, false, false, false, true]
+        );
+        assert_eq!(
+            ties_for_best(&[None, Some(f64::INFINITY)], true),
+            [false, false]
+        );
+        assert!(ties_for_best(&[], true).is_empty());
     }
 }

@@ -1,12 +1,18 @@
 //! Statistics over repetitions (DESIGN.md, `stats/`): the Wilcoxon signed-rank test
 //! (matching `scipy.stats.wilcoxon`), summaries (mean, sd, median) and the marks of a
-//! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5).
+//! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5)
+//! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
+//! counts; `lpct.md` §10.6).
 
 mod marks;
+mod ranks;
 mod summary;
 mod wilcoxon;
 
-pub use marks::{rank_marks, significance_marks, RuleError, SignificanceRule};
+pub use marks::{
+    rank_marks, significance_marks, ties_for_best, RuleError, SignificanceRule, DEFAULT_ALPHA,
+};
+pub use ranks::{first_place_counts, ordinal_ranks, rank_sums};
 pub use summary::{summarize, Summary};
 pub use wilcoxon::{
     wilcoxon_signed_rank, Alternative, WilcoxonError, WilcoxonMethod, WilcoxonResult,

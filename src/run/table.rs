@@ -1,0 +1,412 @@
+//! One table of a spec (`tables:`), built from the selected grid points: the data rows
+//! with their marks, the summary rows, the notes and the caption.
+//!
+//! Two marking conventions ([`MarkStyle`]): LPDT Tables 2/5 (`bold_best`: best bold,
+//! second underlined, `*` by the spec's significance rule; `lpdt.md` §8.3) and LPCT
+//! Table 2 (`star_best`: `*` on the best mean and its ties at the printed precision, bold
+//! on every method not significantly worse than the best; `lpct.md` §10.5). Summary rows
+//! ("Rank Sum", "No. 1"; `lpct.md` §10.6) are computed per ε block over the compared
+//! methods. [`table_rows`] is the pure part (selected results in, rows out); [`build_table`]
+//! adds what comes from the experiment (notes on selection, privacy and skipped methods).
+
+use super::seeds::epsilon_text;
+use crate::data::Task;
+use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
+use crate::spec::raw::{MarkStyle, RowLabels, Selection, SummaryRow, TableEntry};
+use crate::spec::Experiment;
+use crate::stats::{
+    first_place_counts, rank_marks, rank_sums, significance_marks, summarize, ties_for_best,
+    SignificanceRule, Summary, DEFAULT_ALPHA,
+};
+use std::collections::BTreeMap;
+
+/// The selected grid point of one data set × method × ε.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected {
+    /// The grid point (`name=value;…`), or for per-repetition selections the modal one
+    /// with its count.
+    pub params: String,
+    /// Summary of `values` over repetitions.
+    pub summary: Summary,
+    /// Repetition → test metric of the selected grid point (MSE or accuracy).
+    pub values: BTreeMap<usize, f64>,
+}
+
+impl Selected {
+    /// A selection from its grid point and per-repetition values (summarised here).
+    pub fn new(params: impl Into<String>, values: BTreeMap<usize, f64>) -> Selected {
+        Selected {
+            params: params.into(),
+            summary: summarize(&values.values().copied().collect::<Vec<_>>()),
+            values,
+        }
+    }
+}
+
+/// Selected grid points by (data set, method label, ε text — `""` for non-private
+/// methods, else as [`epsilon_text`] writes it).
+pub type SelectedMap = BTreeMap<(String, String, String), Selected>;
+
+/// What [`table_rows`] reads besides the table entry.
+#[derive(Debug, Clone, Copy)]
+pub struct TableData<'a> {
+    /// One row per data set, in order: (data set name as in `selected`, row label).
+    pub datasets: &'a [(String, String)],
+    /// The selected grid points.
+    pub selected: &'a SelectedMap,
+    /// The task of the data sets: it decides the metric's direction (higher accuracy,
+    /// lower MSE is better), the number format and the worst value a missing result
+    /// counts as in rank sums.
+    pub task: Task,
+    /// The spec's `significance` rule: the `*` of `bold_best`; for `star_best`, the level
+    /// of its `not_worse_than_best` bold (absent: [`DEFAULT_ALPHA`]).
+    pub significance: Option<SignificanceRule>,
+}
+
+/// The rule that bolds cells under `star_best`: not worse than the best, at the level of
+/// the spec's `not_worse_than_best` rule or at [`DEFAULT_ALPHA`] (validation refuses
+/// other rules with `star_best`).
+fn bold_rule(significance: Option<SignificanceRule>) -> SignificanceRule {
+    match significance {
+        Some(rule @ SignificanceRule::NotWorseThanBest { .. }) => rule,
+        _ => SignificanceRule::NotWorseThanBest {
+            alpha: DEFAULT_ALPHA,
+        },
+    }
+}
+
+/// The data rows and summary rows of table `t`.
+///
+/// Data rows: one per data set; the non-private columns first (never marked), then per ε
+/// of `t.epsilons` the cells of `t.methods`, each the mean of its selected grid point
+/// (`None` = not run, never marked), accuracies with 3 decimals, MSEs in the papers'
+/// scientific format. Within each ε block:
+/// - `bold_best` (`lpdt.md` §8.3): the best mean bold, the second underlined, `*` by
+///   `data.significance` ([`significance_marks`]);
+/// - `star_best` (`lpct.md` §10.5): `*` on the best mean and every mean equal to it as
+///   printed ([`ties_for_best`] on the printed values); bold on every method a one-sided
+///   Wilcoxon signed-rank test, paired by repetition, does not find significantly worse
+///   than the best (the best included; [`significance_marks`] with
+///   `not_worse_than_best`).
+///
+/// The tests pair the methods of a block on the repetitions all of them have.
+///
+/// Summary rows (`lpct.md` §10.6), one per entry of `t.summary_rows`, with a count per
+/// compared method and ε block (the non-private columns empty): `rank_sum` — on each data
+/// set the methods' [`rank_sums`] contribution, ordinal ranks by mean with a missing mean
+/// counted as [`Task::worst_value`] and ties by `t.rank_ties` (default: the column order);
+/// `*` on the lowest sum. `no1` — [`first_place_counts`] of the cells starred or bold;
+/// `*` on the highest count.
+pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
+    let lower = data.task.lower_is_better();
+    let format = number_format(data.task);
+    let bold = bold_rule(data.significance);
+    let stars_rule = data.significance.unwrap_or(SignificanceRule::None);
+    // Per ε block: the means (rows = data sets) and whether each cell is starred or bold.
+    let mut block_means: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); t.epsilons.len()];
+    let mut block_marked: Vec<Vec<Vec<bool>>> = vec![Vec::new(); t.epsilons.len()];
+    let mut rows = Vec::new();
+    for (name, label) in data.datasets {
+        let mut cells = Vec::new();
+        for m in &t.non_private {
+            let v = data
+                .selected
+                .get(&(name.clone(), m.clone(), String::new()))
+                .map(|s| s.summary.mean);
+            cells.push(Cell::new(v, format));
+        }
+        for (b, e) in t.epsilons.iter().enumerate() {
+            let et = epsilon_text(*e);
+            let sel: Vec<Option<&Selected>> = t
+                .methods
+                .iter()
+                .map(|m| {
+                    // A non-private method compares its one result in every ε block
+                    // (CT-Q in LPCT Table 2).
+                    data.selected
+                        .get(&(name.clone(), m.clone(), et.clone()))
+                        .or_else(|| data.selected.get(&(name.clone(), m.clone(), String::new())))
+                })
+                .collect();
+            let means: Vec<Option<f64>> = sel.iter().map(|s| s.map(|s| s.summary.mean)).collect();
+            // Pair on the repetitions every run method has.
+            let common: Vec<usize> = sel
+                .iter()
+                .flatten()
+                .map(|s| s.values.keys().cloned().collect::<Vec<_>>())
+                .reduce(|a, b| a.into_iter().filter(|r| b.contains(r)).collect())
+                .unwrap_or_default();
+            let values: Vec<Option<Vec<f64>>> = sel
+                .iter()
+                .map(|s| s.map(|s| common.iter().map(|r| s.values[r]).collect()))
+                .collect();
+            let block: Vec<Cell> = match t.marks {
+                MarkStyle::BoldBest => {
+                    let (best, second) = rank_marks(&means, lower);
+                    let stars = significance_marks(&values, lower, &stars_rule);
+                    means
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| {
+                            Cell::new(*v, format).with_marks(
+                                best == Some(i),
+                                second == Some(i),
+                                stars[i],
+                            )
+                        })
+                        .collect()
+                }
+                MarkStyle::StarBest => {
+                    let plain: Vec<Cell> = means.iter().map(|v| Cell::new(*v, format)).collect();
+                    // The means at the printed precision: the printed texts read back.
+                    let printed: Vec<Option<f64>> = plain
+                        .iter()
+                        .map(|c| c.value.and_then(|_| c.text.parse().ok()))
+                        .collect();
+                    let stars = ties_for_best(&printed, lower);
+                    let bolds = significance_marks(&values, lower, &bold);
+                    plain
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, c)| c.with_marks(bolds[i], false, stars[i]))
+                        .collect()
+                }
+            };
+            block_marked[b].push(block.iter().map(|c| c.star || c.bold).collect());
+            block_means[b].push(means);
+            cells.extend(block);
+        }
+        rows.push(Row {
+            label: label.clone(),
+            cells,
+        });
+    }
+
+    let tie_position: Vec<usize> = t
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(i, m)| t.rank_ties.iter().position(|r| r == m).unwrap_or(i))
+        .collect();
+    let summary_rows = t
+        .summary_rows
+        .iter()
+        .map(|kind| {
+            let mut cells: Vec<Cell> = t
+                .non_private
+                .iter()
+                .map(|_| Cell::new(None, NumberFormat::Fixed(0)))
+                .collect();
+            for b in 0..t.epsilons.len() {
+                let (counts, lowest_best) = match kind {
+                    SummaryRow::RankSum => (
+                        rank_sums(
+                            &block_means[b],
+                            lower,
+                            data.task.worst_value(),
+                            &tie_position,
+                        ),
+                        true,
+                    ),
+                    SummaryRow::No1 => {
+                        (first_place_counts(&block_marked[b], t.methods.len()), false)
+                    }
+                };
+                let as_f64: Vec<Option<f64>> = counts.iter().map(|&c| Some(c as f64)).collect();
+                let stars = ties_for_best(&as_f64, lowest_best);
+                cells.extend(as_f64.iter().zip(stars).map(|(v, star)| {
+                    Cell::new(*v, NumberFormat::Fixed(0)).with_marks(false, false, star)
+                }));
+            }
+            Row {
+                label: kind.label().to_string(),
+                cells,
+            }
+        })
+        .collect();
+    (rows, summary_rows)
+}
+
+/// Accuracies with 3 decimals (as fractions), MSEs in the papers' scientific format.
+fn number_format(task: Task) -> NumberFormat {
+    if task.lower_is_better() {
+        NumberFormat::Sci
+    } else {
+        NumberFormat::Fixed(3)
+    }
+}
+
+/// The note on the `*` of `bold_best` under `rule`; empty for no rule.
+fn rule_note(rule: &SignificanceRule, lower: bool) -> String {
+    let dir = if lower { "lower" } else { "higher" };
+    match rule {
+        SignificanceRule::None => String::new(),
+        SignificanceRule::BetterThanRest { alpha, max_group } => format!(
+            "*: the smallest group of at most {max_group} best methods of the block each of which a one-sided Wilcoxon signed-rank test over the paired repetitions finds {dir} than every other method at level {alpha} (LPDT paper §4.2 and the caption of Table 2, which do not define the group; this is our reading)."
+        ),
+        SignificanceRule::NotWorseThanBest { alpha } => format!(
+            "*: the best method and every method a one-sided Wilcoxon signed-rank test at level {alpha} does not find worse than the best."
+        ),
+    }
+}
+
+/// The note on the marks of `star_best` (`lpct.md` §10.5).
+fn star_best_note(t: &TableEntry, rule: &SignificanceRule, metric: &str, lower: bool) -> String {
+    let alpha = match rule {
+        SignificanceRule::NotWorseThanBest { alpha } => *alpha,
+        _ => DEFAULT_ALPHA,
+    };
+    let worse = if lower { "higher" } else { "lower" };
+    let never = if t.non_private.is_empty() {
+        "Missing results are never marked"
+    } else {
+        "Missing results and the non-private columns are never marked"
+    };
+    format!(
+        "*: the best mean test {metric} of each ε block, and every mean equal to it as printed. Bold: the best and every method that a one-sided Wilcoxon signed-rank test at level {alpha}, paired by repetition with the best, does not find significantly {worse} (all differences zero count as not worse). {never} (LPCT paper, caption of Table 2)."
+    )
+}
+
+/// The notes on the summary rows of `t` (`lpct.md` §10.6), one per row kind.
+fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
+    let metric = task.metric_name();
+    let worst = match task.worst_value() {
+        w if w.is_infinite() => "+∞".to_string(),
+        w => format!("{w}"),
+    };
+    let sets = if n_datasets == 1 {
+        "the one data set".to_string()
+    } else {
+        format!("the {n_datasets} data sets")
+    };
+    let ties = if t.rank_ties.is_empty() {
+        "the column order".to_string()
+    } else {
+        format!("the order {}", t.rank_ties.join(", "))
+    };
+    t.summary_rows
+        .iter()
+        .map(|kind| match kind {
+            SummaryRow::RankSum => format!(
+                "Rank Sum: in each ε block, on every data set the methods are ranked by mean test {metric} (1 = best; ordinal ranks, ties broken by {ties}; a missing result counts as the worst {metric}, {worst}), and the ranks are summed over {sets}; * marks the lowest sum (LPCT paper, Table 2)."
+            ),
+            SummaryRow::No1 => "No. 1: the number of data sets on which the method is starred or bold in its ε block; * marks the highest count (LPCT paper, Table 2).".to_string(),
+        })
+        .collect()
+}
+
+/// Table `t` of the experiment under selection `mode`: [`table_rows`], then the notes
+/// (what the numbers are and how grid points were selected, the marks, the summary rows,
+/// privacy, methods not run) and the caption (the spec's, with the selection appended).
+pub fn build_table(
+    exp: &Experiment,
+    t: &TableEntry,
+    selected: &SelectedMap,
+    mode: Selection,
+) -> Table {
+    let task = exp
+        .datasets
+        .first()
+        .map(|d| d.task)
+        .unwrap_or(Task::Regression);
+    let lower = task.lower_is_better();
+    let metric = task.metric_name();
+    let datasets: Vec<(String, String)> = exp
+        .datasets
+        .iter()
+        .map(|d| {
+            let label = match t.row_labels {
+                RowLabels::Abbreviation => d.row_label.clone(),
+                RowLabels::Name => d.name.clone(),
+            };
+            (d.name.clone(), label)
+        })
+        .collect();
+    let (rows, summary_rows) = table_rows(
+        t,
+        &TableData {
+            datasets: &datasets,
+            selected,
+            task,
+            significance: exp.spec.significance,
+        },
+    );
+    let mut groups = Vec::new();
+    if !t.non_private.is_empty() {
+        groups.push(ColumnGroup {
+            label: String::new(),
+            epsilon: None,
+            columns: t.non_private.clone(),
+        });
+    }
+    for e in &t.epsilons {
+        groups.push(ColumnGroup {
+            label: format!("ε = {}", epsilon_text(*e)),
+            epsilon: Some(*e),
+            columns: t.methods.clone(),
+        });
+    }
+    let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
+    let how = match mode {
+        Selection::BestMean => {
+            let paper = t
+                .oracle_note
+                .as_ref()
+                .map(|n| format!(", {}", n.trim()))
+                .unwrap_or_default();
+            format!("Oracle selection (best_mean): for each data set, method and ε the grid point with the best mean test {metric} over repetitions{paper}.")
+        }
+        Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
+        Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
+    };
+    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how}")];
+    let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
+    let marks_note = match t.marks {
+        MarkStyle::BoldBest => rule_note(&rule, lower),
+        MarkStyle::StarBest => star_best_note(t, &rule, metric, lower),
+    };
+    if !marks_note.is_empty() {
+        notes.push(marks_note);
+    }
+    notes.extend(summary_notes(t, task, datasets.len()));
+    let shown: Vec<&str> = t.methods.iter().map(String::as_str).collect();
+    notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
+    for s in &exp.spec.skip {
+        if t.methods.contains(&s.method) || t.non_private.contains(&s.method) {
+            notes.push(format!(
+                "—: {} not run on {}: {}",
+                s.method,
+                s.datasets.join(", "),
+                s.reason
+            ));
+        }
+    }
+    let base = if t.caption.is_empty() {
+        format!("{} ({})", exp.spec.name, t.name)
+    } else {
+        t.caption.clone()
+    };
+    let selection = match mode {
+        Selection::BestMean => {
+            "oracle selection of grid points (best mean test metric over repetitions)"
+        }
+        Selection::Cv => "grid points selected by cross-validation on the private training data",
+        Selection::PrivateValidation => {
+            "grid points selected by private validation (held-out users report noisy errors)"
+        }
+    };
+    let caption = format!("{base} Selection: {selection}.");
+    Table {
+        name: t.name.clone(),
+        caption,
+        row_header: "Data".into(),
+        groups,
+        rows,
+        summary_rows,
+        notes,
+        legend: match t.marks {
+            MarkStyle::BoldBest => Legend::BoldBestUnderlineSecond,
+            MarkStyle::StarBest => Legend::InNotes,
+        },
+    }
+}
