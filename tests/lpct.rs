@@ -8,7 +8,7 @@ mod common;
 use assert_cmd::Command;
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
-use dp_repro::methods::{find, Method, ParamValue, Params, RepData};
+use dp_repro::methods::{find, ParamValue, Params, RepData};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use std::fs;

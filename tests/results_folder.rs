@@ -83,17 +83,6 @@ fn task_keys(runs: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Sorted lines of a CSV file (row order may differ between a run and a merge).
-fn sorted_lines(p: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_to_string(p)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    v.sort();
-    v
-}
-
 /// Compiles a LaTeX table in a standard article with booktabs when pdflatex is on PATH:
 /// it must compile and fit the text width (no overfull box). Says so when it skips.
 fn compiles_without_overfull_boxes(table: &Path) {

@@ -23,10 +23,10 @@ fn reps(f: impl Fn(f64) -> f64) -> BTreeMap<usize, f64> {
 }
 
 /// Three data sets, methods M1, M2, M3 at ε = 1 and the non-private CT-W (best
-/// everywhere, never marked). Means (as printed with 3 decimals):
+/// everywhere, never marked). Means (as printed with 4 decimals):
 /// - A: M1 0.909 and M3 identical to M1 (all differences zero); M2 = M1 − 0.05.
 /// - B: M2 0.859; M1 0.857 with mixed-sign differences (not significant); M3 not run.
-/// - C: M1 0.8003 and M2 = M1 − 0.0005 (0.7998): both print 0.800, but M2 is lower in
+/// - C: M1 0.80003 and M2 = M1 − 0.00005 (0.79998): both print 0.8000, but M2 is lower in
 ///   every repetition (significantly worse); M3 0.5.
 fn selected() -> SelectedMap {
     let mut s = SelectedMap::new();
@@ -49,9 +49,9 @@ fn selected() -> SelectedMap {
     ];
     put("B", "M1", "1", reps(|r| b2(r) + d[r as usize]));
     put("B", "M2", "1", reps(b2));
-    let c1 = |r: f64| 0.7994 + 0.0002 * r;
+    let c1 = |r: f64| 0.79994 + 0.00002 * r;
     put("C", "M1", "1", reps(c1));
-    put("C", "M2", "1", reps(|r| c1(r) - 0.0005));
+    put("C", "M2", "1", reps(|r| c1(r) - 0.00005));
     put("C", "M3", "1", reps(|_| 0.5));
     s
 }
@@ -104,11 +104,11 @@ fn star_best_marks_and_summary_rows_on_a_hand_made_classification_table() {
     assert_eq!(rows[1].cells[3].value, None);
     // C: M2 ties M1 as printed (starred) but is significantly worse (not bold).
     assert_eq!(marks(&rows[2]), [none, (true, true), (true, false), none]);
-    assert_eq!(rows[2].cells[1].text, "0.800");
-    assert_eq!(rows[2].cells[2].text, "0.800");
-    // No underline in this style; CT-W (0.990, the highest) is never marked.
+    assert_eq!(rows[2].cells[1].text, "0.8000");
+    assert_eq!(rows[2].cells[2].text, "0.8000");
+    // No underline in this style; CT-W (0.9900, the highest) is never marked.
     assert!(rows.iter().flat_map(|r| &r.cells).all(|c| !c.underline));
-    assert!(rows.iter().all(|r| r.cells[0].text == "0.990"));
+    assert!(rows.iter().all(|r| r.cells[0].text == "0.9900"));
 
     // Rank Sum with tie order M3, M1, M2: A: M3 1, M1 2, M2 3; B: M2 1, M1 2, M3
     // (missing = accuracy 0) 3; C: M1 1, M2 2, M3 3. Sums 5, 6, 7; the lowest starred.
@@ -144,9 +144,9 @@ fn summary_rows_render_after_a_rule_and_stay_one_table() {
     assert_eq!(
         lines[2..],
         [
-            r"| A | 0.990 | **0.909**\* | 0.859 | **0.909**\* |",
-            r"| B | 0.990 | **0.857** | **0.859**\* | — |",
-            r"| C | 0.990 | **0.800**\* | 0.800\* | 0.500 |",
+            r"| A | 0.9900 | **0.9090**\* | 0.8590 | **0.9090**\* |",
+            r"| B | 0.9900 | **0.8570** | **0.8590**\* | — |",
+            r"| C | 0.9900 | **0.8000**\* | 0.8000\* | 0.5000 |",
             r"| Rank Sum |  | 5\* | 6 | 7 |",
             r"| No. 1 |  | 3\* | 2 | 1 |",
         ],
@@ -164,7 +164,7 @@ fn summary_rows_render_after_a_rule_and_stay_one_table() {
     assert_eq!(body[c + 2], r"Rank Sum &  & 5$^*$ & 6 & 7 \\");
     assert_eq!(body[c + 3], r"No. 1 &  & 3$^*$ & 2 & 1 \\");
     assert_eq!(body[c + 4], r"\bottomrule");
-    assert!(tex.contains(r"C & 0.990 & \textbf{0.800}$^*$ & 0.800$^*$ & 0.500 \\"));
+    assert!(tex.contains(r"C & 0.9900 & \textbf{0.8000}$^*$ & 0.8000$^*$ & 0.5000 \\"));
 }
 
 // ------------------------------------------------------------------ through the CLI

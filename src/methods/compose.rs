@@ -864,8 +864,7 @@ impl Prepared for PreparedTree {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon = epsilon
-            .ok_or_else(|| MethodError::Other("a private method needs an epsilon".into()))?;
+        let epsilon = super::required_epsilon("a composed method", epsilon)?;
         let c = &self.composition;
         let tau = m.f64("tau");
         let values = if c.cell_mechanism == CellMechanism::RandomizedResponse
@@ -1060,8 +1059,7 @@ impl Prepared for PreparedGrid {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon = epsilon
-            .ok_or_else(|| MethodError::Other("a private method needs an epsilon".into()))?;
+        let epsilon = super::required_epsilon("a composed method", epsilon)?;
         let (eps_cell, eps_label) = self.composition.budgets(epsilon, m)?;
         let weights = match self.composition.estimator {
             EstimatorBlock::AdjustedHistogram if m.str("weights") == "reported_fit" => (1.0, 0.5),

@@ -396,8 +396,7 @@ impl Prepared for PreparedDeconv {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon =
-            epsilon.ok_or_else(|| MethodError::Other("DECONV needs an epsilon".into()))?;
+        let epsilon = super::required_epsilon("DECONV", epsilon)?;
         let reports = release(&self.x, &self.y, self.bounds, epsilon, rng)?;
         deconvolution_nw(&reports, &self.test, mechanism.f64("bandwidth"))
     }

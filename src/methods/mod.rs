@@ -140,6 +140,14 @@ pub fn find(name: &str) -> Result<Arc<dyn Method>, String> {
         })
 }
 
+/// The ε a private method's [`Prepared::predict`] was given.
+///
+/// # Errors
+/// None given: the runner passes ε to every private method, so this is a caller's bug.
+pub(crate) fn required_epsilon(method: &str, epsilon: Option<f64>) -> Result<f64, MethodError> {
+    epsilon.ok_or_else(|| MethodError::Other(format!("{method} is private and needs an epsilon")))
+}
+
 /// Test predictions of a partition with leaf values: `values[leaf]` for each test point,
 /// or 0 for points outside the domain box when `ood_zero` (lpdt.md §2.4, `ood = zero`).
 pub(crate) fn predict_leaves(test_leaves: &[Option<usize>], values: &[f64]) -> Vec<f64> {

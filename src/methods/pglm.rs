@@ -310,7 +310,7 @@ impl Prepared for PreparedPglm {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon = epsilon.ok_or_else(|| MethodError::Other("PGLM needs an epsilon".into()))?;
+        let epsilon = super::required_epsilon("PGLM", epsilon)?;
         if self.sums.n < 2 {
             return Err(MethodError::Other(format!(
                 "PGLM needs at least 2 private users (delta = 1/n_P^2 < 1), got {}",

@@ -486,7 +486,7 @@ impl Prepared for PreparedPsgd {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon = epsilon.ok_or_else(|| MethodError::Other("PSGD needs an epsilon".into()))?;
+        let epsilon = super::required_epsilon("PSGD", epsilon)?;
         let eta = mechanism.f64("eta");
         let warm = self.warm(eta);
         let eps_t = tensor_epsilon(

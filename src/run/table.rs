@@ -79,7 +79,7 @@ fn bold_rule(significance: Option<SignificanceRule>) -> SignificanceRule {
 ///
 /// Data rows: one per data set; the non-private columns first (never marked), then per ε
 /// of `t.epsilons` the cells of `t.methods`, each the mean of its selected grid point
-/// (`None` = not run, never marked), accuracies with 3 decimals, MSEs in the papers'
+/// (`None` = not run, never marked), accuracies with 4 decimals, MSEs in the papers'
 /// scientific format. Within each ε block:
 /// - `bold_best` (`lpdt.md` §8.3): the best mean bold, the second underlined, `*` by
 ///   `data.significance` ([`significance_marks`]);
@@ -227,12 +227,12 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     (rows, summary_rows)
 }
 
-/// Accuracies with 3 decimals (as fractions), MSEs in the papers' scientific format.
+/// Accuracies with 4 decimals (as fractions: the LPCT paper prints 10 × accuracy with 3), MSEs in the papers' scientific format.
 fn number_format(task: Task) -> NumberFormat {
     if task.lower_is_better() {
         NumberFormat::Sci
     } else {
-        NumberFormat::Fixed(3)
+        NumberFormat::Fixed(4)
     }
 }
 

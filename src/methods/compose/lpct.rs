@@ -160,8 +160,7 @@ impl Prepared for PreparedLpct {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let epsilon = epsilon
-            .ok_or_else(|| MethodError::Other("a private method needs an epsilon".into()))?;
+        let epsilon = crate::methods::required_epsilon("LPCT", epsilon)?;
         let main = &self.fit.main;
         if self.composition.estimator == EstimatorBlock::Lpct {
             let (u, v) = self.sums(main, epsilon, m, rng)?;
