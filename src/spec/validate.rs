@@ -69,22 +69,21 @@ impl DataSource {
 }
 
 /// The plan of an inline synthetic data set of kind `kind` and sizes `s`; `field` is the
-/// entry's place in the spec (`datasets[3]`), for errors.
+/// entry's place in the spec (`datasets[3]`). An error is (the field at fault, what would
+/// be valid).
 fn synthetic_plan(
     d: &super::raw::InlineDataset,
     kind: SyntheticKind,
     s: super::raw::SizesEntry,
     row_label: String,
     field: &str,
-    path: &Path,
-) -> Result<DatasetPlan, SpecError> {
+) -> Result<DatasetPlan, (String, String)> {
     let source = match kind {
         SyntheticKind::LpdtSine => {
             if d.stream.is_some() {
-                return Err(invalid(
-                    path,
+                return Err((
                     format!("{field}.stream"),
-                    "is only valid with `synthetic: {lpct_drift: …}`",
+                    "is only valid with `synthetic: {lpct_drift: …}`".into(),
                 ));
             }
             DataSource::LpdtSine {
@@ -96,23 +95,21 @@ fn synthetic_plan(
         }
         SyntheticKind::LpctDrift(design) => {
             if d.x_scale.is_some() {
-                return Err(invalid(
-                    path,
+                return Err((
                     format!("{field}.x_scale"),
-                    "is only valid with `synthetic: lpdt_sine`",
+                    "is only valid with `synthetic: lpdt_sine`".into(),
                 ));
             }
-            design.check().map_err(|(f, message)| {
-                invalid(path, format!("{field}.synthetic.lpct_drift.{f}"), message)
-            })?;
+            design
+                .check()
+                .map_err(|(f, message)| (format!("{field}.synthetic.lpct_drift.{f}"), message))?;
             let estimated = design
                 .domain
                 .is_some_and(|dom| dom.range == RangeKnowledge::Estimated);
             if estimated && s.public == 0 {
-                return Err(invalid(
-                    path,
+                return Err((
                     format!("{field}.sizes.public"),
-                    "`range: estimated` fits the min-max scaling on the public points: give at least one",
+                    "`range: estimated` fits the min-max scaling on the public points: give at least one".into(),
                 ));
             }
             DataSource::LpctDrift {
@@ -638,7 +635,8 @@ pub fn validate(
                                     "private and test sizes must be > 0",
                                 ));
                             }
-                            synthetic_plan(d, *kind, s, row_label, &field, path)?
+                            synthetic_plan(d, *kind, s, row_label, &field)
+                                .map_err(|(f, message)| invalid(path, f, message))?
                         }
                     }
                 }
