@@ -218,7 +218,7 @@ fn a_run_writes_valid_svg_png_and_csv_per_figure_and_data_set() {
         let csv = fs::read_to_string(dir.join(format!("{stem}.csv"))).unwrap();
         assert_eq!(
             csv.lines().next().unwrap(),
-            "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params"
+            "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source"
         );
     }
     // Exactly these files: three per figure × data set.
@@ -365,6 +365,8 @@ fn toy_context() -> FigureContext {
         }],
         lower_is_better: true,
         selection: "best_mean".into(),
+        sizes: Default::default(),
+        base: Default::default(),
     }
 }
 
@@ -418,7 +420,7 @@ fn quantile_band_bounds_on_a_hand_made_case() {
         },
     ];
     let fig = figure("{name: f, x: epsilon, methods: [M], band: [0.1, 0.9]}");
-    let panels = build_panels(&fig, &toy_runs(), &selected, &toy_context());
+    let panels = build_panels(&fig, &toy_runs(), &selected, &toy_context(), &[]);
     assert_eq!(panels.len(), 1);
     let pts = &panels[0].lines[0].points;
     assert_eq!(pts.len(), 2);
@@ -429,7 +431,7 @@ fn quantile_band_bounds_on_a_hand_made_case() {
 
     // Without a band there are no bounds.
     let fig = figure("{name: f, x: epsilon, methods: [M]}");
-    let panels = build_panels(&fig, &toy_runs(), &selected, &toy_context());
+    let panels = build_panels(&fig, &toy_runs(), &selected, &toy_context(), &[]);
     assert!(panels[0].lines[0]
         .points
         .iter()
@@ -442,7 +444,7 @@ fn parameter_axis_on_a_hand_made_case() {
     let fig = figure(
         "{name: f, x: {parameter: a}, methods: [M], lines: per_epsilon, epsilons: [1], band: [0.5, 1]}",
     );
-    let panels = build_panels(&fig, &toy_runs(), &[], &toy_context());
+    let panels = build_panels(&fig, &toy_runs(), &[], &toy_context(), &[]);
     let lines = &panels[0].lines;
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0].label, "ε = 1");
@@ -455,7 +457,7 @@ fn parameter_axis_on_a_hand_made_case() {
 
     // Per method with two ε: one line per (method, ε), labelled with both.
     let fig = figure("{name: f, x: {parameter: b}, methods: [M]}");
-    let panels = build_panels(&fig, &toy_runs(), &[], &toy_context());
+    let panels = build_panels(&fig, &toy_runs(), &[], &toy_context(), &[]);
     let labels: Vec<&str> = panels[0].lines.iter().map(|l| l.label.as_str()).collect();
     assert_eq!(labels, ["M, ε = 1", "M, ε = 2"]);
     // Slice b=1 at ε = 2: a=1 (2.75) beats a=2 (27.5).
@@ -489,9 +491,9 @@ fn render_figures_writes_files_from_a_results_folder() {
     let csv = fs::read_to_string(tmp.path().join("figures/toy-fig-toy.csv")).unwrap();
     assert_eq!(
         csv,
-        "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params\n\
-         toy-fig,toy,1,M,M,1,5.5,1.9,9.1,10,a=1;b=1\n\
-         toy-fig,toy,2,M,M,2,2.75,0.95,4.55,10,a=1;b=1\n"
+        "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source\n\
+         toy-fig,toy,1,M,M,1,5.5,1.9,9.1,10,a=1;b=1,ours\n\
+         toy-fig,toy,2,M,M,2,2.75,0.95,4.55,10,a=1;b=1,ours\n"
     );
     let png = fs::read(tmp.path().join("figures/toy-fig-toy.png")).unwrap();
     assert_eq!(png_size(&png), Some((960, 620)));

@@ -25,7 +25,7 @@ pub use matrix::Matrix;
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;
 pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitSizes};
-pub use synthetic::{lpdt_sine, XScale};
+pub use synthetic::{lpdt_sine, DomainShift, LpctDesign, LpctLaw, RangeKnowledge, XScale};
 
 use serde::{Deserialize, Serialize};
 

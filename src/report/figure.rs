@@ -14,19 +14,30 @@
 //! y is the mean over repetitions of the test metric; the band, when asked for, is the
 //! pair of linear-interpolation quantiles ([`quantile`]) of the per-repetition values of
 //! the same grid point. Files: `figures/<name>-<dataset>.svg`, `.png` and `.csv`
-//! (columns `figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params`).
+//! (`figures/<name>.*` on a size axis; columns
+//! `figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source`).
 //!
 //! Text is set in DejaVu Sans, shipped in `assets/fonts/` (licence in
 //! `assets/fonts/LICENSE-DejaVu.txt`) and embedded at compile time, so rendering needs no
 //! system font library.
 //!
-//! A sample size on the x axis (`dataset_size`) is not offered: runs.csv does not record
-//! sizes; a size swept as a grid parameter is plotted with `x: {parameter: NAME}`.
+//! * `x: {size: public | private}` — x is a synthetic data set's public or private sample
+//!   size (from the spec's `sizes`); one panel for all the figure's data sets, each point
+//!   the grid point of `selected.csv` of one data set, method and ε. `series` groups data
+//!   sets into lines (e.g. LPCT Fig. 8's known, estimated and unknown ranges); where a
+//!   line has several data sets at one x, the best of them is drawn (the paper's tuning
+//!   of a′ in Fig. 8).
+//!
+//! `restrict` confines a method's points (at some ε, on some data sets) to the grid
+//! points with given parameter values, the best mean over the rest (e.g. LPCT-prune's p0
+//! and p_min given by formulas of n_P, n_Q and ε). `reported` overlays a paper's
+//! digitized curves, dashed, in the colour of the line they match (see [`Overlay`]); they
+//! enter the figure's CSV with `source` = `paper`.
 
 mod data;
 mod draw;
 
-pub use data::{build_panels, quantile, Line, Panel, Point};
+pub use data::{build_panels, quantile, Line, Panel, Point, Source};
 
 use crate::run::RunRow;
 use crate::spec::Experiment;
@@ -45,8 +56,14 @@ pub struct FigureSpec {
     /// Title (the data set name is appended); default: the figure name.
     #[serde(default)]
     pub title: String,
-    /// The x axis: `epsilon` or `{parameter: NAME}`.
+    /// The x axis: `epsilon`, `{parameter: NAME}` or `{size: public | private}`.
     pub x: XAxis,
+    /// Logarithmic x axis (e.g. ε from 0.5 to 1000, or λ).
+    #[serde(default)]
+    pub x_log_scale: bool,
+    /// x axis label; default from the axis.
+    #[serde(default)]
+    pub x_label: Option<String>,
     /// The y axis (the metric's mean over repetitions).
     #[serde(default)]
     pub y: YAxis,
@@ -67,6 +84,209 @@ pub struct FigureSpec {
     /// Corner of the legend.
     #[serde(default)]
     pub legend: LegendPosition,
+    /// Size axes only: lines from groups of data sets (default: one group, the figure's
+    /// data sets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<Series>>,
+    /// Grid-point restrictions per method (and ε, data sets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restrict: Vec<Restriction>,
+    /// The paper's digitized curves drawn beside ours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported: Option<Overlay>,
+}
+
+/// A line group of a size axis: data sets with a legend label.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Series {
+    /// Legend label (also what an overlay's `methods` may name).
+    pub label: String,
+    /// Its data sets; several at one x: the best mean of them is drawn.
+    pub datasets: Vec<String>,
+}
+
+/// Confines the points of `method` (at `epsilon`, on `datasets`; default all) to the grid
+/// points whose parameters take the given values; the point is the best mean over the
+/// remaining grid points (oracle over the parameters not named). All restrictions that
+/// apply to a point hold together.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Restriction {
+    /// Method label.
+    pub method: String,
+    /// ε (default: every ε).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+    /// Data sets (default: every data set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasets: Option<Vec<String>>,
+    /// Parameter name → one value or a list of allowed values.
+    pub params: std::collections::BTreeMap<String, serde_yaml::Value>,
+}
+
+impl Restriction {
+    fn applies(&self, method: &str, epsilon: Option<f64>, dataset: &str) -> bool {
+        self.method == method
+            && self
+                .epsilon
+                .is_none_or(|e| epsilon.map(f64::to_bits) == Some(e.to_bits()))
+            && self
+                .datasets
+                .as_ref()
+                .is_none_or(|ds| ds.iter().any(|d| d == dataset))
+    }
+
+    /// True when the `name=value;…` grid point satisfies every named parameter (numbers
+    /// compared as numbers, other values as text).
+    fn admits(&self, params: &str) -> bool {
+        self.params.iter().all(|(name, allowed)| {
+            let Some(value) = params
+                .split(';')
+                .filter_map(|kv| kv.split_once('='))
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v)
+            else {
+                return false;
+            };
+            let one = |a: &serde_yaml::Value| match (a.as_f64(), value.parse::<f64>()) {
+                (Some(x), Ok(y)) => x == y,
+                _ => a.as_str().is_some_and(|t| t == value),
+            };
+            match allowed {
+                serde_yaml::Value::Sequence(list) => list.iter().any(one),
+                a => one(a),
+            }
+        })
+    }
+}
+
+/// The paper's digitized curves to draw beside ours (dashed, in the colour of the line
+/// they match): rows of a tidy CSV with columns `figure`, `method`, `epsilon` (empty for a
+/// non-private method), `x` and `accuracy` (or `value`); optional `source_plot`.
+///
+/// ```yaml
+/// reported:
+///   file: ../../../shared/reported/lpct_figures_digitized.csv   # relative to the spec
+///   figure: 5c                            # the rows whose `figure` column is this
+///   methods: {LPCT: LPCT-M, LPCT-prune: LPCT-prune}   # paper method → our method or series label
+///   shift: [{method: LPCT-prune, epsilon: 1, by: -0.002}]   # added to the paper's values
+/// ```
+///
+/// A run copies the file into the results folder's `reported/` (the resolved spec names
+/// that copy), so `dp-repro table` finds it from any directory.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overlay {
+    /// The CSV, relative to the spec file.
+    pub file: PathBuf,
+    /// The `figure` value of the rows to draw.
+    pub figure: String,
+    /// Paper method name → the label of our line's method or series it is drawn beside;
+    /// paper methods not listed are not drawn.
+    pub methods: std::collections::BTreeMap<String, String>,
+    /// Corrections added to the paper's values before drawing (e.g. to undo plotting
+    /// offsets), each named in the subtitle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shift: Vec<Shift>,
+}
+
+/// A constant added to one paper curve.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shift {
+    /// Paper method name.
+    pub method: String,
+    /// ε of the curve (default: every ε of the method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+    /// The amount added.
+    pub by: f64,
+}
+
+/// One digitized point of a paper's figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperPoint {
+    /// Paper method name.
+    pub method: String,
+    /// ε (None for a non-private method).
+    pub epsilon: Option<f64>,
+    /// x value.
+    pub x: f64,
+    /// The paper's value after [`Overlay::shift`].
+    pub value: f64,
+    /// The plot file it was read from, if the CSV says.
+    pub source_plot: String,
+}
+
+impl Overlay {
+    /// Reads the rows of [`Overlay::figure`] from the CSV (`base` = the spec's folder) and
+    /// applies the shifts.
+    ///
+    /// # Errors
+    /// [`FigureError::Io`] naming the file for an unreadable file, a missing column or a
+    /// malformed number (with its line).
+    pub fn load(&self, base: &Path) -> Result<Vec<PaperPoint>, FigureError> {
+        let path = base.join(&self.file);
+        let io = |message: String| FigureError::Io {
+            path: path.clone(),
+            message,
+        };
+        let mut rdr = csv::Reader::from_path(&path).map_err(|e| io(e.to_string()))?;
+        let header: Vec<String> = rdr
+            .headers()
+            .map_err(|e| io(e.to_string()))?
+            .iter()
+            .map(String::from)
+            .collect();
+        let col = |name: &str| header.iter().position(|h| h == name);
+        let need = |name: &str| col(name).ok_or_else(|| io(format!("no `{name}` column")));
+        let (cf, cm, ce, cx) = (
+            need("figure")?,
+            need("method")?,
+            need("epsilon")?,
+            need("x")?,
+        );
+        let cv = col("accuracy")
+            .or_else(|| col("value"))
+            .ok_or_else(|| io("no `accuracy` or `value` column".into()))?;
+        let cp = col("source_plot");
+        let mut out = Vec::new();
+        for (i, r) in rdr.records().enumerate() {
+            let r = r.map_err(|e| io(format!("line {}: {e}", i + 2)))?;
+            if r.get(cf) != Some(self.figure.as_str()) {
+                continue;
+            }
+            let num = |c: usize, what: &str| {
+                let t = r.get(c).unwrap_or("").trim();
+                t.parse::<f64>()
+                    .map_err(|e| io(format!("line {}: {what} `{t}`: {e}", i + 2)))
+            };
+            let method = r.get(cm).unwrap_or("").to_string();
+            let epsilon = match r.get(ce).unwrap_or("").trim() {
+                "" => None,
+                _ => Some(num(ce, "epsilon")?),
+            };
+            let shift: f64 = self
+                .shift
+                .iter()
+                .filter(|s| {
+                    s.method == method
+                        && s.epsilon
+                            .is_none_or(|e| epsilon.map(f64::to_bits) == Some(e.to_bits()))
+                })
+                .map(|s| s.by)
+                .sum();
+            out.push(PaperPoint {
+                method,
+                epsilon,
+                x: num(cx, "x")?,
+                value: num(cv, "value")? + shift,
+                source_plot: cp.and_then(|c| r.get(c)).unwrap_or("").to_string(),
+            });
+        }
+        Ok(out)
+    }
 }
 
 /// The x axis of a figure.
@@ -76,11 +296,24 @@ pub enum XAxis {
     Epsilon,
     /// x = a grid parameter, best mean over the other parameters (`x: {parameter: NAME}`).
     Parameter(String),
+    /// x = a synthetic data set's sample size (`x: {size: public}` or `private`), one
+    /// panel over the figure's data sets.
+    Size(SizePart),
+}
+
+/// Which sample size a size axis shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizePart {
+    /// n_Q, the public sample.
+    Public,
+    /// n_P, the private training sample.
+    Private,
 }
 
 impl<'de> Deserialize<'de> for XAxis {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let expected = "`epsilon` or `{parameter: NAME}` (a grid parameter such as depth)";
+        let expected = "`epsilon` or `{parameter: NAME}` (a grid parameter such as depth) or `{size: public}` / `{size: private}` (synthetic data sets' sample sizes)";
         let v = serde_yaml::Value::deserialize(d)?;
         match &v {
             serde_yaml::Value::String(s) if s == "epsilon" => Ok(XAxis::Epsilon),
@@ -93,6 +326,15 @@ impl<'de> Deserialize<'de> for XAxis {
                         if k == "parameter" =>
                     {
                         Ok(XAxis::Parameter(name.clone()))
+                    }
+                    (Some(serde_yaml::Value::String(k)), Some(serde_yaml::Value::String(part)))
+                        if k == "size" && (part == "public" || part == "private") =>
+                    {
+                        Ok(XAxis::Size(if part == "public" {
+                            SizePart::Public
+                        } else {
+                            SizePart::Private
+                        }))
                     }
                     _ => Err(de::Error::custom(format!("expected {expected}"))),
                 }
@@ -109,6 +351,11 @@ impl Serialize for XAxis {
             XAxis::Parameter(name) => {
                 let mut m = s.serialize_map(Some(1))?;
                 m.serialize_entry("parameter", name)?;
+                m.end()
+            }
+            XAxis::Size(part) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("size", part)?;
                 m.end()
             }
         }
@@ -153,6 +400,8 @@ pub enum LegendPosition {
     LowerLeft,
     /// Upper middle.
     UpperMiddle,
+    /// Outside the plot, on its right (for many lines, e.g. with a paper overlay).
+    Right,
 }
 
 /// A method as figures see it.
@@ -181,6 +430,10 @@ pub struct FigureContext {
     /// The spec name (`best_mean`, …) of the selection rule behind `selected.csv`, quoted
     /// in subtitles.
     pub selection: String,
+    /// Sample sizes (public, private, test) of the synthetic data sets, by name.
+    pub sizes: std::collections::BTreeMap<String, [usize; 3]>,
+    /// The folder of the spec file, against which overlay files are resolved.
+    pub base: PathBuf,
 }
 
 impl FigureContext {
@@ -224,7 +477,28 @@ impl FigureContext {
             Ok(v) => name(&v),
             Err(_) => String::new(),
         };
+        let sizes = exp
+            .datasets
+            .iter()
+            .filter_map(|d| match &d.source {
+                crate::spec::DataSource::LpdtSine {
+                    public,
+                    private,
+                    test,
+                    ..
+                }
+                | crate::spec::DataSource::LpctDrift {
+                    public,
+                    private,
+                    test,
+                    ..
+                } => Some((d.name.clone(), [*public, *private, *test])),
+                _ => None,
+            })
+            .collect();
         FigureContext {
+            sizes,
+            base: exp.path.parent().unwrap_or(Path::new("")).to_path_buf(),
             datasets: exp.datasets.iter().map(|d| d.name.clone()).collect(),
             epsilons: exp.epsilons.clone(),
             methods,
@@ -347,6 +621,7 @@ impl FigureSpec {
             }
         }
         match &self.x {
+            XAxis::Size(_) => {}
             XAxis::Epsilon => {
                 if self.lines == Lines::PerEpsilon {
                     return Err(bad(
@@ -369,6 +644,152 @@ impl FigureSpec {
                             ),
                         ));
                     }
+                }
+            }
+        }
+        if let XAxis::Size(part) = self.x {
+            let mut names: Vec<&String> = match (&self.series, &self.datasets) {
+                (Some(series), _) => series.iter().flat_map(|s| &s.datasets).collect(),
+                (None, Some(ds)) => ds.iter().collect(),
+                (None, None) => ctx.datasets.iter().collect(),
+            };
+            names.dedup();
+            for d in names {
+                if !ctx.datasets.contains(d) {
+                    return Err(bad(
+                        "series",
+                        format!(
+                            "unknown data set `{d}`; data sets of this spec: {}",
+                            ctx.datasets.join(", ")
+                        ),
+                    ));
+                }
+                if !ctx.sizes.contains_key(d) {
+                    return Err(bad(
+                        "x",
+                        format!(
+                            "data set `{d}` has no stated {} sample size: a size axis needs synthetic data sets (`sizes`)",
+                            match part {
+                                SizePart::Public => "public",
+                                SizePart::Private => "private",
+                            }
+                        ),
+                    ));
+                }
+            }
+        } else if self.series.is_some() {
+            return Err(bad(
+                "series",
+                "series group data sets along a size axis (`x: {size: public}` or `private`)"
+                    .into(),
+            ));
+        }
+        for (k, s) in self.series.iter().flatten().enumerate() {
+            if s.datasets.is_empty() {
+                return Err(bad(
+                    &format!("series[{k}].datasets"),
+                    "name at least one data set".into(),
+                ));
+            }
+        }
+        for (k, r) in self.restrict.iter().enumerate() {
+            let Some(info) = ctx
+                .method(&r.method)
+                .filter(|_| self.methods.contains(&r.method))
+            else {
+                return Err(bad(
+                    &format!("restrict[{k}].method"),
+                    format!(
+                        "`{}` is not a method of this figure: {}",
+                        r.method,
+                        self.methods.join(", ")
+                    ),
+                ));
+            };
+            for name in r.params.keys() {
+                if !info.params.iter().any(|(n, _)| n == name) {
+                    let names: Vec<&str> = info.params.iter().map(|(n, _)| n.as_str()).collect();
+                    return Err(bad(
+                        &format!("restrict[{k}].params"),
+                        format!(
+                            "method `{}` has no parameter `{name}`; its parameters: {}",
+                            r.method,
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+            if let Some(e) = r.epsilon {
+                if !ctx.epsilons.contains(&e) {
+                    return Err(bad(
+                        &format!("restrict[{k}].epsilon"),
+                        format!(
+                            "epsilon {e} is not in the spec's epsilons {:?}",
+                            ctx.epsilons
+                        ),
+                    ));
+                }
+            }
+            for d in r.datasets.iter().flatten() {
+                if !ctx.datasets.contains(d) {
+                    return Err(bad(
+                        &format!("restrict[{k}].datasets"),
+                        format!("unknown data set `{d}`"),
+                    ));
+                }
+            }
+        }
+        if let Some(o) = &self.reported {
+            let points = o
+                .load(&ctx.base)
+                .map_err(|e| bad("reported.file", e.to_string()))?;
+            if points.is_empty() {
+                return Err(bad(
+                    "reported.figure",
+                    format!(
+                        "{} has no rows with figure `{}`",
+                        ctx.base.join(&o.file).display(),
+                        o.figure
+                    ),
+                ));
+            }
+            let lines: Vec<&String> = self
+                .methods
+                .iter()
+                .chain(self.series.iter().flatten().map(|s| &s.label))
+                .collect();
+            for (paper, ours) in &o.methods {
+                if !points.iter().any(|p| &p.method == paper) {
+                    let mut known: Vec<&str> = points.iter().map(|p| p.method.as_str()).collect();
+                    known.dedup();
+                    return Err(bad(
+                        "reported.methods",
+                        format!(
+                            "figure `{}` of the file has no method `{paper}`; it has: {}",
+                            o.figure,
+                            known.join(", ")
+                        ),
+                    ));
+                }
+                if !lines.contains(&ours) {
+                    return Err(bad(
+                        "reported.methods",
+                        format!(
+                            "`{ours}` (for the paper's `{paper}`) is neither a method nor a series of this figure: {}",
+                            lines.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    ));
+                }
+            }
+            for (k, sh) in o.shift.iter().enumerate() {
+                if !o.methods.contains_key(&sh.method) {
+                    return Err(bad(
+                        &format!("reported.shift[{k}].method"),
+                        format!(
+                            "`{}` is not a paper method of `reported.methods`",
+                            sh.method
+                        ),
+                    ));
                 }
             }
         }
@@ -495,11 +916,23 @@ pub fn render_figures(
     let index = data::RunIndex::new(runs);
     let mut written = Vec::new();
     for f in figures {
-        for panel in data::build_panels_indexed(f, &index, &selected, ctx) {
-            if panel.lines.iter().all(|l| l.points.is_empty()) {
+        let paper = match &f.reported {
+            Some(o) => o.load(&ctx.base)?,
+            None => Vec::new(),
+        };
+        for panel in data::build_panels_indexed(f, &index, &selected, ctx, &paper) {
+            if panel
+                .lines
+                .iter()
+                .all(|l| l.points.is_empty() || l.source == Source::Paper)
+            {
                 continue;
             }
-            let stem = format!("{}-{}", f.name, panel.dataset);
+            let stem = if panel.dataset.is_empty() {
+                f.name.clone()
+            } else {
+                format!("{}-{}", f.name, panel.dataset)
+            };
             written.extend(write_panel(&panel, &dir, &stem, f.legend)?);
         }
     }
@@ -538,4 +971,7 @@ pub fn write_panel(
 }
 
 /// Header of a figure's tidy CSV.
-pub const FIGURE_CSV_HEADER: &str = "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params";
+/// `source` is `ours` for our results and `paper` for an overlay's digitized points
+/// (whose `params` name the plot file and whose `reps` is empty).
+pub const FIGURE_CSV_HEADER: &str =
+    "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source";

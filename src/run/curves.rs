@@ -150,6 +150,7 @@ pub fn render_curves(
                     .zip(&pred)
                     .map(|(&x, &y)| point(x, y, eps, &key))
                     .collect(),
+                ..Line::default()
             });
         }
         if synthetic {
@@ -163,6 +164,7 @@ pub fn render_curves(
                         .iter()
                         .map(|&x| point(x, lpdt_sine_mean(x), None, ""))
                         .collect(),
+                    ..Line::default()
                 },
             );
         }
@@ -177,6 +179,7 @@ pub fn render_curves(
             x_label: "x".into(),
             y_label: "fitted regression function".into(),
             log_y: false,
+            log_x: false,
             x_categories: None,
             lines,
         };
@@ -198,5 +201,6 @@ fn point(x: f64, y: f64, epsilon: Option<f64>, params: &str) -> Point {
         epsilon,
         reps: 1,
         params: params.to_string(),
+        dataset: None,
     }
 }

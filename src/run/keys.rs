@@ -58,6 +58,15 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         } => {
             json!({"synthetic": "lpdt_sine", "sizes": [public, private, test], "x_scale": x_scale})
         }
+        DataSource::LpctDrift {
+            public,
+            private,
+            test,
+            design,
+            stream,
+        } => {
+            json!({"synthetic": "lpct_drift", "sizes": [public, private, test], "design": design, "stream": stream})
+        }
     };
     let split = exp.split.map(|s| [s.public, s.private, s.test]);
     let ctx = json!({

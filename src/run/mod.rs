@@ -186,6 +186,23 @@ pub fn repetition_data(
             // Synthetic features already live in [0,1]: no scaling.
             (all.select(a), all.select(b), all.select(c), Scaling::None)
         }
+        (
+            DataSource::LpctDrift {
+                public,
+                private,
+                test,
+                design,
+                stream,
+            },
+            _,
+        ) => {
+            let [a, b, c] = design.repetition(&plan.name, (*public, *private, *test), |part| {
+                seeds::stream(seed, &["data", stream, &rep_text, part])
+            });
+            // The design maps its points back to the unit square itself (known,
+            // estimated or assumed range); nothing more to scale.
+            (a, b, c, Scaling::None)
+        }
         (_, Some(all)) => {
             let ratios = exp.split.expect("validated: file data sets have a split");
             // A pair: the first rows are the private data set, split into private and

@@ -1,7 +1,7 @@
 //! The YAML schema of a spec, as serde structs. Parsing checks shapes and names of
 //! fields only; [`super::validate`] checks meaning.
 
-use crate::data::{Task, XScale};
+use crate::data::{LpctDesign, Task, XScale};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -383,9 +383,16 @@ pub struct InlineDataset {
     /// Only with `path`; a manifest says it in its own `missing` field.
     #[serde(default)]
     pub missing: Option<crate::data::MissingPolicy>,
-    /// A synthetic kind instead of a file: `lpdt_sine`.
+    /// A synthetic kind instead of a file: `lpdt_sine` or `{lpct_drift: {gamma: …}}`.
     #[serde(default)]
     pub synthetic: Option<SyntheticKind>,
+    /// `lpct_drift` only: the name its random streams are keyed on (default: the data
+    /// set's name). Data sets sharing a stream draw the same points where their sizes
+    /// overlap (samples are nested) and the same public X and uniforms whatever γ, so a
+    /// sweep over n_P, n_Q, γ or the range rule compares like with like in every
+    /// repetition (common random numbers).
+    #[serde(default)]
+    pub stream: Option<String>,
     /// Two manifests instead of one file: every row of `public` is public, the rows of
     /// `private` are split into private training and test by `split` (whose `public` share
     /// must then be 0). Features are scaled on the union (LPDT Fig. 5, lpdt.md §8.6).
@@ -413,12 +420,50 @@ pub struct InlineDataset {
     pub x_scale: Option<XScale>,
 }
 
-/// Synthetic data kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Synthetic data kinds: `lpdt_sine`, or `{lpct_drift: {gamma: G, …}}` with the
+/// parameters of [`LpctDesign`].
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SyntheticKind {
     /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (lpdt.md §8.2).
     LpdtSine,
+    /// LPCT §6: X uniform on [0,1]², public labels from η_Q (with γ), private and test
+    /// labels from η_P (lpct.md §8); see [`LpctDesign`].
+    LpctDrift(LpctDesign),
+}
+
+impl Serialize for SyntheticKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            SyntheticKind::LpdtSine => s.serialize_str("lpdt_sine"),
+            SyntheticKind::LpctDrift(design) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("lpct_drift", design)?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SyntheticKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional)";
+        let v = serde_yaml::Value::deserialize(d)?;
+        match &v {
+            serde_yaml::Value::String(s) if s == "lpdt_sine" => Ok(SyntheticKind::LpdtSine),
+            serde_yaml::Value::Mapping(m) if m.len() == 1 => match m.get("lpct_drift") {
+                Some(params) => LpctDesign::deserialize(params.clone())
+                    .map(SyntheticKind::LpctDrift)
+                    .map_err(|e| de::Error::custom(format!("lpct_drift: {e}"))),
+                None => Err(de::Error::custom(format!(
+                    "unknown synthetic kind; expected {expected}"
+                ))),
+            },
+            _ => Err(de::Error::custom(format!(
+                "unknown synthetic kind; expected {expected}"
+            ))),
+        }
+    }
 }
 
 /// A figure of fitted regression functions f̂(x) on [0,1] for 1-D data sets (LPDT Fig. 1):

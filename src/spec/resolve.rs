@@ -4,8 +4,8 @@
 //!
 //! A resolved spec is the spec's YAML with every file it references made independent of
 //! where the spec lay: `reported:` and `claims:` sections given as file paths are inlined;
-//! the reported CSV files are copied into the folder's `reported/` and named relative to
-//! it; inline data paths and the golden file become absolute paths; the manifests of the
+//! the reported CSV files (and the CSV of a figure's `reported` overlay) are copied into
+//! the folder's `reported/` and named relative to it; inline data paths and the golden file become absolute paths; the manifests of the
 //! spec's data sets are written into the folder's `datasets/` (they are searched there
 //! first). Comments are dropped; the original text is kept beside it as
 //! `spec.source.yaml`.
@@ -88,6 +88,25 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
                 }
             }
             *section = inline;
+        }
+        // Figures' overlays of digitized paper curves: copied like reported files.
+        if let Some(Value::Sequence(figures)) = top.get_mut("figures") {
+            for f in figures.iter_mut() {
+                if let Some(Value::Mapping(overlay)) = f.get_mut("reported") {
+                    if let Some(Value::String(s)) = overlay.get_mut("file") {
+                        let src = spec_dir.join(&*s);
+                        let dest = match copies.iter().find(|(from, _)| *from == src) {
+                            Some((_, dest)) => dest.clone(),
+                            None => {
+                                let dest = unique_destination(&copies, &src);
+                                copies.push((src, dest.clone()));
+                                dest
+                            }
+                        };
+                        *s = dest.to_string_lossy().into_owned();
+                    }
+                }
+            }
         }
         if let Some(section) = top.get_mut("claims") {
             *section = inline_section(section, &spec_dir)?.0;

@@ -4,12 +4,12 @@
 
 use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, Scaling, Section, Selection, SkipEntry, Spec,
-    SummaryRow, TableEntry,
+    SummaryRow, SyntheticKind, TableEntry,
 };
 use super::SpecError;
 use crate::data::{
-    find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, Manifest, MissingPolicy,
-    SplitRatios, Task, XScale,
+    find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,
+    MissingPolicy, RangeKnowledge, SplitRatios, Task, XScale,
 };
 use crate::methods::{self, Method, ParamValue, Params};
 use crate::stats::SignificanceRule;
@@ -55,6 +55,91 @@ pub enum DataSource {
         test: usize,
         x_scale: XScale,
     },
+    /// The LPCT simulation design, drawn afresh in every repetition: `public` points
+    /// labelled by η_Q, `private` and `test` points by η_P, from the streams keyed on
+    /// `stream` (see [`LpctDesign::repetition`]).
+    LpctDrift {
+        public: usize,
+        private: usize,
+        test: usize,
+        design: LpctDesign,
+        stream: String,
+    },
+}
+
+impl DataSource {
+    /// True for the synthetic kinds, which are drawn per repetition and load no file.
+    pub fn is_synthetic(&self) -> bool {
+        matches!(
+            self,
+            DataSource::LpdtSine { .. } | DataSource::LpctDrift { .. }
+        )
+    }
+}
+
+/// The plan of an inline synthetic data set of kind `kind` and sizes `s`; `field` is the
+/// entry's place in the spec (`datasets[3]`). An error is (the field at fault, what would
+/// be valid).
+fn synthetic_plan(
+    d: &super::raw::InlineDataset,
+    kind: SyntheticKind,
+    s: super::raw::SizesEntry,
+    row_label: String,
+    field: &str,
+) -> Result<DatasetPlan, (String, String)> {
+    let source = match kind {
+        SyntheticKind::LpdtSine => {
+            if d.stream.is_some() {
+                return Err((
+                    format!("{field}.stream"),
+                    "is only valid with `synthetic: {lpct_drift: …}`".into(),
+                ));
+            }
+            DataSource::LpdtSine {
+                public: s.public,
+                private: s.private,
+                test: s.test,
+                x_scale: d.x_scale.unwrap_or(XScale::Variance),
+            }
+        }
+        SyntheticKind::LpctDrift(design) => {
+            if d.x_scale.is_some() {
+                return Err((
+                    format!("{field}.x_scale"),
+                    "is only valid with `synthetic: lpdt_sine`".into(),
+                ));
+            }
+            design
+                .check()
+                .map_err(|(f, message)| (format!("{field}.synthetic.lpct_drift.{f}"), message))?;
+            let estimated = design
+                .domain
+                .is_some_and(|dom| dom.range == RangeKnowledge::Estimated);
+            if estimated && s.public == 0 {
+                return Err((
+                    format!("{field}.sizes.public"),
+                    "`range: estimated` fits the min-max scaling on the public points: give at least one".into(),
+                ));
+            }
+            DataSource::LpctDrift {
+                public: s.public,
+                private: s.private,
+                test: s.test,
+                design,
+                stream: d.stream.clone().unwrap_or_else(|| d.name.clone()),
+            }
+        }
+    };
+    let task = match kind {
+        SyntheticKind::LpdtSine => Task::Regression,
+        SyntheticKind::LpctDrift(_) => Task::Classification,
+    };
+    Ok(DatasetPlan {
+        name: d.name.clone(),
+        row_label,
+        task,
+        source,
+    })
 }
 
 /// A resolved data set.
@@ -168,7 +253,7 @@ impl DatasetPlan {
                     dropped_rows: loaded.dropped_rows,
                 }))
             }
-            DataSource::LpdtSine { .. } => Ok(None),
+            DataSource::LpdtSine { .. } | DataSource::LpctDrift { .. } => Ok(None),
         }
     }
 
@@ -181,7 +266,7 @@ impl DatasetPlan {
 
     /// Shape (n rows, d features) as far as known without loading: a manifest's
     /// `n_rows` × `n_features` (a `pair`: both data sets' rows), the synthetic sizes
-    /// (d = 1); None for inline files.
+    /// (d = 1 for `lpdt_sine`, 2 for `lpct_drift`); None for inline files.
     pub fn known_shape(&self) -> Option<(usize, usize)> {
         match &self.source {
             DataSource::Manifest(m) => Some((m.n_rows, m.n_features)),
@@ -197,6 +282,12 @@ impl DatasetPlan {
                 test,
                 ..
             } => Some((public + private + test, 1)),
+            DataSource::LpctDrift {
+                public,
+                private,
+                test,
+                ..
+            } => Some((public + private + test, 2)),
             DataSource::File { .. } => None,
         }
     }
@@ -456,6 +547,13 @@ pub fn validate(
                          synthetic data have no missing values)",
                     ));
                 }
+                if d.stream.is_some() && d.synthetic.is_none() {
+                    return Err(invalid(
+                        path,
+                        format!("{field}.stream"),
+                        "is only valid with `synthetic: {lpct_drift: …}`",
+                    ));
+                }
                 if let Some(sample) = &d.public_sample {
                     if d.path.is_some()
                         || d.synthetic.is_some()
@@ -612,7 +710,7 @@ pub fn validate(
                                 },
                             }
                         }
-                        (None, Some(_)) => {
+                        (None, Some(kind)) => {
                             let s = d.sizes.ok_or_else(|| {
                                 invalid(
                                     path,
@@ -627,17 +725,8 @@ pub fn validate(
                                     "private and test sizes must be > 0",
                                 ));
                             }
-                            DatasetPlan {
-                                name: d.name.clone(),
-                                row_label,
-                                task: Task::Regression,
-                                source: DataSource::LpdtSine {
-                                    public: s.public,
-                                    private: s.private,
-                                    test: s.test,
-                                    x_scale: d.x_scale.unwrap_or(XScale::Variance),
-                                },
-                            }
+                            synthetic_plan(d, *kind, s, row_label, &field)
+                                .map_err(|(f, message)| invalid(path, f, message))?
                         }
                     }
                 }
@@ -826,7 +915,9 @@ pub fn validate(
     if spec.label_bounds == LabelBoundsFrom::Public {
         for d in &datasets {
             let no_public = match &d.source {
-                DataSource::LpdtSine { public, .. } => *public == 0,
+                DataSource::LpdtSine { public, .. } | DataSource::LpctDrift { public, .. } => {
+                    *public == 0
+                }
                 DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. } => {
                     false
                 }

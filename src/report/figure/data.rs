@@ -1,7 +1,9 @@
 //! From results to plotted points: grid-point choice per x value, means over repetitions
 //! and quantile bands.
 
-use super::{FigureContext, FigureSpec, Lines, SelectedRow, XAxis, FIGURE_CSV_HEADER};
+use super::{
+    FigureContext, FigureSpec, Lines, PaperPoint, SelectedRow, SizePart, XAxis, FIGURE_CSV_HEADER,
+};
 use crate::run::seeds::epsilon_text;
 use crate::run::RunRow;
 use crate::stats::summarize;
@@ -25,12 +27,33 @@ pub struct Point {
     pub epsilon: Option<f64>,
     /// Number of repetitions.
     pub reps: usize,
-    /// The grid point, `name=value;…`.
+    /// The grid point, `name=value;…` (for a paper point, `source_plot=<file>`).
     pub params: String,
+    /// The point's data set when it differs from the panel's (size axes).
+    pub dataset: Option<String>,
+}
+
+/// Where a line's values come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Source {
+    /// Our results.
+    #[default]
+    Ours,
+    /// A paper's digitized curve (a figure's `reported` overlay), drawn dashed.
+    Paper,
+}
+
+impl Source {
+    fn as_str(self) -> &'static str {
+        match self {
+            Source::Ours => "ours",
+            Source::Paper => "paper",
+        }
+    }
 }
 
 /// One line of a panel.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Line {
     /// Legend label.
     pub label: String,
@@ -40,6 +63,13 @@ pub struct Line {
     pub epsilon: Option<f64>,
     /// Points, by increasing x.
     pub points: Vec<Point>,
+    /// Ours or the paper's.
+    pub source: Source,
+    /// The series (group of data sets) of a size axis.
+    pub series: Option<String>,
+    /// The index (in the panel) of the line whose colour this one takes: a paper curve
+    /// takes the colour of the line it is drawn beside; None: its own.
+    pub colour_of: Option<usize>,
 }
 
 /// One panel (one data set) of a figure, ready to draw.
@@ -59,6 +89,8 @@ pub struct Panel {
     pub y_label: String,
     /// Logarithmic y axis.
     pub log_y: bool,
+    /// Logarithmic x axis.
+    pub log_x: bool,
     /// Names of the x positions 0, 1, … when the parameter is not numeric.
     pub x_categories: Option<Vec<String>>,
     /// The lines.
@@ -76,9 +108,13 @@ impl Panel {
         for l in &self.lines {
             for p in &l.points {
                 let eps = p.epsilon.map(epsilon_text).unwrap_or_default();
+                let reps = match l.source {
+                    Source::Ours => p.reps.to_string(),
+                    Source::Paper => String::new(),
+                };
                 w.write_record([
                     self.figure.as_str(),
-                    self.dataset.as_str(),
+                    p.dataset.as_deref().unwrap_or(self.dataset.as_str()),
                     p.x_text.as_str(),
                     l.label.as_str(),
                     l.method.as_str(),
@@ -86,8 +122,9 @@ impl Panel {
                     &p.mean.to_string(),
                     &opt(p.lo),
                     &opt(p.hi),
-                    &p.reps.to_string(),
+                    &reps,
                     p.params.as_str(),
+                    l.source.as_str(),
                 ])
                 .expect("writing to memory");
             }
@@ -163,13 +200,18 @@ impl RunIndex {
 
 /// Builds the panels (one per data set) of a figure from runs.csv rows and selected.csv
 /// rows. The figure is assumed valid ([`FigureSpec::validate`]).
+///
+/// `paper` holds the digitized points of the figure's overlay (see
+/// [`super::Overlay::load`]; empty for none): each paper method mapped by the overlay's
+/// `methods` becomes a dashed line per ε beside the line it names.
 pub fn build_panels(
     fig: &FigureSpec,
     runs: &[RunRow],
     selected: &[SelectedRow],
     ctx: &FigureContext,
+    paper: &[PaperPoint],
 ) -> Vec<Panel> {
-    build_panels_indexed(fig, &RunIndex::new(runs), selected, ctx)
+    build_panels_indexed(fig, &RunIndex::new(runs), selected, ctx, paper)
 }
 
 fn point(
@@ -201,7 +243,68 @@ fn point(
         epsilon,
         reps: s.n,
         params: params.to_string(),
+        dataset: None,
     }
+}
+
+/// The better of two grid points by the rule of oracle selection: more repetitions
+/// first, then the better mean.
+fn better(
+    reps: &BTreeMap<usize, f64>,
+    mean: f64,
+    cur: &BTreeMap<usize, f64>,
+    cur_mean: f64,
+    lower_is_better: bool,
+) -> bool {
+    reps.len() > cur.len()
+        || (reps.len() == cur.len()
+            && if lower_is_better {
+                mean < cur_mean
+            } else {
+                mean > cur_mean
+            })
+}
+
+fn mean_of(reps: &BTreeMap<usize, f64>) -> f64 {
+    summarize(&reps.values().cloned().collect::<Vec<_>>()).mean
+}
+
+/// The grid point drawn for data set `d`, method `m` at `eps`: the one of selected.csv,
+/// or, when the figure restricts this method there, the best (by [`better`]; ties keep
+/// the grid point whose params text sorts first) among the admitted grid points.
+fn choose<'a>(
+    fig: &FigureSpec,
+    index: &'a RunIndex,
+    selected: &[SelectedRow],
+    ctx: &FigureContext,
+    (d, m, eps): (&str, &str, Option<f64>),
+) -> Option<(&'a String, &'a BTreeMap<usize, f64>)> {
+    let grid = index.grid(d, m, eps)?;
+    let rules: Vec<&super::Restriction> = fig
+        .restrict
+        .iter()
+        .filter(|r| r.applies(m, eps, d))
+        .collect();
+    if rules.is_empty() {
+        let sel = selected.iter().find(|s| {
+            s.dataset == d && s.method == m && s.epsilon.map(f64::to_bits) == eps.map(f64::to_bits)
+        })?;
+        return grid.get_key_value(&sel.params);
+    }
+    let mut best: Option<(&String, &BTreeMap<usize, f64>, f64)> = None;
+    for (params, reps) in grid {
+        if !rules.iter().all(|r| r.admits(params)) {
+            continue;
+        }
+        let mean = mean_of(reps);
+        if best
+            .as_ref()
+            .is_none_or(|(_, cur, cm)| better(reps, mean, cur, *cm, ctx.lower_is_better))
+        {
+            best = Some((params, reps, mean));
+        }
+    }
+    best.map(|(p, r, _)| (p, r))
 }
 
 /// The value of `name` in a `name=value;…` grid point.
@@ -242,6 +345,7 @@ pub(crate) fn build_panels_indexed(
     index: &RunIndex,
     selected: &[SelectedRow],
     ctx: &FigureContext,
+    paper: &[PaperPoint],
 ) -> Vec<Panel> {
     let datasets = fig.datasets.clone().unwrap_or_else(|| ctx.datasets.clone());
     let epsilons = fig.epsilons.clone().unwrap_or_else(|| ctx.epsilons.clone());
@@ -252,13 +356,45 @@ pub(crate) fn build_panels_indexed(
             .map(|i| i.private)
             .unwrap_or(true)
     };
+    let restricted = if fig.restrict.is_empty() {
+        String::new()
+    } else {
+        let mut methods: Vec<&str> = Vec::new();
+        for r in &fig.restrict {
+            if !methods.contains(&r.method.as_str()) {
+                methods.push(&r.method);
+            }
+        }
+        format!(
+            "; {} drawn at restricted grid points (the figure's `restrict`; each point's parameters are in the CSV)",
+            methods.join(", ")
+        )
+    };
     let mut panels = Vec::new();
-    for d in &datasets {
-        let metric = index
-            .metric
-            .get(d)
-            .map(|m| metric_label(m))
-            .unwrap_or_else(|| "metric".into());
+    let size_axis = matches!(fig.x, XAxis::Size(_));
+    // A size axis draws one panel over all data sets; the others one per data set.
+    let panel_datasets: Vec<String> = if size_axis {
+        vec![String::new()]
+    } else {
+        datasets.clone()
+    };
+    for d in &panel_datasets {
+        let metric_of = |d: &str| {
+            index
+                .metric
+                .get(d)
+                .map(|m| metric_label(m))
+                .unwrap_or_else(|| "metric".into())
+        };
+        let metric = if size_axis {
+            datasets
+                .iter()
+                .find_map(|d| index.metric.get(d))
+                .map(|m| metric_label(m))
+                .unwrap_or_else(|| "metric".into())
+        } else {
+            metric_of(d)
+        };
         let mut lines = Vec::new();
         let mut x_categories = None;
         let x_label;
@@ -270,25 +406,12 @@ pub(crate) fn build_panels_indexed(
                     let mut points = Vec::new();
                     for &e in &epsilons {
                         let eps = if private(m) { Some(e) } else { None };
-                        let Some(sel) = selected.iter().find(|s| {
-                            &s.dataset == d
-                                && &s.method == m
-                                && s.epsilon.map(f64::to_bits) == eps.map(f64::to_bits)
-                        }) else {
-                            continue;
-                        };
-                        let Some(values) = index.grid(d, m, eps).and_then(|g| g.get(&sel.params))
+                        let Some((params, values)) =
+                            choose(fig, index, selected, ctx, (d.as_str(), m.as_str(), eps))
                         else {
                             continue;
                         };
-                        points.push(point(
-                            e,
-                            epsilon_text(e),
-                            eps,
-                            &sel.params,
-                            values,
-                            fig.band,
-                        ));
+                        points.push(point(e, epsilon_text(e), eps, params, values, fig.band));
                     }
                     points.sort_by(|a, b| a.x.total_cmp(&b.x));
                     let label = if private(m) {
@@ -301,6 +424,7 @@ pub(crate) fn build_panels_indexed(
                         method: m.clone(),
                         epsilon: None,
                         points,
+                        ..Line::default()
                     });
                 }
                 let rule = if ctx.selection == "best_mean" {
@@ -342,31 +466,9 @@ pub(crate) fn build_panels_indexed(
                         values.iter().position(|c| c == v).map(|i| i as f64)
                     }
                 };
-                let private_methods: Vec<&String> =
-                    fig.methods.iter().filter(|m| private(m)).collect();
-                let mut order: Vec<(String, Option<f64>)> = Vec::new();
-                match fig.lines {
-                    Lines::PerMethod => {
-                        for m in &private_methods {
-                            for &e in &epsilons {
-                                order.push(((*m).clone(), Some(e)));
-                            }
-                        }
-                    }
-                    Lines::PerEpsilon => {
-                        for &e in &epsilons {
-                            for m in &private_methods {
-                                order.push(((*m).clone(), Some(e)));
-                            }
-                        }
-                    }
-                }
-                for m in fig.methods.iter().filter(|m| !private(m)) {
-                    order.push((m.clone(), None));
-                }
                 let show_method = fig.methods.len() > 1 || fig.lines == Lines::PerMethod;
                 let show_eps = epsilons.len() > 1 || fig.lines == Lines::PerEpsilon;
-                for (m, e) in order {
+                for (m, e) in line_order(fig, &epsilons, &private) {
                     let label = match (e, show_method, show_eps) {
                         (Some(e), true, true) => format!("{m}, ε = {}", epsilon_text(e)),
                         (Some(e), false, true) => format!("ε = {}", epsilon_text(e)),
@@ -374,6 +476,11 @@ pub(crate) fn build_panels_indexed(
                     };
                     let mut points = Vec::new();
                     if let Some(grid) = index.grid(d, &m, e) {
+                        let rules: Vec<&super::Restriction> = fig
+                            .restrict
+                            .iter()
+                            .filter(|r| r.applies(&m, e, d))
+                            .collect();
                         // Oracle selection within each slice: complete grid points first
                         // (most repetitions), then the better mean; ties keep the grid
                         // point whose params text sorts first.
@@ -383,22 +490,14 @@ pub(crate) fn build_panels_indexed(
                             let Some(value) = param_value(params, p) else {
                                 continue;
                             };
-                            let v: Vec<f64> = reps.values().cloned().collect();
-                            let mean = summarize(&v).mean;
+                            if !rules.iter().all(|r| r.admits(params)) {
+                                continue;
+                            }
+                            let mean = mean_of(reps);
                             let key = value.to_string();
-                            let better = match best.get(&key) {
-                                None => true,
-                                Some((_, cur, cur_mean)) => {
-                                    reps.len() > cur.len()
-                                        || (reps.len() == cur.len()
-                                            && if ctx.lower_is_better {
-                                                mean < *cur_mean
-                                            } else {
-                                                mean > *cur_mean
-                                            })
-                                }
-                            };
-                            if better {
+                            if best.get(&key).is_none_or(|(_, cur, cur_mean)| {
+                                better(reps, mean, cur, *cur_mean, ctx.lower_is_better)
+                            }) {
                                 best.insert(key, (params, reps, mean));
                             }
                         }
@@ -413,6 +512,7 @@ pub(crate) fn build_panels_indexed(
                         method: m,
                         epsilon: e,
                         points,
+                        ..Line::default()
                     });
                 }
                 subtitle = format!(
@@ -420,16 +520,100 @@ pub(crate) fn build_panels_indexed(
                     band_note(fig.band)
                 );
             }
+            XAxis::Size(part) => {
+                let (k, name) = match part {
+                    SizePart::Public => (0, "public sample size n_Q"),
+                    SizePart::Private => (1, "private sample size n_P"),
+                };
+                x_label = name.to_string();
+                let series: Vec<(Option<String>, Vec<String>)> = match &fig.series {
+                    Some(list) => list
+                        .iter()
+                        .map(|s| (Some(s.label.clone()), s.datasets.clone()))
+                        .collect(),
+                    None => vec![(None, datasets.clone())],
+                };
+                let mut pooled = false;
+                for (label, members) in &series {
+                    for (m, e) in line_order(fig, &epsilons, &private) {
+                        let mut parts: Vec<String> = label.iter().cloned().collect();
+                        if fig.methods.len() > 1 || label.is_none() {
+                            parts.push(m.clone());
+                        }
+                        if let Some(e) = e.filter(|_| epsilons.len() > 1) {
+                            parts.push(format!("ε = {}", epsilon_text(e)));
+                        }
+                        // Per x: the best of the series' data sets at that size.
+                        let mut best: BTreeMap<usize, Point> = BTreeMap::new();
+                        for ds in members {
+                            let Some(size) = ctx.sizes.get(ds).map(|s| s[k]) else {
+                                continue;
+                            };
+                            let Some((params, values)) =
+                                choose(fig, index, selected, ctx, (ds.as_str(), m.as_str(), e))
+                            else {
+                                continue;
+                            };
+                            let mut pt =
+                                point(size as f64, size.to_string(), e, params, values, fig.band);
+                            pt.dataset = Some(ds.clone());
+                            match best.get(&size) {
+                                Some(cur) => {
+                                    pooled = true;
+                                    let wins = pt.reps > cur.reps
+                                        || (pt.reps == cur.reps
+                                            && if ctx.lower_is_better {
+                                                pt.mean < cur.mean
+                                            } else {
+                                                pt.mean > cur.mean
+                                            });
+                                    if wins {
+                                        best.insert(size, pt);
+                                    }
+                                }
+                                None => {
+                                    best.insert(size, pt);
+                                }
+                            }
+                        }
+                        lines.push(Line {
+                            label: parts.join(", "),
+                            method: m,
+                            epsilon: e,
+                            points: best.into_values().collect(),
+                            series: label.clone(),
+                            ..Line::default()
+                        });
+                    }
+                }
+                let rule = if ctx.selection == "best_mean" {
+                    "oracle selection".to_string()
+                } else {
+                    format!("selection `{}`", ctx.selection)
+                };
+                subtitle = format!(
+                    "Mean test {metric} over {{reps}} repetitions at the grid point selected per data set, method and ε ({rule}){}{}",
+                    if pooled {
+                        "; where a line has several data sets at one x, the best of them"
+                    } else {
+                        ""
+                    },
+                    band_note(fig.band)
+                );
+            }
         }
+        let shifted = add_paper_lines(fig, paper, &epsilons, &mut lines);
         let reps = lines
             .iter()
+            .filter(|l| l.source == Source::Ours)
             .flat_map(|l| l.points.iter().map(|p| p.reps))
             .max()
             .unwrap_or(0);
-        let title = if fig.title.is_empty() {
-            format!("{} — {d}", fig.name)
-        } else {
-            format!("{} — {d}", fig.title)
+        let title = match (fig.title.is_empty(), d.is_empty()) {
+            (true, true) => fig.name.clone(),
+            (true, false) => format!("{} — {d}", fig.name),
+            (false, true) => fig.title.clone(),
+            (false, false) => format!("{} — {d}", fig.title),
         };
         let y_label = fig.y.label.clone().unwrap_or_else(|| {
             format!(
@@ -437,17 +621,163 @@ pub(crate) fn build_panels_indexed(
                 if fig.y.log_scale { ", log scale" } else { "" }
             )
         });
+        let overlay_note = match &fig.reported {
+            Some(o) if lines.iter().any(|l| l.source == Source::Paper) => format!(
+                "; dashed: the paper's Fig. {} (digitized){shifted}",
+                o.figure
+            ),
+            _ => String::new(),
+        };
         panels.push(Panel {
             figure: fig.name.clone(),
             dataset: d.clone(),
             title,
-            subtitle: subtitle.replace("{reps}", &reps.to_string()),
-            x_label,
+            subtitle: subtitle.replace("{reps}", &reps.to_string()) + &restricted + &overlay_note,
+            x_label: fig.x_label.clone().unwrap_or(x_label),
             y_label,
             log_y: fig.y.log_scale,
+            log_x: fig.x_log_scale,
             x_categories,
             lines,
         });
     }
     panels
+}
+
+/// The (method, ε) of each line of a parameter or size axis, in the order of `lines`:
+/// private methods per ε, then the non-private ones (ε None).
+fn line_order(
+    fig: &FigureSpec,
+    epsilons: &[f64],
+    private: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Option<f64>)> {
+    let private_methods: Vec<&String> = fig.methods.iter().filter(|m| private(m)).collect();
+    let mut order: Vec<(String, Option<f64>)> = Vec::new();
+    match fig.lines {
+        Lines::PerMethod => {
+            for m in &private_methods {
+                for &e in epsilons {
+                    order.push(((*m).clone(), Some(e)));
+                }
+            }
+        }
+        Lines::PerEpsilon => {
+            for &e in epsilons {
+                for m in &private_methods {
+                    order.push(((*m).clone(), Some(e)));
+                }
+            }
+        }
+    }
+    for m in fig.methods.iter().filter(|m| !private(m)) {
+        order.push((m.clone(), None));
+    }
+    order
+}
+
+/// One paper curve being collected: (paper method, ε of the curve) and its points.
+type PaperCurve<'a> = ((String, Option<f64>), Vec<&'a PaperPoint>);
+
+/// Appends the overlay's paper curves to `lines`: per mapped paper method (and per ε, off
+/// an ε axis) one dashed line in the colour of our line it names — same method or
+/// series, same ε (on an ε axis, same method). On an ε axis only the figure's ε are
+/// drawn; elsewhere only curves of the figure's ε (or without ε). Returns the subtitle's
+/// note on shifted curves (empty without shifts).
+fn add_paper_lines(
+    fig: &FigureSpec,
+    paper: &[PaperPoint],
+    epsilons: &[f64],
+    lines: &mut Vec<Line>,
+) -> String {
+    let Some(overlay) = &fig.reported else {
+        return String::new();
+    };
+    let eps_axis = fig.x == XAxis::Epsilon;
+    let has = |e: f64| epsilons.iter().any(|x| x.to_bits() == e.to_bits());
+    // Curves in file order: (paper method, ε of the curve) → points.
+    let mut curves: Vec<PaperCurve> = Vec::new();
+    for p in paper {
+        let Some(_) = overlay.methods.get(&p.method) else {
+            continue;
+        };
+        let (key, keep) = if eps_axis {
+            ((p.method.clone(), None), has(p.x))
+        } else {
+            ((p.method.clone(), p.epsilon), p.epsilon.is_none_or(has))
+        };
+        if !keep {
+            continue;
+        }
+        match curves
+            .iter_mut()
+            .find(|(k, _)| k.0 == key.0 && k.1.map(f64::to_bits) == key.1.map(f64::to_bits))
+        {
+            Some((_, pts)) => pts.push(p),
+            None => curves.push((key, vec![p])),
+        }
+    }
+    let ours = lines.len();
+    for ((method, eps), pts) in curves {
+        let target = &overlay.methods[&method];
+        let matched = (0..ours).find(|&i| {
+            let l = &lines[i];
+            (l.method == *target || l.series.as_ref() == Some(target))
+                && (eps_axis || l.epsilon.map(f64::to_bits) == eps.map(f64::to_bits))
+        });
+        let label = match matched {
+            Some(i) => format!("{} (paper)", lines[i].label),
+            None => match eps {
+                Some(e) => format!("{method}, ε = {} (paper)", epsilon_text(e)),
+                None => format!("{method} (paper)"),
+            },
+        };
+        let mut points: Vec<Point> = pts
+            .iter()
+            .map(|p| Point {
+                x: p.x,
+                x_text: trim_number(p.x),
+                mean: p.value,
+                lo: None,
+                hi: None,
+                epsilon: p.epsilon,
+                reps: 0,
+                params: if p.source_plot.is_empty() {
+                    String::new()
+                } else {
+                    format!("source_plot={}", p.source_plot)
+                },
+                dataset: None,
+            })
+            .collect();
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        lines.push(Line {
+            label,
+            method: method.clone(),
+            epsilon: eps,
+            points,
+            source: Source::Paper,
+            series: matched.and_then(|i| lines[i].series.clone()),
+            colour_of: matched,
+        });
+    }
+    overlay
+        .shift
+        .iter()
+        .map(|s| {
+            format!(
+                "; paper {}{} shifted by {:+}",
+                s.method,
+                s.epsilon
+                    .map(|e| format!(" at ε = {}", epsilon_text(e)))
+                    .unwrap_or_default(),
+                s.by
+            )
+        })
+        .collect()
+}
+
+/// A number as short text: `0.5`, `1000`, `4000`.
+fn trim_number(v: f64) -> String {
+    let s = format!("{v}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }

@@ -2,9 +2,10 @@
 //! logarithmic axes with explicit ticks, bands as translucent polygons, lines with markers,
 //! a legend and a two-line title.
 
-use super::{LegendPosition, Panel};
+use super::{LegendPosition, Panel, Source};
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
@@ -207,20 +208,35 @@ fn axes(panel: &Panel) -> (Axis, Axis, bool) {
         },
         None => {
             let (a, b) = min_max(&xs);
-            let pad = if b > a { (b - a) * 0.04 } else { 0.5 };
             let mut distinct = xs.clone();
             distinct.sort_by(f64::total_cmp);
             distinct.dedup();
-            let ticks = if distinct.len() <= 12 {
-                distinct
+            if panel.log_x && a > 0.0 {
+                let ratio = if b > a { (b / a).powf(0.04) } else { 1.1 };
+                let (lo, hi) = (a / ratio, b * ratio);
+                Axis {
+                    lo,
+                    hi,
+                    log: true,
+                    ticks: if distinct.len() <= 12 {
+                        distinct
+                    } else {
+                        log_ticks(lo, hi)
+                    },
+                }
             } else {
-                nice_ticks(a, b, 8)
-            };
-            Axis {
-                lo: a - pad,
-                hi: b + pad,
-                log: false,
-                ticks,
+                let pad = if b > a { (b - a) * 0.04 } else { 0.5 };
+                let ticks = if distinct.len() <= 12 {
+                    distinct
+                } else {
+                    nice_ticks(a, b, 8)
+                };
+                Axis {
+                    lo: a - pad,
+                    hi: b + pad,
+                    log: false,
+                    ticks,
+                }
             }
         }
     };
@@ -334,6 +350,13 @@ fn draw<'b, DB: DrawingBackend + 'b>(
         .map_err(err)?;
     }
 
+    // A legend on the right takes a column of the body; the chart the rest.
+    let (body, legend_area) = if legend == LegendPosition::Right {
+        let (chart_area, side) = body.split_horizontally(w.saturating_sub(RIGHT_LEGEND_WIDTH));
+        (chart_area, Some(side))
+    } else {
+        (body, None)
+    };
     let (x_axis, y_axis, log_fallback) = axes(panel);
     let categories = panel.x_categories.clone();
     let y_desc = if log_fallback {
@@ -372,9 +395,12 @@ fn draw<'b, DB: DrawingBackend + 'b>(
         .draw()
         .map_err(err)?;
 
+    // Colours: our lines in order; a paper curve takes the colour of the line it is
+    // drawn beside, else the next free one.
+    let slots: Vec<usize> = colour_slots(panel);
     // Bands first, so every line is drawn over every band.
     for (i, line) in panel.lines.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+        let color = PALETTE[slots[i] % PALETTE.len()];
         let upper: Vec<(f64, f64)> = line
             .points
             .iter()
@@ -407,8 +433,28 @@ fn draw<'b, DB: DrawingBackend + 'b>(
         if line.points.is_empty() {
             continue;
         }
-        let color = PALETTE[i % PALETTE.len()];
+        let color = PALETTE[slots[i] % PALETTE.len()];
         let pts: Vec<(f64, f64)> = line.points.iter().map(|p| (p.x, p.mean)).collect();
+        if line.source == Source::Paper {
+            // Dashed, with small crosses at the digitized points.
+            let style = color.stroke_width(2);
+            chart
+                .draw_series(std::iter::once(DashedPathElement::new(
+                    pts.clone(),
+                    7,
+                    5,
+                    style,
+                )))
+                .map_err(err)?
+                .label(line.label.clone())
+                .legend(move |(x, y)| {
+                    DashedPathElement::new(vec![(x - 12, y), (x + 12, y)], 5, 3, style)
+                });
+            chart
+                .draw_series(pts.iter().map(|&p| Cross::new(p, 3, color.stroke_width(1))))
+                .map_err(err)?;
+            continue;
+        }
         let path = PathElement::new(pts.clone(), color.stroke_width(2));
         markers_and_legend!(
             chart,
@@ -420,12 +466,16 @@ fn draw<'b, DB: DrawingBackend + 'b>(
             err
         );
     }
+    if let Some(side) = legend_area {
+        return draw_side_legend(panel, &side, &slots).map_err(err);
+    }
     let position = match legend {
         LegendPosition::UpperRight => SeriesLabelPosition::UpperRight,
         LegendPosition::UpperLeft => SeriesLabelPosition::UpperLeft,
         LegendPosition::LowerRight => SeriesLabelPosition::LowerRight,
         LegendPosition::LowerLeft => SeriesLabelPosition::LowerLeft,
         LegendPosition::UpperMiddle => SeriesLabelPosition::UpperMiddle,
+        LegendPosition::Right => unreachable!("drawn beside the chart above"),
     };
     chart
         .configure_series_labels()
@@ -438,6 +488,84 @@ fn draw<'b, DB: DrawingBackend + 'b>(
         .draw()
         .map_err(err)?;
     Ok(())
+}
+
+/// Width in pixels of the column a `right` legend takes.
+const RIGHT_LEGEND_WIDTH: u32 = 290;
+
+/// Draws the legend of `panel` in its own column `area`: one row per line with a line
+/// sample (solid with the line's marker for ours, dashed with a cross for the paper's) and
+/// the label, shrinking the rows when there are many.
+fn draw_side_legend<DB: DrawingBackend>(
+    panel: &Panel,
+    area: &DrawingArea<DB, Shift>,
+    slots: &[usize],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let shown: Vec<usize> = (0..panel.lines.len())
+        .filter(|&i| !panel.lines[i].points.is_empty())
+        .collect();
+    let (_, h) = area.dim_in_pixel();
+    let row = (h.saturating_sub(40) / (shown.len().max(1) as u32)).clamp(12, 22) as i32;
+    let font = if row < 18 { 12 } else { 14 };
+    for (k, &i) in shown.iter().enumerate() {
+        let line = &panel.lines[i];
+        let color = PALETTE[slots[i] % PALETTE.len()];
+        let y = 20 + row * k as i32;
+        let style = color.stroke_width(2);
+        if line.source == Source::Paper {
+            area.draw(&DashedPathElement::new(vec![(6, y), (38, y)], 5, 3, style))?;
+            area.draw(&Cross::new((22, y), 3, color.stroke_width(1)))?;
+        } else {
+            area.draw(&PathElement::new(vec![(6, y), (38, y)], style))?;
+            let filled = color.filled();
+            match i % 4 {
+                0 => area.draw(&Circle::new((22, y), 4, filled))?,
+                1 => area.draw(&TriangleMarker::new((22, y), 5, filled))?,
+                2 => area.draw(&Rectangle::new([(18, y - 4), (26, y + 4)], filled))?,
+                _ => area.draw(&Polygon::new(
+                    vec![(22, y - 5), (27, y), (22, y + 5), (17, y)],
+                    filled,
+                ))?,
+            }
+        }
+        // About 7.5 pixels a character at 14 px: long labels get a smaller font.
+        let size = if line.label.chars().count() > 31 {
+            font.min(12)
+        } else {
+            font
+        };
+        area.draw(&Text::new(
+            line.label.clone(),
+            (46, y),
+            TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// The palette slot of each line of `panel`: our lines take 0, 1, … in order; a paper
+/// curve the slot of the line in its `colour_of`, or the next unused slot.
+fn colour_slots(panel: &Panel) -> Vec<usize> {
+    let mut slots = vec![0; panel.lines.len()];
+    let mut next = 0;
+    for (i, l) in panel.lines.iter().enumerate() {
+        if l.source == Source::Ours {
+            slots[i] = next;
+            next += 1;
+        }
+    }
+    for (i, l) in panel.lines.iter().enumerate() {
+        if l.source == Source::Paper {
+            slots[i] = match l.colour_of {
+                Some(j) => slots[j],
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+        }
+    }
+    slots
 }
 
 #[cfg(test)]
