@@ -693,10 +693,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         } => {
             let (exp, _) = load_experiment(&spec, manifests)?;
             let data_dir = resolve_data_dir(data_dir.as_deref());
-            let needs_files = exp
-                .datasets
-                .iter()
-                .any(|d| !matches!(d.source, dp_repro::spec::DataSource::LpdtSine { .. }));
+            let needs_files = exp.datasets.iter().any(|d| !d.source.is_synthetic());
             let data = if needs_files {
                 dp_repro::run::load_datasets(&exp, data_dir.as_deref()).map_err(bad_input)?
             } else {
