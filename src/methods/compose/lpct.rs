@@ -10,13 +10,15 @@ use crate::estimate::{
     second_round_classes, LabelBounds, PaperPrune, PruneConfig,
 };
 use crate::methods::{MethodError, Params, Prepared, RepData};
-use crate::partition::Partition;
+use crate::partition::{Partition, TreeShape};
 use rand_pcg::Pcg64;
 
 /// A partition with the leaves of the private users, of the test points (None outside
 /// [0,1]^d, lpct.md §4.4) and the public counts U_Q, V_Q of every leaf.
 struct LeafData {
     partition: Partition,
+    /// Parents and depths of the partition's nodes, for LPCT-prune's walks.
+    shape: TreeShape,
     private_leaves: Vec<usize>,
     test_leaves: Vec<Option<usize>>,
     u_q: Vec<f64>,
@@ -45,6 +47,7 @@ impl LeafData {
                 .collect(),
             u_q,
             v_q,
+            shape: partition.shape(),
             partition,
         }
     }
@@ -55,6 +58,7 @@ pub(super) struct LpctFit {
     main: LeafData,
     /// The depth-p_min partition of Algorithm 2's second round (LPCT-prune only).
     second: Option<LeafData>,
+    /// Private labels clipped into the label bounds (length n_P).
     y: Vec<f64>,
     n_q: usize,
     bounds: LabelBounds,
@@ -74,7 +78,13 @@ impl LpctFit {
         LpctFit {
             main: LeafData::new(partition, data),
             second: second.map(|p| LeafData::new(p, data)),
-            y: data.private.y.clone(),
+            // Clipped once here, not at every release (0/1 labels pass unchanged).
+            y: data
+                .private
+                .y
+                .iter()
+                .map(|&v| data.bounds.clip(v))
+                .collect(),
             n_q: data.public.n(),
             bounds: data.bounds,
             p0,
@@ -117,15 +127,14 @@ impl PreparedLpct {
         let c = &self.composition;
         let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
         let k = leaves.partition.n_leaves();
-        let b = self.bounds();
+        let b = self.fit.bounds;
         if c.cell_mechanism == CellMechanism::Laplace
             && c.label_mechanism == LabelMechanism::LaplaceVector
         {
             let m_y = b.lo.abs().max(b.hi.abs());
-            let y: Vec<f64> = self.fit.y.iter().map(|&v| b.clip(v)).collect();
             return Ok(lpct_noisy_sums(
                 &leaves.private_leaves,
-                &y,
+                &self.fit.y,
                 k,
                 (2.0 / eps_cell, 2.0 * m_y / eps_label),
                 rng,
@@ -146,10 +155,6 @@ impl PreparedLpct {
             s.t.iter().map(|v| v / s.a).collect()
         };
         Ok((u, v))
-    }
-
-    fn bounds(&self) -> LabelBounds {
-        self.fit.bounds
     }
 }
 
@@ -175,8 +180,8 @@ impl Prepared for PreparedLpct {
         let paper = m.str("prune") == "paper";
         let eps_round = if paper { epsilon / 2.0 } else { epsilon };
         let (u, v) = self.sums(main, eps_round, m, rng)?;
-        let shape = main.partition.shape();
-        let pooled = pooled_sums(&shape, (&u, &v), (&main.u_q, &main.v_q));
+        let shape = &main.shape;
+        let pooled = pooled_sums(shape, (&u, &v), (&main.u_q, &main.v_q));
         let cfg = PruneConfig {
             n_p: self.fit.y.len(),
             n_q: self.fit.n_q,
@@ -185,7 +190,7 @@ impl Prepared for PreparedLpct {
             p_min: self.fit.p_min,
         };
         let (leaves, classes) = if paper {
-            match prune_paper(&shape, &pooled, &cfg) {
+            match prune_paper(shape, &pooled, &cfg) {
                 PaperPrune::Classes(c) => (main, c),
                 PaperPrune::SecondRound => {
                     let second = self
@@ -198,7 +203,7 @@ impl Prepared for PreparedLpct {
                 }
             }
         } else {
-            (main, prune_reference_v1(&shape, &pooled, &cfg))
+            (main, prune_reference_v1(shape, &pooled, &cfg))
         };
         Ok(leaves
             .test_leaves
