@@ -408,8 +408,8 @@ fn check(
     force: bool,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
-        abbreviation_map, compare_golden, compare_reported, evaluate_claims, read_selected,
-        read_tests, render_check, CheckReport,
+        abbreviation_map, compare_golden, compare_reported, evaluate_claims, read_curve_points,
+        read_selected, read_tests, render_check, CheckReport,
     };
     let dirs = manifest_dirs(manifests.clone());
     let (mut exp, text) = load_experiment(&spec, manifests)?;
@@ -457,7 +457,8 @@ fn check(
         }
         None => Vec::new(),
     };
-    let claims = evaluate_claims(&exp.claims, &selected, &tests, lower);
+    let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
+    let claims = evaluate_claims(&exp.claims, &selected, &tests, &curves, lower);
     let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
         (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
         // The spec's golden file holds the spec's repetition count.

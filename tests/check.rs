@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use dp_repro::check::{
-    abbreviation_map, bless, compare_golden, compare_reported, evaluate_claims, read_selected,
-    read_tests, render_check, validate_claims, AtLeast, CellCheck, CheckError, CheckReport, Claim,
-    ClaimCheck, DatasetNames, GoldenCheck, GoldenSpec, KnownDeviation, ReportedSpec, SelectedRow,
-    TestRow, Tolerance, Verdict,
+    abbreviation_map, bless, compare_golden, compare_reported, evaluate_claims, read_curve_points,
+    read_selected, read_tests, render_check, validate_claims, AtLeast, CellCheck, CheckError,
+    CheckReport, Claim, ClaimCheck, DatasetNames, GoldenCheck, GoldenSpec, KnownDeviation,
+    ReportedSpec, SelectedRow, TestRow, Tolerance, Verdict,
 };
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -622,7 +622,7 @@ fn claims_yaml(yaml: &str) -> Vec<Claim> {
 }
 
 fn eval(yaml: &str) -> Vec<ClaimCheck> {
-    evaluate_claims(&claims_yaml(yaml), &selected(), &tests(), true)
+    evaluate_claims(&claims_yaml(yaml), &selected(), &tests(), &[], true)
 }
 
 fn counts(c: &ClaimCheck) -> (bool, usize, usize, usize) {
@@ -701,7 +701,7 @@ fn better_claims() {
 
     // Higher is better (accuracy): the same data read the other way round.
     let c = claims_yaml("- {claim: better, method: LPDT-M, than: PHIST, epsilon: 2, at_least: 1}");
-    let r = evaluate_claims(&c, &selected(), &tests(), false);
+    let r = evaluate_claims(&c, &selected(), &tests(), &[], false);
     assert_eq!(counts(&r[0]), (true, 1, 2, 1));
     assert!(
         r[0].details.contains("fails on abalone"),
@@ -776,7 +776,7 @@ fn significantly_better_claims() {
         claims_yaml("- {claim: significantly_better, method: A, than: B, epsilon: 2, at_least: 1}");
     assert!(matches!(c[0], Claim::SignificantlyBetter { alpha, .. } if alpha == 0.05));
     // With higher-is-better the `less` rows are not the right tests: undefined.
-    let r = evaluate_claims(&c, &selected(), &tests(), false);
+    let r = evaluate_claims(&c, &selected(), &tests(), &[], false);
     assert_eq!(r[0].out_of, 0);
 }
 
@@ -831,7 +831,7 @@ fn best_among_claims() {
     let c = claims_yaml(
         "- {claim: best_among, methods: [A], among: [A, B], epsilon: 2, at_least: all}",
     );
-    assert!(evaluate_claims(&c, &rows, &[], true)[0].holds);
+    assert!(evaluate_claims(&c, &rows, &[], &[], true)[0].holds);
 }
 
 #[test]
@@ -922,7 +922,7 @@ fn claim_grammar_errors() {
             "{e} (expected {field})"
         );
         // Evaluating an invalid claim reports it as failing, with the reason.
-        let r = evaluate_claims(&c, &selected(), &tests(), true);
+        let r = evaluate_claims(&c, &selected(), &tests(), &[], true);
         assert!(r
             .iter()
             .any(|r| !r.holds && r.details.starts_with("invalid claim")));
@@ -1447,7 +1447,7 @@ claims:
     .unwrap();
     let verdicts: Vec<&str> = cells.iter().map(|c| c.verdict.name()).collect();
     assert_eq!(verdicts, ["ok", "known deviation", "ok", "not run"]);
-    let claims = evaluate_claims(&part.claims, &sel, &tst, true);
+    let claims = evaluate_claims(&part.claims, &sel, &tst, &[], true);
     let report = CheckReport {
         cells,
         claims,
@@ -1456,4 +1456,115 @@ claims:
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();
     assert!(md.contains("Result: **PASS**"), "{md}");
+}
+
+#[test]
+fn level_claims_compare_the_range_of_means_with_the_largest_standard_error() {
+    let r = eval(
+        r#"
+- claim: level            # PHIST ε 2 / 6: abalone 12 / 11 (SE 1), housing 80 / 85 (SE 5)
+  methods: [PHIST]
+  epsilons: [2, 6]
+  at_least: all
+- claim: level            # half a standard error: both ranges too wide
+  methods: [PHIST]
+  epsilons: [2, 6]
+  within: 0.5
+  at_least: 1
+- claim: level            # only abalone counts
+  id: abalone-only
+  methods: [PHIST]
+  epsilons: [2, 6]
+  datasets: [abalone]
+  at_least: all
+- claim: level            # DT's one row stands for ε 6: abalone 5 vs 8, SE max(0.5, 1)
+  methods: [DT, LPDT-M]
+  epsilons: [6]
+  datasets: [abalone]
+  at_least: all
+"#,
+    );
+    assert_eq!(counts(&r[0]), (true, 2, 2, 2));
+    assert!(
+        r[0].details
+            .contains("not defined on concrete (no row of PHIST at ε = 2)"),
+        "{}",
+        r[0].details
+    );
+    assert_eq!(counts(&r[1]), (false, 0, 2, 1));
+    assert!(
+        r[1].details
+            .contains("housing (range 5.00e+0 > 0.5 × SE 5.00e+0"),
+        "{}",
+        r[1].details
+    );
+    assert_eq!(counts(&r[2]), (true, 1, 1, 1));
+    assert_eq!(counts(&r[3]), (false, 0, 1, 1));
+    assert!(
+        r[3].details.contains("range 3.00e+0 > 1 × SE 1.00e+0"),
+        "{}",
+        r[3].details
+    );
+    // A single cell is refused, as is a negative `within`.
+    for bad in [
+        "- {claim: level, methods: [DT], epsilons: [2], at_least: all}",
+        "- {claim: level, methods: [DT, PHIST], epsilons: [2], within: -1, at_least: all}",
+    ] {
+        let claims: Vec<Claim> = serde_yaml::from_str(bad).unwrap();
+        assert!(validate_claims(&claims).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn better_on_curve_claims_read_our_figure_points() {
+    let dir = tempfile::tempdir().unwrap();
+    // Lower is better. Line A beats B at x = 1 and 2 and loses at x = 3 (ε 8); at ε 1 A
+    // loses everywhere; the paper's overlay points (A far worse) are not ours.
+    write(
+        dir.path(),
+        "figures/f-abalone.csv",
+        "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source
+f,abalone,1,A,A,8,1.0,,,4,depth=1,ours
+f,abalone,2,A,A,8,2.0,,,4,depth=1,ours
+f,abalone,3,A,A,8,3.5,,,4,depth=1,ours
+f,abalone,1,B,B,8,1.5,,,4,depth=1,ours
+f,abalone,2,B,B,8,2.5,,,4,depth=1,ours
+f,abalone,3,B,B,8,3.0,,,4,depth=1,ours
+f,abalone,1,A,A,1,9.0,,,4,depth=1,ours
+f,abalone,1,B,B,1,5.0,,,4,depth=1,ours
+f,abalone,2,A,A,8,99,,,,fig.png,paper
+",
+    );
+    let curves = read_curve_points(&dir.path().join("figures")).unwrap();
+    assert_eq!(curves.len(), 8);
+    let c = claims_yaml(
+        r#"
+- {claim: better_on_curve, figure: f, method: A, than: [B], epsilon: 8, at_least: all}
+- {claim: better_on_curve, figure: f, method: A, than: [B], epsilon: 8, x_max: 2, at_least: all}
+- {claim: better_on_curve, figure: f, method: A, than: [B], at_least: all}
+- {claim: better_on_curve, figure: g, method: A, than: [B], at_least: all}
+"#,
+    );
+    let r = evaluate_claims(&c, &selected(), &tests(), &curves, true);
+    assert_eq!(counts(&r[0]), (false, 0, 1, 1));
+    assert!(
+        r[0].details.contains("x = 3 ε 8: A 3.50e+0 vs B 3.00e+0"),
+        "{}",
+        r[0].details
+    );
+    assert_eq!(counts(&r[1]), (true, 1, 1, 1));
+    assert!(
+        r[2].details.contains("x = 1 ε 1: A 9.00e+0 vs B 5.00e+0"),
+        "{}",
+        r[2].details
+    );
+    assert!(!r[2].holds);
+    // No figure g: defined nowhere, so it does not hold.
+    assert_eq!(counts(&r[3]), (false, 0, 0, 0));
+    assert!(
+        r[1].description
+            .starts_with("f: A better than B at ε = 8 at every x ≤ 2"),
+        "{}",
+        r[1].description
+    );
 }

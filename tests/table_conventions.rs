@@ -8,8 +8,8 @@ mod common;
 use assert_cmd::Command;
 use dp_repro::data::Task;
 use dp_repro::report::{render_latex, render_markdown, ColumnGroup, Legend, Row, Table};
-use dp_repro::run::table::{table_rows, Selected, SelectedMap, TableData};
-use dp_repro::spec::raw::{MarkStyle, RowLabels, SummaryRow, TableEntry};
+use dp_repro::run::table::{table_rows, ReportedCells, Selected, SelectedMap, TableData};
+use dp_repro::spec::raw::{MarkStyle, RowLabels, SummaryRow, TableEntry, TableValue};
 use dp_repro::stats::SignificanceRule;
 use std::collections::BTreeMap;
 use std::fs;
@@ -68,6 +68,8 @@ fn entry(rank_ties: &[&str]) -> TableEntry {
         summary_rows: vec![SummaryRow::RankSum, SummaryRow::No1],
         rank_ties: rank_ties.iter().map(|s| s.to_string()).collect(),
         oracle_note: None,
+        value: TableValue::Metric,
+        reported: None,
     }
 }
 
@@ -84,8 +86,72 @@ fn rows_of(t: &TableEntry) -> (Vec<Row>, Vec<Row>) {
             selected: &selected,
             task: Task::Classification,
             significance: Some(SignificanceRule::NotWorseThanBest { alpha: 0.05 }),
+            reported: None,
         },
     )
+}
+
+/// A running-time table (`value: seconds`, LPCT Table 3) shows each selection's mean
+/// seconds, not its metric, with no marks, and prints the paper's value beside ours: by
+/// (data set, method) for every block when the file has no ε, and nothing where the paper
+/// has no value or we have no result.
+#[test]
+fn seconds_table_shows_mean_seconds_beside_the_papers_values() {
+    let mut selected = SelectedMap::new();
+    let secs = |base: f64| -> BTreeMap<usize, f64> {
+        (0..4).map(|r| (r, base * (r + 1) as f64)).collect()
+    };
+    for (d, m, base) in [("A", "M1", 0.01), ("A", "M2", 2.0), ("B", "M1", 0.5)] {
+        selected.insert(
+            (d.to_string(), m.to_string(), "1".to_string()),
+            Selected::new("depth=1", reps(|_| 0.9)).with_seconds(secs(base)),
+        );
+    }
+    selected.insert(
+        ("A".to_string(), "CT-W".to_string(), String::new()),
+        Selected::new("max_depth=2", reps(|_| 0.99)).with_seconds(secs(0.002)),
+    );
+    let mut reported = ReportedCells::new();
+    reported.insert(("A".into(), "M1".into(), None), "3e-2".into());
+    reported.insert(("A".into(), "CT-W".into(), None), "0.003".into());
+    reported.insert(("B".into(), "M2".into(), None), "1e2".into());
+    let mut t = entry(&[]);
+    t.methods = vec!["M1".into(), "M2".into()];
+    t.value = TableValue::Seconds;
+    t.summary_rows.clear();
+    let datasets = vec![
+        ("A".to_string(), "A".to_string()),
+        ("B".to_string(), "B".to_string()),
+    ];
+    let (rows, summary) = table_rows(
+        &t,
+        &TableData {
+            datasets: &datasets,
+            selected: &selected,
+            task: Task::Classification,
+            significance: None,
+            reported: Some(&reported),
+        },
+    );
+    assert!(summary.is_empty());
+    let texts: Vec<Vec<&str>> = rows
+        .iter()
+        .map(|r| r.cells.iter().map(|c| c.text.as_str()).collect())
+        .collect();
+    // Means of base × (1 + 2 + 3 + 4) / 4 = 2.5 × base.
+    assert!((rows[0].cells[0].value.unwrap() - 0.005).abs() < 1e-15);
+    assert_eq!(
+        texts[0],
+        vec!["5.00e-3 (0.003)", "2.50e-2 (3e-2)", "5.00e+0"]
+    );
+    assert_eq!(rows[1].cells[1].value, Some(1.25));
+    assert_eq!(texts[1][1], "1.25e+0");
+    // B × M2 did not run: no value, so the paper's 1e2 is not printed in its place.
+    assert_eq!(rows[1].cells[2].value, None);
+    assert!(rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .all(|c| !c.bold && !c.star && !c.underline));
 }
 
 /// (star, bold) per cell of a row, the CT-W column first.

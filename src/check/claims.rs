@@ -38,6 +38,20 @@
 //!     method: LPDT-M
 //!     at_least: all
 //!     known_failure: "faithful LPDT is unstable at small ε (lpdt.md §12 item 2)"
+//!   - claim: level                   # means indistinguishable: spread ≤ within × SE
+//!     id: C3
+//!     methods: [LPCT(CART)]
+//!     epsilons: [0.5, 2, 8]          # non-private methods use their one row
+//!     datasets: [Anonymity, Rice]    # optional: only these data sets count
+//!     within: 1                      # default 1 standard error
+//!     at_least: all
+//!   - claim: better_on_curve         # a figure's method better at every x (figures/*.csv)
+//!     figure: figure10a
+//!     method: LPCT
+//!     than: [LPDT, PHIST]
+//!     epsilon: 8                     # optional: the curves at this ε
+//!     x_min: 120                     # optional range of x (inclusive)
+//!     at_least: all
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -46,7 +60,7 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{eps_text, CheckError, SelectedRow, TestRow};
+use super::{eps_text, CheckError, CurvePoint, SelectedRow, TestRow};
 use crate::report::format_sci;
 
 /// How many data sets a claim must hold on: an integer k ≥ 1 (YAML `10`) or every data
@@ -219,6 +233,73 @@ pub enum Claim {
         /// How many data sets.
         at_least: AtLeast,
     },
+    /// The means of `methods` at every ε of `epsilons` (a non-private method's one row
+    /// stands for every ε) are level: their range (max − min) is at most `within` times
+    /// the largest standard error (std/√reps) among them, i.e. no two differ by more than
+    /// the noise of one mean (the LPCT paper's "ε-independent" cells, lpct.md §13 claim
+    /// 3). Defined on a data set when every cell has a row (and, with `datasets`, only on
+    /// those data sets).
+    Level {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The methods whose cells are compared (one or more).
+        methods: Vec<String>,
+        /// The ε of the cells (one or more).
+        epsilons: Vec<f64>,
+        /// Only these data sets count; default every data set.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        datasets: Option<Vec<String>>,
+        /// The allowed range in standard errors; default 1, finite and ≥ 0.
+        #[serde(default = "default_within")]
+        within: f64,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+    /// On figure `figure` (our points of `figures/<figure>-<dataset>.csv`), the curve of
+    /// `method` is better than the curve of every method of `than` at every x (within
+    /// `x_min`..=`x_max`) where both have a point at the same ε (a non-private method's
+    /// curve compares at every ε); defined on a data set when the figure has a common x
+    /// there. With `epsilon`, only the curves at that ε. Counts run over the data sets
+    /// of the figure.
+    BetterOnCurve {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The figure's name (`figures:` entry).
+        figure: String,
+        /// The method claimed better (its label).
+        method: String,
+        /// The methods it is compared with.
+        than: Vec<String>,
+        /// Only the curves at this ε.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epsilon: Option<f64>,
+        /// Smallest x compared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x_min: Option<f64>,
+        /// Largest x compared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x_max: Option<f64>,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+}
+
+fn default_within() -> f64 {
+    1.0
 }
 
 impl Claim {
@@ -228,7 +309,9 @@ impl Claim {
             Claim::Better { id, .. }
             | Claim::SignificantlyBetter { id, .. }
             | Claim::BestAmong { id, .. }
-            | Claim::ImprovesWithEpsilon { id, .. } => id.as_deref(),
+            | Claim::ImprovesWithEpsilon { id, .. }
+            | Claim::Level { id, .. }
+            | Claim::BetterOnCurve { id, .. } => id.as_deref(),
         }
     }
 
@@ -238,7 +321,9 @@ impl Claim {
             Claim::Better { text, .. }
             | Claim::SignificantlyBetter { text, .. }
             | Claim::BestAmong { text, .. }
-            | Claim::ImprovesWithEpsilon { text, .. } => text.as_deref(),
+            | Claim::ImprovesWithEpsilon { text, .. }
+            | Claim::Level { text, .. }
+            | Claim::BetterOnCurve { text, .. } => text.as_deref(),
         }
     }
 
@@ -248,7 +333,9 @@ impl Claim {
             Claim::Better { known_failure, .. }
             | Claim::SignificantlyBetter { known_failure, .. }
             | Claim::BestAmong { known_failure, .. }
-            | Claim::ImprovesWithEpsilon { known_failure, .. } => known_failure.as_deref(),
+            | Claim::ImprovesWithEpsilon { known_failure, .. }
+            | Claim::Level { known_failure, .. }
+            | Claim::BetterOnCurve { known_failure, .. } => known_failure.as_deref(),
         }
     }
 
@@ -258,7 +345,9 @@ impl Claim {
             Claim::Better { at_least, .. }
             | Claim::SignificantlyBetter { at_least, .. }
             | Claim::BestAmong { at_least, .. }
-            | Claim::ImprovesWithEpsilon { at_least, .. } => *at_least,
+            | Claim::ImprovesWithEpsilon { at_least, .. }
+            | Claim::Level { at_least, .. }
+            | Claim::BetterOnCurve { at_least, .. } => *at_least,
         }
     }
 
@@ -299,6 +388,43 @@ impl Claim {
             ),
             Claim::ImprovesWithEpsilon { method, .. } => {
                 format!("{method} improves at every step up of ε {on}")
+            }
+            Claim::Level {
+                methods,
+                epsilons,
+                within,
+                ..
+            } => format!(
+                "{} level (range ≤ {within} standard errors) over ε ∈ {{{}}} {on}",
+                methods.join(", "),
+                epsilons
+                    .iter()
+                    .map(|e| eps_text(*e))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Claim::BetterOnCurve {
+                figure,
+                method: line,
+                than,
+                epsilon,
+                x_min,
+                x_max,
+                ..
+            } => {
+                let at = epsilon
+                    .map(|e| format!(" at ε = {}", eps_text(e)))
+                    .unwrap_or_default();
+                let range = match (x_min, x_max) {
+                    (None, None) => "every x".to_string(),
+                    (Some(a), None) => format!("every x ≥ {a}"),
+                    (None, Some(b)) => format!("every x ≤ {b}"),
+                    (Some(a), Some(b)) => format!("every x in [{a}, {b}]"),
+                };
+                format!(
+                    "{figure}: {line} better than {}{at} at {range} {on}",
+                    than.join(", ")
+                )
             }
         }
     }
@@ -414,6 +540,61 @@ impl Claim {
                     return Err(err("method", "is empty; give a method label".into()));
                 }
             }
+            Claim::Level {
+                methods,
+                epsilons,
+                within,
+                ..
+            } => {
+                if methods.is_empty() || methods.iter().any(|m| m.trim().is_empty()) {
+                    return Err(err("methods", "give one or more method labels".into()));
+                }
+                if epsilons.is_empty() {
+                    return Err(err("epsilons", "give one or more ε".into()));
+                }
+                for e in epsilons {
+                    eps(*e)?;
+                }
+                if !(within.is_finite() && *within >= 0.0) {
+                    return Err(err("within", format!("{within} is not a number ≥ 0")));
+                }
+                if methods.len() * epsilons.len() < 2 {
+                    return Err(err(
+                        "epsilons",
+                        "one method at one ε is one cell; give two or more cells to compare".into(),
+                    ));
+                }
+            }
+            Claim::BetterOnCurve {
+                figure,
+                method,
+                than,
+                epsilon,
+                x_min,
+                x_max,
+                ..
+            } => {
+                if figure.trim().is_empty() {
+                    return Err(err("figure", "is empty; give a figure name".into()));
+                }
+                if method.trim().is_empty() {
+                    return Err(err("method", "is empty; give a method label".into()));
+                }
+                if than.is_empty() || than.iter().any(|m| m.trim().is_empty() || m == method) {
+                    return Err(err(
+                        "than",
+                        "give one or more method labels other than `method`".into(),
+                    ));
+                }
+                if let Some(e) = epsilon {
+                    eps(*e)?;
+                }
+                if let (Some(a), Some(b)) = (x_min, x_max) {
+                    if a > b {
+                        return Err(err("x_min", format!("{a} is above x_max {b}")));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -523,20 +704,34 @@ pub fn evaluate_claims(
     claims: &[Claim],
     selected: &[SelectedRow],
     tests: &[TestRow],
+    curves: &[CurvePoint],
     lower_is_better: bool,
 ) -> Vec<ClaimCheck> {
     let index = Index::new(selected);
+    let data = Data {
+        index: &index,
+        tests,
+        curves,
+    };
     claims
         .iter()
         .enumerate()
-        .map(|(i, c)| evaluate(c, i, &index, tests, lower_is_better))
+        .map(|(i, c)| evaluate(c, i, &data, lower_is_better))
         .collect()
+}
+
+/// What claims are evaluated on.
+struct Data<'a> {
+    index: &'a Index<'a>,
+    tests: &'a [TestRow],
+    curves: &'a [CurvePoint],
 }
 
 /// Per data set: `Some(Ok(()))` holds, `Some(Err(why))` fails, `None` undefined (why).
 type Outcome = Result<(), String>;
 
-fn evaluate(claim: &Claim, i: usize, index: &Index, tests: &[TestRow], lower: bool) -> ClaimCheck {
+fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
+    let index = data.index;
     let description = claim.describe();
     let label = claim
         .id()
@@ -560,7 +755,7 @@ fn evaluate(claim: &Claim, i: usize, index: &Index, tests: &[TestRow], lower: bo
     let mut per: Vec<(&str, Outcome)> = Vec::new();
     let mut undefined: Vec<String> = Vec::new();
     for &d in &index.datasets {
-        match outcome(claim, d, index, tests, lower) {
+        match outcome(claim, d, data, lower) {
             Ok(o) => per.push((d, o)),
             Err(why) => undefined.push(format!("{d} ({why})")),
         }
@@ -595,13 +790,8 @@ fn evaluate(claim: &Claim, i: usize, index: &Index, tests: &[TestRow], lower: bo
 }
 
 /// Outcome of `claim` on data set `d`: `Ok(outcome)` when defined, `Err(why)` when not.
-fn outcome(
-    claim: &Claim,
-    d: &str,
-    index: &Index,
-    tests: &[TestRow],
-    lower: bool,
-) -> Result<Outcome, String> {
+fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, String> {
+    let (index, tests) = (data.index, data.tests);
     let sci = format_sci;
     match claim {
         Claim::Better {
@@ -727,6 +917,113 @@ fn outcome(
                 Ok(())
             } else {
                 Err(steps.join("; "))
+            })
+        }
+        Claim::Level {
+            methods,
+            epsilons,
+            datasets,
+            within,
+            ..
+        } => {
+            if datasets
+                .as_ref()
+                .is_some_and(|ds| !ds.iter().any(|x| x == d))
+            {
+                return Err("not among the claim's data sets".to_string());
+            }
+            let mut cells = Vec::new();
+            for m in methods {
+                for &e in epsilons {
+                    let row = index
+                        .at(d, m, Some(e))
+                        .ok_or_else(|| format!("no row of {m} at ε = {}", eps_text(e)))?;
+                    cells.push((m.as_str(), e, row));
+                }
+            }
+            let key = |r: &&SelectedRow| r.mean;
+            let (lo, hi) = cells
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| {
+                    (a.min(key(&c.2)), b.max(key(&c.2)))
+                });
+            let se = cells.iter().map(|c| c.2.std_error()).fold(0.0f64, f64::max);
+            Ok(if hi - lo <= within * se {
+                Ok(())
+            } else {
+                let listed: Vec<String> = cells
+                    .iter()
+                    .map(|(m, e, r)| format!("{m} ε {} {}", eps_text(*e), sci(r.mean)))
+                    .collect();
+                Err(format!(
+                    "range {} > {within} × SE {}: {}",
+                    sci(hi - lo),
+                    sci(se),
+                    listed.join(", ")
+                ))
+            })
+        }
+        Claim::BetterOnCurve {
+            figure,
+            method,
+            than,
+            epsilon,
+            x_min,
+            x_max,
+            ..
+        } => {
+            let points: Vec<&CurvePoint> = data
+                .curves
+                .iter()
+                .filter(|p| {
+                    p.figure == *figure
+                        && p.dataset == d
+                        && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
+                        && x_min.is_none_or(|a| p.x >= a)
+                        && x_max.is_none_or(|b| p.x <= b)
+                })
+                .collect();
+            if points.is_empty() {
+                return Err(format!("no point of figure {figure}"));
+            }
+            // The other method's point at the same x and ε (its non-private curve at any ε).
+            let at = |m: &str, x: f64, e: Option<f64>| {
+                points
+                    .iter()
+                    .find(|p| p.method == m && p.x == x && (p.epsilon == e || p.epsilon.is_none()))
+                    .map(|p| p.mean)
+            };
+            let mut compared = 0;
+            let mut fails = Vec::new();
+            for p in points.iter().filter(|p| p.method == *method) {
+                for other in than {
+                    if let Some(o) = at(other, p.x, p.epsilon) {
+                        compared += 1;
+                        if !is_better(p.mean, o, lower) {
+                            let e = p
+                                .epsilon
+                                .map(|e| format!(" ε {}", eps_text(e)))
+                                .unwrap_or_default();
+                            fails.push(format!(
+                                "x = {}{e}: {method} {} vs {other} {}",
+                                p.x,
+                                sci(p.mean),
+                                sci(o)
+                            ));
+                        }
+                    }
+                }
+            }
+            if compared == 0 {
+                return Err(format!(
+                    "{method} and {} share no x in figure {figure}",
+                    than.join(", ")
+                ));
+            }
+            Ok(if fails.is_empty() {
+                Ok(())
+            } else {
+                Err(fails.join("; "))
             })
         }
     }

@@ -32,6 +32,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
+
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use render::{quiet_lines, render_check};
 pub use reported::{
@@ -363,6 +364,68 @@ pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, CheckError> {
             reps: t.usize(line, r, "reps")?,
             params: t.get(r, "params").to_string(),
         });
+    }
+    Ok(out)
+}
+
+/// One point of one of our figure curves (a row of `figures/<figure>-<dataset>.csv` with
+/// `source` = `ours`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePoint {
+    /// The figure's name.
+    pub figure: String,
+    /// Data set name.
+    pub dataset: String,
+    /// Position on the x axis.
+    pub x: f64,
+    /// The line's legend label.
+    pub line: String,
+    /// The method label the line draws.
+    pub method: String,
+    /// ε of the point; `None` for a non-private method.
+    pub epsilon: Option<f64>,
+    /// Mean test metric over repetitions.
+    pub mean: f64,
+}
+
+/// Reads our points of every figure CSV in `dir` (a results folder's `figures/`; columns
+/// of [`crate::report::figure::FIGURE_CSV_HEADER`]); the paper's overlay points
+/// (`source` = `paper`) are skipped. A missing folder reads as no points.
+///
+/// # Errors
+/// As [`read_selected`], for each file.
+pub fn read_curve_points(dir: &Path) -> Result<Vec<CurvePoint>, CheckError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let t = CsvTable::read(
+            &f,
+            &[
+                "figure", "dataset", "x", "line", "epsilon", "mean", "source",
+            ],
+        )?;
+        for (line, r) in &t.records {
+            let line = *line;
+            if t.get(r, "source") != "ours" {
+                continue;
+            }
+            out.push(CurvePoint {
+                figure: t.text(line, r, "figure")?,
+                dataset: t.text(line, r, "dataset")?,
+                x: t.f64(line, r, "x")?,
+                line: t.text(line, r, "line")?,
+                method: t.text(line, r, "method")?,
+                epsilon: t.epsilon(line, r, "epsilon")?,
+                mean: t.f64(line, r, "mean")?,
+            });
+        }
     }
     Ok(out)
 }

@@ -825,6 +825,9 @@ fn run_structural_point(
     let Some(prepared) = prepare(data)? else {
         return Ok(Vec::new());
     };
+    // The fit on this repetition's data alone: what one fit of any of these rows costs
+    // (the folds' and validation fits below serve selection, not the reported model).
+    let fit_secs = start.elapsed().as_secs_f64();
     // The honest selection modes fit the same grid point on other users: the folds of
     // cv, the training users of private_validation.
     let fold_fits = tuning
@@ -836,13 +839,11 @@ fn run_structural_point(
         Some((d, _)) => prepare(d)?,
         None => None,
     };
-    let prepare_secs = start.elapsed().as_secs_f64();
     let epsilons: Vec<Option<f64>> = if m.method.private() {
         exp.epsilons.iter().map(|&e| Some(e)).collect()
     } else {
         vec![None]
     };
-    let n_rows = (m.mechanism.len() * epsilons.len()) as f64;
     let task = data.test.task;
     let metric = task.metric_name();
     let grid_size = (m.structural.len() * m.mechanism.len()) as f64;
@@ -880,7 +881,7 @@ fn run_structural_point(
                     repetition: rep,
                     metric,
                     value,
-                    seconds: t0.elapsed().as_secs_f64() + prepare_secs / n_rows,
+                    seconds: fit_secs + t0.elapsed().as_secs_f64(),
                 })
             };
             push(metric.to_string(), task.score(&data.test.y, &pred));

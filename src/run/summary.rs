@@ -88,8 +88,21 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         .map(|d| d.task.metric_name())
         .unwrap_or("mse");
     let mut by_metric: HashMap<String, HashMap<GroupKey, BTreeMap<usize, f64>>> = HashMap::new();
+    // Seconds of one fit + predict per grid point and repetition (the test metric's rows).
+    let mut seconds: HashMap<GroupKey, BTreeMap<usize, f64>> = HashMap::new();
     for r in &runs {
         let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
+        if r.metric == metric {
+            seconds
+                .entry((
+                    r.dataset.clone(),
+                    r.method.clone(),
+                    eps.clone(),
+                    r.params.clone(),
+                ))
+                .or_default()
+                .insert(r.repetition, r.seconds);
+        }
         by_metric
             .entry(r.metric.clone())
             .or_default()
@@ -155,20 +168,20 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             format!("-{}", mode.name())
         };
         let (selected, selected_order) = match mode {
-            Selection::BestMean => select_best_mean(&keys, groups, lower),
+            Selection::BestMean => select_best_mean(&keys, groups, &seconds, lower),
             Selection::Cv => {
-                select_per_repetition(&keys, groups, of(&format!("cv_{metric}")), lower)
+                select_per_repetition(&keys, groups, of(&format!("cv_{metric}")), &seconds, lower)
             }
             Selection::PrivateValidation => {
                 let values = of(&format!("pv_{metric}"));
-                select_per_repetition(&sorted(values), values, of("pv_score"), true)
+                select_per_repetition(&sorted(values), values, of("pv_score"), &seconds, true)
             }
         };
         write_selection(exp, out, &suffix, &selected, &selected_order, lower)?;
         files.push(out.join(format!("selected{suffix}.csv")));
         files.push(out.join(format!("tests{suffix}.csv")));
         for t in &exp.spec.tables {
-            let table = build_table(exp, t, &selected, *mode);
+            let table = build_table(exp, t, &selected, *mode)?;
             let name = format!("{}{suffix}", t.name);
             let md = render_markdown(&table).map_err(|e| format!("table {name}: {e}"))?;
             let tex = render_latex(&table).map_err(|e| format!("table {name}: {e}"))?;
@@ -204,6 +217,7 @@ type Selections = (SelectedMap, Vec<(String, String, String)>);
 fn select_best_mean(
     keys: &[GroupKey],
     groups: &HashMap<GroupKey, BTreeMap<usize, f64>>,
+    seconds: &HashMap<GroupKey, BTreeMap<usize, f64>>,
     lower: bool,
 ) -> Selections {
     let mut selected: SelectedMap = BTreeMap::new();
@@ -234,6 +248,7 @@ fn select_best_mean(
                     params: k.3.clone(),
                     summary: s,
                     values: values.clone(),
+                    seconds: seconds.get(k).cloned().unwrap_or_default(),
                 },
             );
         }
@@ -249,11 +264,12 @@ fn select_per_repetition(
     keys: &[GroupKey],
     values: &HashMap<GroupKey, BTreeMap<usize, f64>>,
     scores: &HashMap<GroupKey, BTreeMap<usize, f64>>,
+    seconds: &HashMap<GroupKey, BTreeMap<usize, f64>>,
     lower: bool,
 ) -> Selections {
-    // (data set, method, ε) → repetition → (score, grid point, value)
-    let mut best: BTreeMap<(String, String, String), BTreeMap<usize, (f64, String, f64)>> =
-        BTreeMap::new();
+    // (data set, method, ε) → repetition → (score, grid point, value, seconds)
+    type Choice = (f64, String, f64, Option<f64>);
+    let mut best: BTreeMap<(String, String, String), BTreeMap<usize, Choice>> = BTreeMap::new();
     let mut order = Vec::new();
     for k in keys {
         let (Some(vals), Some(sc)) = (values.get(k), scores.get(k)) else {
@@ -270,7 +286,7 @@ fn select_per_repetition(
             };
             let better = match per_rep.get(rep) {
                 None => true,
-                Some((cur, _, _)) => {
+                Some((cur, _, _, _)) => {
                     if lower {
                         score < *cur
                     } else {
@@ -279,7 +295,8 @@ fn select_per_repetition(
                 }
             };
             if better {
-                per_rep.insert(*rep, (score, k.3.clone(), value));
+                let secs = seconds.get(k).and_then(|s| s.get(rep)).copied();
+                per_rep.insert(*rep, (score, k.3.clone(), value, secs));
             }
         }
     }
@@ -287,7 +304,7 @@ fn select_per_repetition(
         .into_iter()
         .map(|(key, per_rep)| {
             let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for (_, p, _) in per_rep.values() {
+            for (_, p, _, _) in per_rep.values() {
                 *counts.entry(p.as_str()).or_default() += 1;
             }
             let (modal, count) = counts
@@ -296,7 +313,11 @@ fn select_per_repetition(
                 .map(|(p, c)| (p.to_string(), *c))
                 .unwrap_or_default();
             let values: BTreeMap<usize, f64> =
-                per_rep.iter().map(|(r, (_, _, v))| (*r, *v)).collect();
+                per_rep.iter().map(|(r, (_, _, v, _))| (*r, *v)).collect();
+            let seconds: BTreeMap<usize, f64> = per_rep
+                .iter()
+                .filter_map(|(r, (_, _, _, s))| s.map(|s| (*r, s)))
+                .collect();
             let summary = summarize(&values.values().cloned().collect::<Vec<_>>());
             let params = format!(
                 "{modal} (chosen in {count} of {} repetitions)",
@@ -308,6 +329,7 @@ fn select_per_repetition(
                     params,
                     summary,
                     values,
+                    seconds,
                 },
             )
         })

@@ -12,7 +12,7 @@
 use super::seeds::epsilon_text;
 use crate::data::Task;
 use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
-use crate::spec::raw::{MarkStyle, RowLabels, Selection, SummaryRow, TableEntry};
+use crate::spec::raw::{MarkStyle, RowLabels, Selection, SummaryRow, TableEntry, TableValue};
 use crate::spec::Experiment;
 use crate::stats::{
     first_place_counts, rank_marks, rank_sums, significance_marks, summarize, ties_for_best,
@@ -30,6 +30,9 @@ pub struct Selected {
     pub summary: Summary,
     /// Repetition → test metric of the selected grid point (MSE or accuracy).
     pub values: BTreeMap<usize, f64>,
+    /// Repetition → seconds of one fit + predict of the grid point that gave that
+    /// repetition's value (runs.csv `seconds`); empty when not known.
+    pub seconds: BTreeMap<usize, f64>,
 }
 
 impl Selected {
@@ -39,7 +42,14 @@ impl Selected {
             params: params.into(),
             summary: summarize(&values.values().copied().collect::<Vec<_>>()),
             values,
+            seconds: BTreeMap::new(),
         }
+    }
+
+    /// The same selection with the seconds of every repetition.
+    pub fn with_seconds(mut self, seconds: BTreeMap<usize, f64>) -> Selected {
+        self.seconds = seconds;
+        self
     }
 }
 
@@ -61,6 +71,76 @@ pub struct TableData<'a> {
     /// The spec's `significance` rule: the `*` of `bold_best`; for `star_best`, the level
     /// of its `not_worse_than_best` bold (absent: [`DEFAULT_ALPHA`]).
     pub significance: Option<SignificanceRule>,
+    /// The paper's values to print beside ours (the table's `reported:` file), as
+    /// [`read_reported`] returns them.
+    pub reported: Option<&'a ReportedCells>,
+}
+
+/// The paper's printed values by (data set, method, ε text — `None` when the file has no
+/// `epsilon` column, i.e. the value holds for every block), as the file writes them.
+pub type ReportedCells = BTreeMap<(String, String, Option<String>), String>;
+
+/// Reads a table's `reported:` file: columns `dataset`, `method`, `column` and optionally
+/// `epsilon` (written as [`epsilon_text`] writes ε; an empty cell means non-private).
+/// Rows with an empty value (the paper prints "−") are left out.
+///
+/// # Errors
+/// A message naming the file and, for a missing column, the columns it has.
+pub fn read_reported(path: &std::path::Path, column: &str) -> Result<ReportedCells, String> {
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let headers = rdr
+        .headers()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .clone();
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(d), Some(m), Some(v)) = (col("dataset"), col("method"), col(column)) else {
+        return Err(format!(
+            "{}: needs the columns dataset, method and {column}; it has {}",
+            path.display(),
+            headers.iter().collect::<Vec<_>>().join(", ")
+        ));
+    };
+    let e = col("epsilon");
+    let mut cells = ReportedCells::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
+        let value = rec.get(v).unwrap_or("").trim();
+        if value.is_empty() {
+            continue;
+        }
+        let eps = match e.map(|e| rec.get(e).unwrap_or("").trim()) {
+            None => None,
+            Some("") => Some(String::new()),
+            Some(t) => Some(t.parse::<f64>().map(epsilon_text).map_err(|_| {
+                format!(
+                    "{}: line {}: epsilon {t:?} is not a number",
+                    path.display(),
+                    i + 2
+                )
+            })?),
+        };
+        cells.insert(
+            (rec[d].trim().to_string(), rec[m].trim().to_string(), eps),
+            value.to_string(),
+        );
+    }
+    Ok(cells)
+}
+
+/// `cell`'s text followed by the paper's value in parentheses, when the paper has one
+/// for (data set, method, ε text) and we have a value.
+fn with_reported(mut cell: Cell, data: &TableData, dataset: &str, method: &str, eps: &str) -> Cell {
+    let Some(cells) = data.reported else {
+        return cell;
+    };
+    let key = |e: Option<String>| (dataset.to_string(), method.to_string(), e);
+    let paper = cells
+        .get(&key(Some(eps.to_string())))
+        .or_else(|| cells.get(&key(None)));
+    if let (Some(p), Some(_)) = (paper, cell.value) {
+        cell.text = format!("{} ({p})", cell.text);
+    }
+    cell
 }
 
 /// The rule that bolds cells under `star_best`: not worse than the best, at the level of
@@ -99,7 +179,21 @@ fn bold_rule(significance: Option<SignificanceRule>) -> SignificanceRule {
 /// `*` on the highest count.
 pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     let lower = data.task.lower_is_better();
-    let format = number_format(data.task);
+    let seconds = t.value == TableValue::Seconds;
+    let format = if seconds {
+        NumberFormat::Sci
+    } else {
+        number_format(data.task)
+    };
+    // The shown value of a selection: its mean metric, or its mean seconds.
+    let shown = |s: &Selected| {
+        if seconds {
+            (!s.seconds.is_empty())
+                .then(|| summarize(&s.seconds.values().copied().collect::<Vec<_>>()).mean)
+        } else {
+            Some(s.summary.mean)
+        }
+    };
     let bold = bold_rule(data.significance);
     let stars_rule = data.significance.unwrap_or(SignificanceRule::None);
     // Per ε block: the means (rows = data sets) and whether each cell is starred or bold.
@@ -112,8 +206,8 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
             let v = data
                 .selected
                 .get(&(name.clone(), m.clone(), String::new()))
-                .map(|s| s.summary.mean);
-            cells.push(Cell::new(v, format));
+                .and_then(shown);
+            cells.push(with_reported(Cell::new(v, format), data, name, m, ""));
         }
         for (b, e) in t.epsilons.iter().enumerate() {
             let et = epsilon_text(*e);
@@ -128,7 +222,7 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
                         .or_else(|| data.selected.get(&(name.clone(), m.clone(), String::new())))
                 })
                 .collect();
-            let means: Vec<Option<f64>> = sel.iter().map(|s| s.map(|s| s.summary.mean)).collect();
+            let means: Vec<Option<f64>> = sel.iter().map(|s| s.and_then(shown)).collect();
             // Pair on the repetitions every run method has.
             let common: Vec<usize> = sel
                 .iter()
@@ -141,6 +235,8 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
                 .map(|s| s.map(|s| common.iter().map(|r| s.values[r]).collect()))
                 .collect();
             let block: Vec<Cell> = match t.marks {
+                // Running times are shown, not ranked.
+                _ if seconds => means.iter().map(|v| Cell::new(*v, format)).collect(),
                 MarkStyle::BoldBest => {
                     let (best, second) = rank_marks(&means, lower);
                     let stars = significance_marks(&values, lower, &stars_rule);
@@ -174,7 +270,12 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
             };
             block_marked[b].push(block.iter().map(|c| c.star || c.bold).collect());
             block_means[b].push(means);
-            cells.extend(block);
+            cells.extend(
+                block
+                    .into_iter()
+                    .zip(&t.methods)
+                    .map(|(c, m)| with_reported(c, data, name, m, &et)),
+            );
         }
         rows.push(Row {
             label: label.clone(),
@@ -298,12 +399,15 @@ fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
 /// Table `t` of the experiment under selection `mode`: [`table_rows`], then the notes
 /// (what the numbers are and how grid points were selected, the marks, the summary rows,
 /// privacy, methods not run) and the caption (the spec's, with the selection appended).
+///
+/// # Errors
+/// A message naming the table's `reported:` file when it cannot be read.
 pub fn build_table(
     exp: &Experiment,
     t: &TableEntry,
     selected: &SelectedMap,
     mode: Selection,
-) -> Table {
+) -> Result<Table, String> {
     let task = exp
         .datasets
         .first()
@@ -322,6 +426,16 @@ pub fn build_table(
             (d.name.clone(), label)
         })
         .collect();
+    let reported = match &t.reported {
+        Some(r) => {
+            let dir = exp.path.parent().unwrap_or(std::path::Path::new(""));
+            Some(
+                read_reported(&dir.join(&r.file), &r.column)
+                    .map_err(|e| format!("table {}: reported: {e}", t.name))?,
+            )
+        }
+        None => None,
+    };
     let (rows, summary_rows) = table_rows(
         t,
         &TableData {
@@ -329,6 +443,7 @@ pub fn build_table(
             selected,
             task,
             significance: exp.spec.significance,
+            reported: reported.as_ref(),
         },
     );
     let mut groups = Vec::new();
@@ -359,9 +474,18 @@ pub fn build_table(
         Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
         Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
     };
-    let mut notes = vec![format!("Mean test {metric} over {reps} repetitions. {how}")];
+    let what = match t.value {
+        TableValue::Metric => format!("Mean test {metric} over {reps} repetitions."),
+        TableValue::Seconds => format!("Mean wall-clock seconds of one fit + predict of the selected grid point over {reps} repetitions, on this machine: the fit on the private training data (the partition grown on public data, the users' releases, the estimator) and the prediction of the test set; the time to load and split the data is not counted (LPCT paper Table 3, method card lpct.md §10.8)."),
+    };
+    let mut notes = vec![format!("{what} {how}")];
+    if let Some(r) = &t.reported {
+        let label = r.label.as_deref().unwrap_or("the paper's value");
+        notes.push(format!("In parentheses: {label}, as printed."));
+    }
     let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
     let marks_note = match t.marks {
+        _ if t.value == TableValue::Seconds => String::new(),
         MarkStyle::BoldBest => rule_note(&rule, lower),
         MarkStyle::StarBest => star_best_note(t, &rule, metric, lower),
     };
@@ -396,7 +520,7 @@ pub fn build_table(
         }
     };
     let caption = format!("{base} Selection: {selection}.");
-    Table {
+    Ok(Table {
         name: t.name.clone(),
         caption,
         row_header: "Data".into(),
@@ -408,5 +532,5 @@ pub fn build_table(
             MarkStyle::BoldBest => Legend::BoldBestUnderlineSecond,
             MarkStyle::StarBest => Legend::InNotes,
         },
-    }
+    })
 }

@@ -648,6 +648,54 @@ pub struct TableEntry {
     /// does (the LPDT paper, §4, states 5-fold cross-validation)`; no final period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oracle_note: Option<String>,
+    /// What the cells show: `metric` (default; the mean test metric of the selected grid
+    /// point) or `seconds` (the mean wall time of one fit + predict of the selected grid
+    /// point, runs.csv `seconds`; LPCT Table 3, lpct.md §10.8). A `seconds` table has no
+    /// marks and no summary rows.
+    #[serde(default, skip_serializing_if = "TableValue::is_default")]
+    pub value: TableValue,
+    /// The paper's values printed beside ours in every cell, `ours (paper)`, from a CSV
+    /// file with columns `dataset`, `method`, the value `column` and optionally `epsilon`
+    /// (without it a value applies to every ε block). Data sets are matched by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported: Option<TableReported>,
+}
+
+/// What a table's cells show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableValue {
+    /// The mean test metric (MSE or accuracy) of the selected grid point.
+    #[default]
+    Metric,
+    /// The mean seconds of one fit + predict of the selected grid point.
+    Seconds,
+}
+
+impl TableValue {
+    /// Whether this is the default (`metric`), which a resolved spec leaves out.
+    pub fn is_default(&self) -> bool {
+        *self == TableValue::default()
+    }
+}
+
+/// A table's `reported:` field: the paper's values to print beside ours.
+///
+/// ```yaml
+/// reported: {file: ../reported/lpct_table3_time.csv, column: seconds}
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableReported {
+    /// The CSV file, relative to the spec's folder (a run copies it into the results
+    /// folder's `reported/`).
+    pub file: std::path::PathBuf,
+    /// The column holding the paper's values.
+    pub column: String,
+    /// What the note calls the values, e.g. `the paper's seconds (72-core Xeon 2.6 GHz)`;
+    /// default `the paper's value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// How the cells of a table's ε blocks are marked (among the `methods` of a block; the

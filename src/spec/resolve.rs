@@ -4,7 +4,7 @@
 //!
 //! A resolved spec is the spec's YAML with every file it references made independent of
 //! where the spec lay: `reported:` and `claims:` sections given as file paths are inlined;
-//! the reported CSV files (and the CSV of a figure's `reported` overlay) are copied into
+//! the reported CSV files (and the CSV of a figure's or a table's `reported`) are copied into
 //! the folder's `reported/` and named relative to it; inline data paths and the golden file become absolute paths; the manifests of the
 //! spec's data sets are written into the folder's `datasets/` (they are searched there
 //! first). Comments are dropped; the original text is kept beside it as
@@ -89,21 +89,24 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
             }
             *section = inline;
         }
-        // Figures' overlays of digitized paper curves: copied like reported files.
-        if let Some(Value::Sequence(figures)) = top.get_mut("figures") {
-            for f in figures.iter_mut() {
-                if let Some(Value::Mapping(overlay)) = f.get_mut("reported") {
-                    if let Some(Value::String(s)) = overlay.get_mut("file") {
-                        let src = spec_dir.join(&*s);
-                        let dest = match copies.iter().find(|(from, _)| *from == src) {
-                            Some((_, dest)) => dest.clone(),
-                            None => {
-                                let dest = unique_destination(&copies, &src);
-                                copies.push((src, dest.clone()));
-                                dest
-                            }
-                        };
-                        *s = dest.to_string_lossy().into_owned();
+        // Figures' overlays of digitized paper curves and the paper's values printed
+        // beside a table's: copied like reported files.
+        for list in ["figures", "tables"] {
+            if let Some(Value::Sequence(entries)) = top.get_mut(list) {
+                for f in entries.iter_mut() {
+                    if let Some(Value::Mapping(overlay)) = f.get_mut("reported") {
+                        if let Some(Value::String(s)) = overlay.get_mut("file") {
+                            let src = spec_dir.join(&*s);
+                            let dest = match copies.iter().find(|(from, _)| *from == src) {
+                                Some((_, dest)) => dest.clone(),
+                                None => {
+                                    let dest = unique_destination(&copies, &src);
+                                    copies.push((src, dest.clone()));
+                                    dest
+                                }
+                            };
+                            *s = dest.to_string_lossy().into_owned();
+                        }
                     }
                 }
             }

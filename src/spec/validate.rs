@@ -4,7 +4,7 @@
 
 use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, Scaling, Section, Selection, SkipEntry, Spec,
-    SummaryRow, SyntheticKind, TableEntry,
+    SummaryRow, SyntheticKind, TableEntry, TableValue,
 };
 use super::SpecError;
 use crate::data::{
@@ -1168,6 +1168,18 @@ fn check_table_conventions(
                 ),
             ));
         }
+    }
+    if t.value == TableValue::Seconds && !t.summary_rows.is_empty() {
+        return Err(invalid(
+            path,
+            format!("tables[{i}].summary_rows"),
+            "a table of running times (`value: seconds`) has no rank sums or first places; drop summary_rows",
+        ));
+    }
+    if let Some(r) = &t.reported {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        crate::run::table::read_reported(&dir.join(&r.file), &r.column)
+            .map_err(|e| invalid(path, format!("tables[{i}].reported"), e))?;
     }
     if let Some(note) = &t.oracle_note {
         let field = format!("tables[{i}].oracle_note");
