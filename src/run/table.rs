@@ -481,7 +481,7 @@ pub fn build_table(
     let mut notes = vec![format!("{what} {how}")];
     if let Some(r) = &t.reported {
         let label = r.label.as_deref().unwrap_or("the paper's value");
-        notes.push(format!("In parentheses: {label}, as printed."));
+        notes.push(format!("In parentheses: {label}."));
     }
     let rule = exp.spec.significance.unwrap_or(SignificanceRule::None);
     let marks_note = match t.marks {
