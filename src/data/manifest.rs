@@ -63,9 +63,29 @@ pub struct Manifest {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub paper: Vec<PaperRef>,
+    /// The features ranked from most to least sensitive, as 0-based feature indices (the
+    /// columns other than the label in file order; with `encode`, the encoded columns): a
+    /// permutation of 0..n_features. Semi-feature LDP reads it (HistOfTree paper §5.2;
+    /// method card histoftree.md §1, §10): the aligned privacy mask makes the first d_P
+    /// features of the ranking private, the personalized mask protects the feature of rank
+    /// j with a probability that decreases in j. Absent: column order (the card's default;
+    /// the paper ranks features subjectively and does not publish its rankings). See
+    /// [`Manifest::sensitivity_ranking`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<Vec<usize>>,
     /// Free-text provenance and any mismatch between the file and the paper's n or d.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+impl Manifest {
+    /// The features from most to least sensitive (length `n_features`, a permutation of
+    /// 0..n_features): the declared `sensitivity`, else column order 0, 1, …, d − 1.
+    pub fn sensitivity_ranking(&self) -> Vec<usize> {
+        self.sensitivity
+            .clone()
+            .unwrap_or_else(|| (0..self.n_features).collect())
+    }
 }
 
 /// Provenance of a data file: a public repository at a fixed commit.
@@ -147,7 +167,8 @@ fn strip_location(msg: &str) -> String {
 }
 
 /// Checks the values of a parsed manifest (`name` and `file` non-empty, `sha256` 64
-/// lowercase hex digits, label column within the columns).
+/// lowercase hex digits, label column within the columns, `sensitivity` a permutation of
+/// the feature indices).
 fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
     let field = |field: &str, message: String| DataError::ManifestField {
         path: path.to_path_buf(),
@@ -197,6 +218,30 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
                 m.source.path
             ),
         ));
+    }
+    if let Some(ranking) = &m.sensitivity {
+        let d = m.n_features;
+        let mut seen = vec![false; d];
+        for &j in ranking {
+            if j >= d {
+                return Err(field(
+                    "sensitivity",
+                    format!("feature index {j} is out of range: with n_features = {d} the features are 0..={} (0-based, label excluded)", d.saturating_sub(1)),
+                ));
+            }
+            if std::mem::replace(&mut seen[j], true) {
+                return Err(field(
+                    "sensitivity",
+                    format!("feature index {j} is listed twice: the ranking must list every feature 0..{d} once, most sensitive first"),
+                ));
+            }
+        }
+        if ranking.len() != d {
+            return Err(field(
+                "sensitivity",
+                format!("lists {} features but n_features = {d}: the ranking must list every feature 0..{d} once, most sensitive first", ranking.len()),
+            ));
+        }
     }
     // With `encode`, n_features is the encoded d and says nothing of the file's width
     // (the encoding checks its columns when the file is loaded).
