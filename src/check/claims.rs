@@ -393,16 +393,23 @@ impl Claim {
                 methods,
                 epsilons,
                 within,
+                datasets,
                 ..
-            } => format!(
-                "{} level (range ≤ {within} standard errors) over ε ∈ {{{}}} {on}",
-                methods.join(", "),
-                epsilons
-                    .iter()
-                    .map(|e| eps_text(*e))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            } => {
+                let of = datasets
+                    .as_ref()
+                    .map(|ds| format!(" of {}", ds.join(", ")))
+                    .unwrap_or_default();
+                format!(
+                    "{} level (range ≤ {within} standard errors) over ε ∈ {{{}}} {on}{of}",
+                    methods.join(", "),
+                    epsilons
+                        .iter()
+                        .map(|e| eps_text(*e))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
             Claim::BetterOnCurve {
                 figure,
                 method: line,
@@ -755,6 +762,9 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
     let mut per: Vec<(&str, Outcome)> = Vec::new();
     let mut undefined: Vec<String> = Vec::new();
     for &d in &index.datasets {
+        if !applies_to(claim, d, data) {
+            continue;
+        }
         match outcome(claim, d, data, lower) {
             Ok(o) => per.push((d, o)),
             Err(why) => undefined.push(format!("{d} ({why})")),
@@ -787,6 +797,29 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
     }
     out.details = parts.join("; ");
     out
+}
+
+/// Whether data set `d` is one the claim speaks of at all (left out of the report
+/// otherwise): a `level` claim's `datasets`, a `better_on_curve` claim's figure's data sets
+/// (with points in its x range).
+fn applies_to(claim: &Claim, d: &str, data: &Data) -> bool {
+    match claim {
+        Claim::Level {
+            datasets: Some(ds), ..
+        } => ds.iter().any(|x| x == d),
+        Claim::BetterOnCurve {
+            figure,
+            x_min,
+            x_max,
+            ..
+        } => data.curves.iter().any(|p| {
+            p.figure == *figure
+                && p.dataset == d
+                && x_min.is_none_or(|a| p.x >= a)
+                && x_max.is_none_or(|b| p.x <= b)
+        }),
+        _ => true,
+    }
 }
 
 /// Outcome of `claim` on data set `d`: `Ok(outcome)` when defined, `Err(why)` when not.
@@ -922,16 +955,9 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
         Claim::Level {
             methods,
             epsilons,
-            datasets,
             within,
             ..
         } => {
-            if datasets
-                .as_ref()
-                .is_some_and(|ds| !ds.iter().any(|x| x == d))
-            {
-                return Err("not among the claim's data sets".to_string());
-            }
             let mut cells = Vec::new();
             for m in methods {
                 for &e in epsilons {
