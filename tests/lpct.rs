@@ -123,11 +123,13 @@ fn lambda_moves_the_classifier_from_private_to_public_labels() {
     assert_eq!(at(1e6)[..3], [0.0, 1.0, 1.0], "public labels");
 }
 
-/// LPCT-prune, both modes, at ε = 1000 on labels that agree: Algorithm 2 (prune: paper)
+/// LPCT-prune, every mode, at ε = 1000 on labels that agree: Algorithm 2 (prune: paper)
 /// finds every leaf signal-dominated (8·2^{p0−k}·n_P/(ε/2)² ≈ 1 ≪ Ũ ≈ 5000) and trusted,
 /// so it recovers the step; the V1 reference finds the leaves noise-dominated (its proxy
 /// B ≈ 2^{h+1−k} n_P exceeds every leaf's count) and uses the public counts, which carry
-/// the same step. Both are deterministic given the stream.
+/// the same step; so does the reference with the code's walk state (every leaf of this
+/// complete tree is at depth p0, where the code's heights are the true ones). All are
+/// deterministic given the stream.
 #[test]
 fn lpct_prune_recovers_a_clean_step_in_both_modes() {
     let d = data(false);
@@ -137,7 +139,7 @@ fn lpct_prune_recovers_a_clean_step_in_both_modes() {
         ("min_samples_split", ParamValue::Int(1)),
         ("p_min", ParamValue::Int(1)),
     ]);
-    for mode in ["reference_v1", "paper"] {
+    for mode in ["reference_v1", "reference_v1_as_coded", "paper"] {
         let mech = params(&[("prune", ParamValue::Str(mode.into()))]);
         let a = predict("LPCT-prune-M", &d, &structural, &mech, Some(1000.0));
         let b = predict("LPCT-prune-M", &d, &structural, &mech, Some(1000.0));
@@ -239,7 +241,7 @@ fn lpct_results_do_not_depend_on_the_thread_count() {
         csv.push_str(&format!("{},{a},{b}\n", u8::from(a + b > 1.0)));
     }
     fs::write(dir.path().join("toy.csv"), csv).unwrap();
-    let spec = "name: det\nseed: 11\nrepetitions: 3\ndatasets:\n  - {name: toy, path: toy.csv, label_column: 0, task: classification}\nsplit: {public: 0.2, private: 0.6, test: 0.2}\nscaling: public\nepsilons: [1, 4]\nmethods:\n  - method: LPCT-M\n    grid: {depth: [2, 4], min_leaf: [2], lambda: [0, 1, 10]}\n  - method: LPCT-C\n    grid: {depth: [3], min_leaf: [2], lambda: [1]}\n  - method: LPCT-prune-M\n    grid: {depth: [3], p_min: [1], min_leaf: [1], prune: [reference_v1, paper]}\n  - method: LPCT-R\n    grid: {depth: [3], min_leaf: [1], lambda: [1]}\n  - method: LPCT-Q\n    grid: {depth: [3], min_leaf: [1]}\n  - method: PHIST\n    grid: {bins: [2, 3], t: [0]}\n";
+    let spec = "name: det\nseed: 11\nrepetitions: 3\ndatasets:\n  - {name: toy, path: toy.csv, label_column: 0, task: classification}\nsplit: {public: 0.2, private: 0.6, test: 0.2}\nscaling: public\nepsilons: [1, 4]\nmethods:\n  - method: LPCT-M\n    grid: {depth: [2, 4], min_leaf: [2], lambda: [0, 1, 10]}\n  - method: LPCT-C\n    grid: {depth: [3], min_leaf: [2], lambda: [1]}\n  - method: LPCT-prune-M\n    grid: {depth: [3], p_min: [1], min_leaf: [1], prune: [reference_v1, reference_v1_as_coded, paper]}\n  - method: LPCT-R\n    grid: {depth: [3], min_leaf: [1], lambda: [1]}\n  - method: LPCT-Q\n    grid: {depth: [3], min_leaf: [1]}\n  - method: PHIST\n    grid: {bins: [2, 3], t: [0]}\n";
     fs::write(dir.path().join("spec.yaml"), spec).unwrap();
     let mut outs = Vec::new();
     for jobs in ["1", "2"] {
@@ -261,10 +263,144 @@ fn lpct_results_do_not_depend_on_the_thread_count() {
         v
     };
     let a = rows(&outs[0]);
-    assert_eq!(a.len(), 76, "a header and 75 task rows");
+    assert_eq!(a.len(), 82, "a header and 81 task rows");
     assert_eq!(a, rows(&outs[1]));
     assert_eq!(
         fs::read(outs[0].join("summary.csv")).unwrap(),
         fs::read(outs[1].join("summary.csv")).unwrap()
+    );
+}
+
+/// One case of `tests/data/lpct_v1_prune.json`: a tree the authors' V1 code grew (max-edge
+/// with information gain, on n_Q public points of a 2-D logistic design), every leaf's
+/// sums (Ũ, Ṽ from n_P users with the code's Laplace noise at ε, rounded to multiples of
+/// 1/1024 so that both sides read the same numbers; U_Q, V_Q), the code's leaf order and
+/// the class its `RecursiveTreeBuilder.prune` (commit 7f81694, with
+/// `AncestorNodePruningEstimator`) gave every leaf. The tree is written depth first
+/// (left before right), leaf ids in that order. Generated outside the project by running
+/// the authors' Python code; see the test below.
+struct V1Case {
+    name: String,
+    nodes: Vec<dp_repro::partition::Node>,
+    sums: Vec<[f64; 4]>,
+    code_order: Vec<usize>,
+    classes: Vec<f64>,
+    config: dp_repro::estimate::PruneConfig,
+}
+
+fn v1_cases() -> Vec<V1Case> {
+    use dp_repro::partition::Node;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lpct_v1_prune.json");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let int = |x: &serde_json::Value| x.as_u64().unwrap() as usize;
+    let float = |x: &serde_json::Value| x.as_f64().unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| V1Case {
+            name: format!(
+                "seed {} eps {} p0 {} p_min {}",
+                c["seed"], c["epsilon"], c["p0"], c["p_min"]
+            ),
+            nodes: c["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| match n.get("leaf") {
+                    Some(l) => Node::Leaf { leaf: int(l) },
+                    None => {
+                        let s = n["split"].as_array().unwrap();
+                        Node::Split {
+                            feature: int(&s[0]),
+                            threshold: float(&s[1]),
+                            left: int(&s[2]),
+                            right: int(&s[3]),
+                        }
+                    }
+                })
+                .collect(),
+            sums: c["sums"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| {
+                    let s = s.as_array().unwrap();
+                    [float(&s[0]), float(&s[1]), float(&s[2]), float(&s[3])]
+                })
+                .collect(),
+            code_order: c["code_order"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(int)
+                .collect(),
+            classes: c["classes"].as_array().unwrap().iter().map(float).collect(),
+            config: dp_repro::estimate::PruneConfig {
+                n_p: int(&c["n_p"]),
+                n_q: int(&c["n_q"]),
+                epsilon: float(&c["epsilon"]),
+                p0: int(&c["p0"]),
+                p_min: int(&c["p_min"]),
+            },
+        })
+        .collect()
+}
+
+/// Cross-check with the authors' code (lpct.md §5.4): on twelve trees the V1 code grew
+/// (8 to 132 leaves at many depths, n_Q from 30 to 1000, ε from 0.5 to 1000, p0 − p_min
+/// from 0 to 6), `prune: reference_v1_as_coded` (`V1Quirks::AS_CODED`) walks the leaves
+/// in the code's order and gives every leaf the code's class. The twelve were kept from
+/// 160 random cases (all 160 agreed) so that each quirk matters somewhere: with any one
+/// of them off, or all (the default `reference_v1`), some case disagrees.
+#[test]
+fn reference_v1_as_coded_matches_the_authors_pruning_code() {
+    use dp_repro::estimate::{code_walk_order, pooled_sums, prune_reference_v1, V1Quirks};
+    use dp_repro::partition::Partition;
+    let cases = v1_cases();
+    assert_eq!(cases.len(), 12);
+    let off = [
+        V1Quirks::NONE,
+        V1Quirks {
+            walk_heights: false,
+            ..V1Quirks::AS_CODED
+        },
+        V1Quirks {
+            fixed_lambda_revisits: false,
+            ..V1Quirks::AS_CODED
+        },
+        V1Quirks {
+            adopted_sums: false,
+            ..V1Quirks::AS_CODED
+        },
+    ];
+    let mut disagree = [0usize; 4];
+    for case in &cases {
+        let k = case.sums.len();
+        let part = Partition {
+            nodes: case.nodes.clone(),
+            domain_lo: vec![0.0; 2],
+            domain_hi: vec![1.0; 2],
+            cells: vec![(vec![0.0; 2], vec![1.0; 2]); k],
+            leaf_means: vec![0.0; k],
+            leaf_counts: vec![0; k],
+        };
+        let shape = part.shape();
+        let order = code_walk_order(&part.nodes);
+        assert_eq!(
+            order, case.code_order,
+            "{}: the code's leaf order",
+            case.name
+        );
+        let col = |i: usize| case.sums.iter().map(|s| s[i]).collect::<Vec<_>>();
+        let sums = pooled_sums(&shape, (&col(0), &col(1)), (&col(2), &col(3)));
+        let run = |q| prune_reference_v1(&shape, &sums, &case.config, q, &order);
+        assert_eq!(run(V1Quirks::AS_CODED), case.classes, "{}", case.name);
+        for (n, q) in disagree.iter_mut().zip(off) {
+            *n += usize::from(run(q) != case.classes);
+        }
+    }
+    assert!(
+        disagree.iter().all(|&n| n > 0),
+        "cases that disagree with the code without all quirks, without Q1, Q2, Q4: {disagree:?}"
     );
 }

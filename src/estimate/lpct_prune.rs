@@ -12,7 +12,8 @@
 //!   second round on a depth-p_min partition.
 
 use super::lpct::lpct_class;
-use crate::partition::TreeShape;
+use crate::partition::{Node, TreeShape};
+use std::collections::VecDeque;
 
 /// One node's pooled sums: the users' noisy counts Ũ_B, Ṽ_B and the public counts
 /// U_Q,B, V_Q,B summed over the leaves below node B.
@@ -70,14 +71,16 @@ pub struct PruneConfig {
     pub epsilon: f64,
     /// p0, the depth the tree was grown to.
     pub p0: usize,
-    /// p_min: the walk stops at this depth.
+    /// p_min: the walk stops at this depth (with [`V1Quirks::walk_heights`], after
+    /// p0 − p_min steps).
     pub p_min: usize,
 }
 
-/// A node's class and statistic under the V1 code (lpct.md §5.4, "adaptive" mode).
-fn v1_statistic(s: NodeSums, depth: usize, c: &PruneConfig) -> (f64, f64) {
-    let k = depth as f64;
-    let h = c.p0.saturating_sub(depth) as f64;
+/// The V1 code's constants for a node evaluated at level k = p0 − h and height h
+/// (lpct.md §5.4): L = ln(n_P + n_Q) + k + 1, L_Q = ln(n_Q) + k + 1 and the noise
+/// proxy B = 2^{h+1}·(2 ln(2 n_P) + ε_q 2^{−k/2} sqrt(L))²·n_P/(ε_q² L).
+fn v1_constants(k: usize, h: usize, c: &PruneConfig) -> (f64, f64, f64) {
+    let (k, h) = (k as f64, h as f64);
     let n_p = c.n_p as f64;
     let eps = c.epsilon;
     let l = ((c.n_p + c.n_q) as f64).ln() + k + 1.0;
@@ -86,14 +89,22 @@ fn v1_statistic(s: NodeSums, depth: usize, c: &PruneConfig) -> (f64, f64) {
         * (2.0 * (2.0 * n_p).ln() + eps * 2f64.powf(-k / 2.0) * l.sqrt()).powi(2)
         * n_p
         / (eps * eps * l);
+    (l, l_q, noise)
+}
+
+/// A node's class and statistic T under the V1 code's "adaptive" mode (lpct.md §5.4) at
+/// level `k` and height `h`, and λ* when the node reached the "same sign" branch (the
+/// value the code stores in the node, quirk Q2), else None.
+fn v1_statistic(s: NodeSums, k: usize, h: usize, c: &PruneConfig) -> (f64, f64, Option<f64>) {
+    let (l, l_q, noise) = v1_constants(k, h, c);
     // (a) no public point: class 1, statistic 0 (quirk Q3 of the code).
     if s.u_q <= 0.0 {
-        return (1.0, 0.0);
+        return (1.0, 0.0, None);
     }
     let eta_q = s.v_q / s.u_q;
     let s_q = eta_q - 0.5;
     let t_q = s_q.abs() * (s.u_q / l_q).sqrt();
-    let public_only = (class_of(eta_q), t_q);
+    let public_only = (class_of(eta_q), t_q, None);
     // (b) a non-positive noisy count or label sum: public only.
     if s.u <= 0.0 || s.v <= 0.0 {
         return public_only;
@@ -115,60 +126,230 @@ fn v1_statistic(s: NodeSums, depth: usize, c: &PruneConfig) -> (f64, f64) {
         let r = (l * (w + lambda * lambda * s.u_q)).sqrt() / den;
         let t = (eta - 0.5).abs() / r;
         if t < t_q {
-            public_only
+            (public_only.0, public_only.1, Some(lambda))
         } else {
-            (class_of(eta), t)
+            (class_of(eta), t, Some(lambda))
         }
     } else {
         let t_p = s_p.abs() * s.u / (l * w).sqrt();
         if t_p < t_q {
             public_only
         } else {
-            (class_of(v / s.u), t_p)
+            (class_of(v / s.u), t_p, None)
         }
     }
+}
+
+/// The V1 code's "fixed-λ" statistic (lpct.md §5.4), which a node that stored λ* uses
+/// when another leaf revisits it (quirk Q2): η = (Ṽ + λV_Q)/(Ũ + λU_Q) with the
+/// untruncated Ṽ, r = sqrt(L (B + λ² U_Q))/(Ũ + λU_Q), T = |η − 1/2|/r, no public-only
+/// comparison. Returns the class 1{η > 1/2} and T.
+fn v1_fixed_lambda(s: NodeSums, k: usize, h: usize, lambda: f64, c: &PruneConfig) -> (f64, f64) {
+    let (l, _, noise) = v1_constants(k, h, c);
+    let den = s.u + lambda * s.u_q;
+    let eta = (s.v + lambda * s.v_q) / den;
+    let r = (l * (noise + lambda * lambda * s.u_q)).sqrt() / den;
+    (class_of(eta), (eta - 0.5).abs() / r)
 }
 
 fn class_of(eta: f64) -> f64 {
     f64::from(u8::from(eta > 0.5))
 }
 
-/// LPCT-prune as the authors' V1 code runs it (lpct.md §5.4), with the paper's semantics
-/// for the code's quirks Q1 and Q2: every node is evaluated at its true depth k (h =
-/// p0 − k) and once. For each leaf: evaluate the leaf; if its statistic T ≥ 1 keep its
-/// class; otherwise move to the parent, and so on, stopping after the node at depth
-/// p_min (or the root). If no visited node has T ≥ 1 the leaf takes the class of the
-/// visited node with the largest T (the deepest on ties).
+/// Which behaviours of the authors' V1 pruning code (`RecursiveTreeBuilder.prune` with
+/// the pooled node estimator, lpct.md §5.4 "Quirks") [`prune_reference_v1`] reproduces.
+/// All off ([`V1Quirks::NONE`], the default) is the paper's semantics of the V1
+/// statistic: every node is evaluated at its true depth, once, from the sums of the
+/// leaves below it, and each leaf walks up to depth p_min. All on
+/// ([`V1Quirks::AS_CODED`]) is the walk as the code runs it, leaf after leaf in the
+/// code's order ([`code_walk_order`]), carrying state from one leaf's walk to the next.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct V1Quirks {
+    /// Q1, heights counted along the walk: a leaf is evaluated at height h = 0 (level
+    /// k = p0 even when the leaf is shallower), a pooled ancestor at the number of steps
+    /// from the first leaf whose walk reaches it (kept for later visits), and a walk
+    /// stops after the step whose count reaches p0 − p_min (p_min capped at p0), so it
+    /// climbs at least one step and, from a shallow leaf, above depth p_min. Off: the
+    /// node's true depth k and h = p0 − k; the walk stops after the node at depth p_min.
+    pub walk_heights: bool,
+    /// Q2, λ* kept on revisits: a node evaluated in the "same sign" branch stores λ*; a
+    /// later visit from another leaf uses the fixed-λ statistic (untruncated Ṽ, variance
+    /// proxy B, no public-only comparison). The class cannot change (η stays on the same
+    /// side of 1/2), T can. Off: each node's statistic is computed once.
+    pub fixed_lambda_revisits: bool,
+    /// Q4, pooled sums from the leaves' adopted estimators: the code builds an ancestor's
+    /// sums when a walk first reaches it, from the estimator each leaf below holds at that
+    /// moment, and a leaf whose walk has ended holds the estimator of the node it adopted
+    /// (its ancestor's pooled sums, not its own), so those sums are counted once per such
+    /// leaf. Off: every node pools its leaves' own sums ([`pooled_sums`]).
+    pub adopted_sums: bool,
+}
+
+impl V1Quirks {
+    /// The paper's semantics (the default).
+    pub const NONE: V1Quirks = V1Quirks {
+        walk_heights: false,
+        fixed_lambda_revisits: false,
+        adopted_sums: false,
+    };
+    /// Every quirk on: the V1 code's walk.
+    pub const AS_CODED: V1Quirks = V1Quirks {
+        walk_heights: true,
+        fixed_lambda_revisits: true,
+        adopted_sums: true,
+    };
+}
+
+/// The leaf ids of a tree in the order the V1 code walks them: the order in which its
+/// builder creates the leaves, breadth first from a FIFO queue into which a split node
+/// puts its right child (x ≥ threshold) before its left one (lpct.md §5.4 "Walk"; the
+/// code iterates over a dict filled as leaves are created). Our partitions number nodes
+/// depth first and do not record creation order, so it is derived from the tree: a
+/// breadth-first pass over `nodes` (`nodes[0]` the root) with the same queue discipline
+/// visits the nodes in the code's creation order.
+pub fn code_walk_order(nodes: &[Node]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut queue = VecDeque::from([0usize]);
+    while let Some(i) = queue.pop_front() {
+        match nodes[i] {
+            Node::Leaf { leaf } => out.push(leaf),
+            Node::Split { left, right, .. } => queue.extend([right, left]),
+        }
+    }
+    out
+}
+
+/// A node's state once some walk has reached it.
+#[derive(Debug, Clone, Copy)]
+struct Visited {
+    sums: NodeSums,
+    /// Level k and height h of the statistic.
+    k: usize,
+    h: usize,
+    /// (class, T) of the first evaluation.
+    first: (f64, f64),
+    /// λ* stored by the first evaluation (kept only under quirk Q2).
+    lambda: Option<f64>,
+}
+
+/// Per node, the leaf ids below it (a leaf: its own id).
+fn leaves_below(shape: &TreeShape) -> Vec<Vec<usize>> {
+    let mut below = vec![Vec::new(); shape.parent.len()];
+    for (leaf, &node) in shape.leaf_node.iter().enumerate() {
+        let mut n = Some(node);
+        while let Some(i) = n {
+            below[i].push(leaf);
+            n = shape.parent[i];
+        }
+    }
+    below
+}
+
+/// LPCT-prune as the authors' V1 code runs it (lpct.md §5.4): one round with the full
+/// ε, the code's statistic, and for each leaf a walk towards the root that stops at the
+/// first node whose statistic T ≥ 1 (the leaf takes its class) or at the end of the walk
+/// (the node at depth p_min, or the root); if no visited node has T ≥ 1 the leaf takes
+/// the class of the visited node with the largest T (the deepest on ties).
 ///
-/// `shape` and `sums` ([`pooled_sums`]) describe the tree; returns the class of every
-/// leaf id.
-pub fn prune_reference_v1(shape: &TreeShape, sums: &[NodeSums], c: &PruneConfig) -> Vec<f64> {
-    let stats: Vec<(f64, f64)> = sums
-        .iter()
-        .zip(&shape.depth)
-        .map(|(&s, &d)| v1_statistic(s, d, c))
-        .collect();
-    shape
-        .leaf_node
-        .iter()
-        .map(|&leaf| {
-            let mut node = leaf;
-            let mut best = stats[node];
-            loop {
-                let (class, t) = stats[node];
-                if t >= 1.0 {
-                    return class;
+/// `quirks` chooses, for the code's quirks Q1, Q2 and Q4, between the paper's semantics
+/// ([`V1Quirks::NONE`]: every node at its true depth k with h = p0 − k, evaluated once,
+/// from its leaves' own sums) and the code's behaviour (see [`V1Quirks`]); quirk Q3 (a
+/// node without public points: class 1, T = 0) holds in both. `shape` and `sums`
+/// ([`pooled_sums`]) describe the tree; `order` lists the leaf ids in the order they walk
+/// (the code's: [`code_walk_order`]; without quirks the order does not matter). Returns
+/// the class of every leaf id.
+///
+/// # Panics
+/// If `order` does not list every leaf id once (a programming error).
+pub fn prune_reference_v1(
+    shape: &TreeShape,
+    sums: &[NodeSums],
+    c: &PruneConfig,
+    quirks: V1Quirks,
+    order: &[usize],
+) -> Vec<f64> {
+    let n_leaves = shape.leaf_node.len();
+    assert_eq!(
+        order.len(),
+        n_leaves,
+        "the walk order lists every leaf once"
+    );
+    let below = quirks.adopted_sums.then(|| leaves_below(shape));
+    let mut visited: Vec<Option<Visited>> = vec![None; sums.len()];
+    // The node whose estimator each leaf holds: its own until its walk adopts one.
+    let mut adopted: Vec<usize> = shape.leaf_node.clone();
+    let mut classes = vec![f64::NAN; n_leaves];
+    let max_steps = c.p0.saturating_sub(c.p_min);
+    for &leaf in order {
+        let mut node = shape.leaf_node[leaf];
+        let mut steps = 0usize;
+        // (class, T, node) of the best visited node so far.
+        let mut best: Option<(f64, f64, usize)> = None;
+        let (class, chosen) = loop {
+            let (class, t) = match visited[node] {
+                // A revisit (a walk never meets a node twice): the stored λ* under Q2.
+                Some(v) => match v.lambda {
+                    Some(lambda) => v1_fixed_lambda(v.sums, v.k, v.h, lambda, c),
+                    None => v.first,
+                },
+                None => {
+                    let (k, h) = if quirks.walk_heights {
+                        (c.p0.saturating_sub(steps), steps)
+                    } else {
+                        (shape.depth[node], c.p0.saturating_sub(shape.depth[node]))
+                    };
+                    let s = match &below {
+                        Some(below) if steps > 0 => {
+                            below[node].iter().fold(NodeSums::default(), |acc, &j| {
+                                let a = adopted[j];
+                                let s = visited[a].map_or(sums[a], |v| v.sums);
+                                NodeSums {
+                                    u: acc.u + s.u,
+                                    v: acc.v + s.v,
+                                    u_q: acc.u_q + s.u_q,
+                                    v_q: acc.v_q + s.v_q,
+                                }
+                            })
+                        }
+                        _ => sums[node],
+                    };
+                    let (class, t, lambda) = v1_statistic(s, k, h, c);
+                    visited[node] = Some(Visited {
+                        sums: s,
+                        k,
+                        h,
+                        first: (class, t),
+                        lambda: lambda.filter(|_| quirks.fixed_lambda_revisits),
+                    });
+                    (class, t)
                 }
-                if t > best.1 {
-                    best = (class, t);
+            };
+            if t >= 1.0 {
+                break (class, node);
+            }
+            if best.is_none_or(|b| t > b.1) {
+                best = Some((class, t, node));
+            }
+            let go_on = if quirks.walk_heights {
+                steps == 0 || steps < max_steps
+            } else {
+                shape.depth[node] > c.p_min
+            };
+            match shape.parent[node] {
+                Some(p) if go_on => {
+                    node = p;
+                    steps += 1;
                 }
-                match shape.parent[node] {
-                    Some(p) if shape.depth[node] > c.p_min => node = p,
-                    _ => return best.0,
+                _ => {
+                    let (class, _, node) = best.expect("the leaf was evaluated");
+                    break (class, node);
                 }
             }
-        })
-        .collect()
+        };
+        classes[leaf] = class;
+        adopted[leaf] = chosen;
+    }
+    classes
 }
 
 /// The outcome of [`prune_paper`]'s first round.
@@ -288,7 +469,13 @@ pub fn second_round_classes(u: &[f64], v: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::partition::complete_max_edge;
+    use crate::partition::{complete_max_edge, Partition};
+
+    /// The reference walk with the paper's semantics of the quirks.
+    fn v1(shape: &TreeShape, s: &[NodeSums], c: &PruneConfig) -> Vec<f64> {
+        let order: Vec<usize> = (0..shape.leaf_node.len()).collect();
+        prune_reference_v1(shape, s, c, V1Quirks::NONE, &order)
+    }
 
     fn config(n_p: usize, epsilon: f64, p0: usize, p_min: usize) -> PruneConfig {
         PruneConfig {
@@ -333,10 +520,10 @@ mod tests {
         let vq = [20.0, 5.0, 20.0, 5.0];
         let s = pooled_sums(&shape, (&u, &v), (&uq, &vq));
         let c = config(n_p, 1000.0, 2, 1);
-        assert_eq!(prune_reference_v1(&shape, &s, &c), vec![1.0, 0.0, 1.0, 0.0]);
+        assert_eq!(v1(&shape, &s, &c), vec![1.0, 0.0, 1.0, 0.0]);
         let vq = [12.5; 4];
         let s = pooled_sums(&shape, (&u, &v), (&uq, &vq));
-        assert_eq!(prune_reference_v1(&shape, &s, &c), vec![0.0; 4]);
+        assert_eq!(v1(&shape, &s, &c), vec![0.0; 4]);
     }
 
     /// A ratio above 1 is truncated to 1 and skips the noise test (case (c)): with a weak
@@ -352,7 +539,7 @@ mod tests {
         let vq = [6.0, 6.0];
         let s = pooled_sums(&shape, (&u, &v), (&uq, &vq));
         let c = config(10_000, 8.0, 1, 1);
-        assert_eq!(prune_reference_v1(&shape, &s, &c), vec![1.0, 1.0]);
+        assert_eq!(v1(&shape, &s, &c), vec![1.0, 1.0]);
     }
 
     /// A leaf without public points has class 1 and T = 0 (code quirk Q3); its parent,
@@ -369,7 +556,7 @@ mod tests {
         let c = config(1000, 1.0, 2, 0);
         // Leaf 0 (no public point) → parent [0, .5) pools 400 public zeros: T_Q =
         // 0.5·sqrt(400/(ln 100 + 2)) ≈ 4 ≥ 1 → class 0.
-        assert_eq!(prune_reference_v1(&shape, &s, &c), vec![0.0, 0.0, 1.0, 1.0]);
+        assert_eq!(v1(&shape, &s, &c), vec![0.0, 0.0, 1.0, 1.0]);
     }
 
     /// Algorithm 2: noise-dominated levels whose private estimate beats the public one at
@@ -395,6 +582,174 @@ mod tests {
         let v = [9.0; 4];
         let s = pooled_sums(&shape, (&u, &v), (&uq, &vq));
         assert_eq!(prune_paper(&shape, &s, &c), PaperPrune::SecondRound);
+    }
+
+    /// A hand-made unbalanced tree (p0 = 3) in our depth-first numbering:
+    ///
+    /// ```text
+    /// node 0 root ─┬─ left:  node 1, leaf A (id 0), depth 1
+    ///              └─ right: node 2 ─┬─ left:  node 3 ─┬─ left:  node 4, leaf D (id 1), depth 3
+    ///                                │                  └─ right: node 5, leaf E (id 2), depth 3
+    ///                                └─ right: node 6, leaf F (id 3), depth 2
+    /// ```
+    fn unbalanced() -> Partition {
+        let split = |left, right| Node::Split {
+            feature: 0,
+            threshold: 0.5,
+            left,
+            right,
+        };
+        let leaf = |leaf| Node::Leaf { leaf };
+        Partition {
+            nodes: vec![
+                split(1, 2),
+                leaf(0),
+                split(3, 6),
+                split(4, 5),
+                leaf(1),
+                leaf(2),
+                leaf(3),
+            ],
+            domain_lo: vec![0.0],
+            domain_hi: vec![1.0],
+            cells: vec![(vec![0.0], vec![1.0]); 4],
+            leaf_means: vec![0.0; 4],
+            leaf_counts: vec![0; 4],
+        }
+    }
+
+    /// The code creates nodes breadth first, the right child before the left: root,
+    /// node 2, A, F, node 3, E, D.
+    #[test]
+    fn code_walk_order_is_breadth_first_right_before_left() {
+        assert_eq!(code_walk_order(&unbalanced().nodes), vec![0, 3, 2, 1]);
+        // A complete depth-2 tree numbered depth first, leaves 0..3 from left to right.
+        let part = complete_max_edge(1, 2);
+        assert_eq!(code_walk_order(&part.nodes), vec![3, 2, 1, 0]);
+    }
+
+    fn sums_of(leaves: [(f64, f64, f64, f64); 4], shape: &TreeShape) -> Vec<NodeSums> {
+        let col = |f: fn(&(f64, f64, f64, f64)) -> f64| leaves.iter().map(f).collect::<Vec<_>>();
+        let (u, v, uq, vq) = (col(|l| l.0), col(|l| l.1), col(|l| l.2), col(|l| l.3));
+        pooled_sums(shape, (&u, &v), (&uq, &vq))
+    }
+
+    /// Q1 (heights counted along the walk). Public counts only (Ũ = Ṽ = 0: every node is
+    /// public-only, T = |s_Q|·sqrt(U_Q/L_Q) with L_Q = ln 400 + k + 1). The shallow leaf A
+    /// (depth 1, U_Q = 100, V_Q = 80): at its true level k = 1, L_Q = 7.99 and T = 0.3·
+    /// sqrt(100/7.99) = 1.06 ≥ 1, so A keeps its class 1. The code evaluates A at h = 0,
+    /// k = p0 = 3: L_Q = 9.99, T = 0.95 < 1, so A walks to the root, which A reaches first
+    /// and so fixes at h = 1, k = 2 (its true depth is 0): U_Q = 400, V_Q = 100, T = 0.25·
+    /// sqrt(400/8.99) = 1.67, class 0. D, E (T = 0.4·sqrt(100/9.99) = 1.26) and F keep
+    /// their class 0 either way. With p_min = p0 = 3 the paper's walk stops at every leaf,
+    /// while the code's walk climbs one step all the same.
+    #[test]
+    fn q1_heights_along_the_walk_change_a_shallow_leafs_class() {
+        let part = unbalanced();
+        let shape = part.shape();
+        let order = code_walk_order(&part.nodes);
+        let sums = sums_of(
+            [
+                (0.0, 0.0, 100.0, 80.0),
+                (0.0, 0.0, 100.0, 10.0),
+                (0.0, 0.0, 100.0, 10.0),
+                (0.0, 0.0, 100.0, 0.0),
+            ],
+            &shape,
+        );
+        let q1 = V1Quirks {
+            walk_heights: true,
+            ..V1Quirks::NONE
+        };
+        for p_min in [0, 3] {
+            let c = PruneConfig {
+                n_p: 10_000,
+                n_q: 400,
+                epsilon: 1000.0,
+                p0: 3,
+                p_min,
+            };
+            let run = |q| prune_reference_v1(&shape, &sums, &c, q, &order);
+            assert_eq!(
+                run(V1Quirks::NONE),
+                vec![1.0, 0.0, 0.0, 0.0],
+                "p_min {p_min}"
+            );
+            assert_eq!(run(q1), vec![0.0, 0.0, 0.0, 0.0], "p_min {p_min}");
+            assert_eq!(run(V1Quirks::AS_CODED), run(q1), "p_min {p_min}");
+        }
+    }
+
+    /// Q2 (λ* kept on revisits), at ε = 1000, n_P = 10⁴, n_Q = 400, p0 = 3, p_min = 0.
+    /// D and E carry Ũ = 250, Ṽ = 350 (a ratio above 1), U_Q = 5, V_Q = 3: each leaf has
+    /// T = 0.68 < 1. Their parent (node 3, k = 2, h = 1, B = 10,228) pools Ũ = 500, Ṽ =
+    /// 700, U_Q = 10, V_Q = 6: Ṽ is truncated to Ũ, λ* = (B/Ũ)(s_Q/s_P) = 4.09 and T =
+    /// 0.71 < 1, so the walk goes on to node 2, whose pooled Ṽ = 700 − 1000 < 0 leaves the
+    /// public counts (U_Q = 210, V_Q = 6, T = 2.4): class 0. E walks first (the code's
+    /// order A, F, E, D) and takes class 0. When D revisits node 3 the code uses the
+    /// stored λ* with the untruncated Ṽ = 700: T = 1.27 ≥ 1, so D takes node 3's class 1;
+    /// evaluated once, node 3 still has T = 0.71 and D takes class 0 like E.
+    #[test]
+    fn q2_a_revisit_with_the_stored_lambda_changes_t() {
+        let part = unbalanced();
+        let shape = part.shape();
+        let order = code_walk_order(&part.nodes);
+        let sums = sums_of(
+            [
+                (0.0, 0.0, 100.0, 100.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (0.0, -1000.0, 200.0, 0.0),
+            ],
+            &shape,
+        );
+        let c = PruneConfig {
+            n_p: 10_000,
+            n_q: 400,
+            epsilon: 1000.0,
+            p0: 3,
+            p_min: 0,
+        };
+        let q2 = V1Quirks {
+            fixed_lambda_revisits: true,
+            ..V1Quirks::NONE
+        };
+        let run = |q| prune_reference_v1(&shape, &sums, &c, q, &order);
+        assert_eq!(run(V1Quirks::NONE), vec![1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(run(q2), vec![1.0, 1.0, 0.0, 0.0]);
+        assert_eq!(run(V1Quirks::AS_CODED), run(q2));
+        // Walked in the other order, E is the one that revisits.
+        assert_eq!(
+            prune_reference_v1(&shape, &sums, &c, q2, &[0, 1, 2, 3]),
+            vec![1.0, 0.0, 1.0, 0.0]
+        );
+    }
+
+    /// Without quirks the statistic of every node is fixed, so the walk order does not
+    /// matter (the default's results do not depend on how leaves are numbered).
+    #[test]
+    fn without_quirks_the_order_does_not_matter() {
+        let part = unbalanced();
+        let shape = part.shape();
+        let sums = sums_of(
+            [
+                (0.0, 0.0, 100.0, 100.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (0.0, -1000.0, 200.0, 0.0),
+            ],
+            &shape,
+        );
+        let c = PruneConfig {
+            n_p: 10_000,
+            n_q: 400,
+            epsilon: 1000.0,
+            p0: 3,
+            p_min: 0,
+        };
+        let a = prune_reference_v1(&shape, &sums, &c, V1Quirks::NONE, &[0, 1, 2, 3]);
+        let b = prune_reference_v1(&shape, &sums, &c, V1Quirks::NONE, &[3, 2, 1, 0]);
+        assert_eq!(a, b);
     }
 
     #[test]

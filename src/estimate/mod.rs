@@ -11,8 +11,8 @@ mod lpdt;
 pub use histogram::{histogram_predict, HistogramConfig};
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{
-    pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums, PaperPrune,
-    PruneConfig,
+    code_walk_order, pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums,
+    PaperPrune, PruneConfig, V1Quirks,
 };
 pub use lpdt::{lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums};
 

@@ -146,8 +146,9 @@ pub enum EstimatorBlock {
     /// public partition. Classification with 0/1 labels.
     Lpct,
     /// LPCT-prune (LPCT paper §5, lpct.md §5): the LPCT sums pooled over ancestors and a
-    /// per-leaf choice of level and λ (parameters `p_min`, `prune`: `reference_v1` or
-    /// `paper`). Needs `cell_mechanism: laplace`, `label_mechanism: laplace_vector`.
+    /// per-leaf choice of level and λ (parameters `p_min`, `prune`: `reference_v1`,
+    /// `reference_v1_as_coded` or `paper`). Needs `cell_mechanism: laplace`,
+    /// `label_mechanism: laplace_vector`.
     LpctPrune,
 }
 
@@ -299,9 +300,9 @@ const P_MIN: ParamDecl = int(
 const PRUNE: ParamDecl = ParamDecl {
     name: "prune",
     role: ParamRole::Release,
-    kind: ParamKind::Choice(&["reference_v1", "paper"]),
+    kind: ParamKind::Choice(&["reference_v1", "reference_v1_as_coded", "paper"]),
     default: Some("reference_v1"),
-    doc: "reference_v1: one round with the full epsilon and the code's statistic, which produced the LPCT paper's numbers (lpct.md §5.4); paper: Algorithm 2, epsilon/2 + epsilon/2 with the flag's second round (§5.2)",
+    doc: "reference_v1: one round with the full epsilon and the code's statistic, which produced the LPCT paper's numbers (lpct.md §5.4), every node at its true depth and evaluated once; reference_v1_as_coded: the same with the V1 code's walk state (quirks Q1, Q2 and the pooled sums of adopted nodes: heights counted from the first leaf that reaches a node and a walk of at least one step, lambda* kept on revisits, a finished leaf's adopted node summed into ancestors built later); paper: Algorithm 2, epsilon/2 + epsilon/2 with the flag's second round (§5.2)",
 };
 const LAMBDA: ParamDecl = ParamDecl {
     name: "lambda",

@@ -6,8 +6,8 @@
 
 use super::{simulate_sums, CellMechanism, Composition, EstimatorBlock, LabelMechanism};
 use crate::estimate::{
-    lpct_noisy_sums, lpct_predict, pooled_sums, prune_paper, prune_reference_v1, public_counts,
-    second_round_classes, LabelBounds, PaperPrune, PruneConfig,
+    code_walk_order, lpct_noisy_sums, lpct_predict, pooled_sums, prune_paper, prune_reference_v1,
+    public_counts, second_round_classes, LabelBounds, PaperPrune, PruneConfig, V1Quirks,
 };
 use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::partition::{Partition, TreeShape};
@@ -176,8 +176,13 @@ impl Prepared for PreparedLpct {
                 m.f64("lambda"),
             ));
         }
-        // LPCT-prune: reference_v1 spends ε on one round; the paper ε/2 per round.
-        let paper = m.str("prune") == "paper";
+        // LPCT-prune: reference_v1 (either semantics of the code's quirks) spends ε on
+        // one round; the paper ε/2 per round.
+        let (paper, quirks) = match m.str("prune") {
+            "paper" => (true, V1Quirks::NONE),
+            "reference_v1_as_coded" => (false, V1Quirks::AS_CODED),
+            _ => (false, V1Quirks::NONE),
+        };
         let eps_round = if paper { epsilon / 2.0 } else { epsilon };
         let (u, v) = self.sums(main, eps_round, m, rng)?;
         let shape = &main.shape;
@@ -203,7 +208,11 @@ impl Prepared for PreparedLpct {
                 }
             }
         } else {
-            (main, prune_reference_v1(shape, &pooled, &cfg))
+            let order = code_walk_order(&main.partition.nodes);
+            (
+                main,
+                prune_reference_v1(shape, &pooled, &cfg, quirks, &order),
+            )
         };
         Ok(leaves
             .test_leaves
