@@ -680,6 +680,28 @@ mod tests {
         }
     }
 
+    /// The sums and sizes of the revisit case on [`unbalanced`]: two leaves below node 3
+    /// that both reach it (see `q2_a_revisit_with_the_stored_lambda_changes_t`).
+    fn revisit_case(shape: &TreeShape) -> (Vec<NodeSums>, PruneConfig) {
+        let sums = sums_of(
+            [
+                (0.0, 0.0, 100.0, 100.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (250.0, 350.0, 5.0, 3.0),
+                (0.0, -1000.0, 200.0, 0.0),
+            ],
+            shape,
+        );
+        let c = PruneConfig {
+            n_p: 10_000,
+            n_q: 400,
+            epsilon: 1000.0,
+            p0: 3,
+            p_min: 0,
+        };
+        (sums, c)
+    }
+
     /// Q2 (λ* kept on revisits), at ε = 1000, n_P = 10⁴, n_Q = 400, p0 = 3, p_min = 0.
     /// D and E carry Ũ = 250, Ṽ = 350 (a ratio above 1), U_Q = 5, V_Q = 3: each leaf has
     /// T = 0.68 < 1. Their parent (node 3, k = 2, h = 1, B = 10,228) pools Ũ = 500, Ṽ =
@@ -694,22 +716,7 @@ mod tests {
         let part = unbalanced();
         let shape = part.shape();
         let order = code_walk_order(&part.nodes);
-        let sums = sums_of(
-            [
-                (0.0, 0.0, 100.0, 100.0),
-                (250.0, 350.0, 5.0, 3.0),
-                (250.0, 350.0, 5.0, 3.0),
-                (0.0, -1000.0, 200.0, 0.0),
-            ],
-            &shape,
-        );
-        let c = PruneConfig {
-            n_p: 10_000,
-            n_q: 400,
-            epsilon: 1000.0,
-            p0: 3,
-            p_min: 0,
-        };
+        let (sums, c) = revisit_case(&shape);
         let q2 = V1Quirks {
             fixed_lambda_revisits: true,
             ..V1Quirks::NONE
@@ -731,22 +738,7 @@ mod tests {
     fn without_quirks_the_order_does_not_matter() {
         let part = unbalanced();
         let shape = part.shape();
-        let sums = sums_of(
-            [
-                (0.0, 0.0, 100.0, 100.0),
-                (250.0, 350.0, 5.0, 3.0),
-                (250.0, 350.0, 5.0, 3.0),
-                (0.0, -1000.0, 200.0, 0.0),
-            ],
-            &shape,
-        );
-        let c = PruneConfig {
-            n_p: 10_000,
-            n_q: 400,
-            epsilon: 1000.0,
-            p0: 3,
-            p_min: 0,
-        };
+        let (sums, c) = revisit_case(&shape);
         let a = prune_reference_v1(&shape, &sums, &c, V1Quirks::NONE, &[0, 1, 2, 3]);
         let b = prune_reference_v1(&shape, &sums, &c, V1Quirks::NONE, &[3, 2, 1, 0]);
         assert_eq!(a, b);
