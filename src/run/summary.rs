@@ -92,21 +92,17 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     let mut seconds: HashMap<GroupKey, BTreeMap<usize, f64>> = HashMap::new();
     for r in &runs {
         let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
+        let key: GroupKey = (r.dataset.clone(), r.method.clone(), eps, r.params.clone());
         if r.metric == metric {
             seconds
-                .entry((
-                    r.dataset.clone(),
-                    r.method.clone(),
-                    eps.clone(),
-                    r.params.clone(),
-                ))
+                .entry(key.clone())
                 .or_default()
                 .insert(r.repetition, r.seconds);
         }
         by_metric
             .entry(r.metric.clone())
             .or_default()
-            .entry((r.dataset.clone(), r.method.clone(), eps, r.params.clone()))
+            .entry(key)
             .or_default()
             .insert(r.repetition, r.value);
     }

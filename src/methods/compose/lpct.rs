@@ -19,6 +19,8 @@ struct LeafData {
     partition: Partition,
     /// Parents and depths of the partition's nodes, for LPCT-prune's walks.
     shape: TreeShape,
+    /// The order in which the V1 code walks the leaves ([`code_walk_order`]).
+    walk_order: Vec<usize>,
     private_leaves: Vec<usize>,
     test_leaves: Vec<Option<usize>>,
     u_q: Vec<f64>,
@@ -48,6 +50,7 @@ impl LeafData {
             u_q,
             v_q,
             shape: partition.shape(),
+            walk_order: code_walk_order(&partition.nodes),
             partition,
         }
     }
@@ -208,10 +211,9 @@ impl Prepared for PreparedLpct {
                 }
             }
         } else {
-            let order = code_walk_order(&main.partition.nodes);
             (
                 main,
-                prune_reference_v1(shape, &pooled, &cfg, quirks, &order),
+                prune_reference_v1(shape, &pooled, &cfg, quirks, &main.walk_order),
             )
         };
         Ok(leaves
