@@ -3,7 +3,7 @@
 use anyhow::anyhow;
 use clap::{Parser, Subcommand, ValueEnum};
 use dp_repro::data::{default_manifest_dirs, list_manifests, resolve_data_dir};
-use dp_repro::methods::{registry, ParamRole};
+use dp_repro::methods::{registry, ParamRole, PrivacyModel};
 use dp_repro::run::{finish, run, RunOptions};
 use dp_repro::spec::{parse_file, validate, Experiment};
 use std::path::{Path, PathBuf};
@@ -736,12 +736,12 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 );
             }
             for m in methods {
-                println!(
-                    "{}{}\n  {}",
-                    m.name(),
-                    if m.private() { "" } else { " (non-private)" },
-                    m.description()
-                );
+                let model = match m.privacy_model() {
+                    PrivacyModel::LocalPublicData => "",
+                    PrivacyModel::SemiFeature => " (semi-feature)",
+                    PrivacyModel::NonPrivate => " (non-private)",
+                };
+                println!("{}{model}\n  {}", m.name(), m.description());
                 if let Some(blocks) = m.blocks() {
                     println!("  blocks: {blocks}");
                 }

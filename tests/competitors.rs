@@ -46,6 +46,7 @@ fn toy(seed: u64) -> RepData {
         private: dataset(2000, &mut rng),
         test: dataset(1000, &mut rng),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
+        masks: None,
     }
 }
 

@@ -134,6 +134,7 @@ fn step_data() -> RepData {
         private: ds(4000),
         test: ds(100),
         bounds: LabelBounds { lo: 0.0, hi: 4.0 },
+        masks: None,
     }
 }
 

@@ -54,6 +54,7 @@ fn toy(n: usize, n_test: usize, d: usize, seed: u64) -> RepData {
         private: draw(n),
         test: draw(n_test),
         bounds: LabelBounds { lo: -1.0, hi: 2.0 },
+        masks: None,
     }
 }
 

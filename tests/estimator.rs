@@ -197,6 +197,7 @@ fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
     let test = dataset(vec![vec![0.5], vec![1.5]], vec![6.0, 6.0]);
     let data = RepData {
         bounds: LabelBounds::of(&public.y),
+        masks: None,
         public,
         private,
         test,

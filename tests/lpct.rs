@@ -49,6 +49,7 @@ fn data(private_flipped: bool) -> RepData {
         private: step(20_000, private_flipped),
         test: probes(),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
+        masks: None,
     }
 }
 

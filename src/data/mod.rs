@@ -6,6 +6,7 @@ pub mod error;
 pub mod fetch;
 pub mod load;
 pub mod manifest;
+pub mod mask;
 mod matrix;
 pub mod missing;
 pub mod scale;
@@ -21,6 +22,7 @@ pub use manifest::{
     default_manifest_dirs, find_manifest, list_manifests, load_manifest, FetchSpec, Manifest,
     PaperRef, Source,
 };
+pub use mask::{MaskRule, MaskSource, PrivacyMask};
 pub use matrix::Matrix;
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;

@@ -830,6 +830,7 @@ pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::
     (
         RepData {
             private: data.private.select(&rest),
+            masks: data.masks_of(&rest),
             ..data.clone()
         },
         grow,

@@ -7,6 +7,7 @@
 
 pub mod compose;
 pub mod deconv;
+pub mod mask_params;
 mod params;
 pub mod pglm;
 pub mod psgd;
@@ -14,7 +15,7 @@ pub mod psgd;
 pub use compose::{Composed, Composition};
 pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
 
-use crate::data::{Dataset, Task};
+use crate::data::{Dataset, MaskSource, Task};
 use crate::estimate::LabelBounds;
 use rand_pcg::Pcg64;
 use std::sync::{Arc, OnceLock};
@@ -32,6 +33,41 @@ pub struct RepData {
     pub test: Dataset,
     /// Label bounds for clipping and noise scales (from public labels by default).
     pub bounds: LabelBounds,
+    /// The randomness of the privacy masks of the private users (rows in the order of
+    /// `private`), drawn by the runner only when some method of the spec is
+    /// [`PrivacyModel::SemiFeature`]; read it with [`mask_params::mask_of`].
+    pub masks: Option<Arc<MaskSource>>,
+}
+
+impl RepData {
+    /// The mask source of the private users `users` (in that order), for a RepData whose
+    /// private part is `self.private.select(users)`.
+    pub fn masks_of(&self, users: &[usize]) -> Option<Arc<MaskSource>> {
+        self.masks.as_ref().map(|m| Arc::new(m.select(users)))
+    }
+}
+
+/// The privacy model a method works under (DESIGN.md, "Privacy models").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrivacyModel {
+    /// Local DP with a public sample (LPDT, LPCT): private users only through releases.
+    LocalPublicData,
+    /// Semi-feature local DP (HistOfTree): a user's public coordinates in the clear, its
+    /// private coordinates (per the mask) and label only through releases.
+    SemiFeature,
+    /// No privacy (baselines such as DT).
+    NonPrivate,
+}
+
+impl PrivacyModel {
+    /// The model's name in `dp-repro list methods` and notes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrivacyModel::LocalPublicData => "local-dp-public-data",
+            PrivacyModel::SemiFeature => "semi-feature",
+            PrivacyModel::NonPrivate => "non-private",
+        }
+    }
 }
 
 /// An error while fitting or predicting.
@@ -74,6 +110,25 @@ pub trait Method: Send + Sync {
     /// builtin.
     fn blocks(&self) -> Option<String> {
         None
+    }
+    /// The privacy model (DESIGN.md, "Privacy models"); by default local DP with public
+    /// data for private methods and [`PrivacyModel::NonPrivate`] for the others. The runner
+    /// draws privacy masks when a method of the spec says [`PrivacyModel::SemiFeature`].
+    fn privacy_model(&self) -> PrivacyModel {
+        if self.private() {
+            PrivacyModel::LocalPublicData
+        } else {
+            PrivacyModel::NonPrivate
+        }
+    }
+    /// Refuses a grid whose structural points `points` combine parameters the method
+    /// cannot honour together (e.g. a grid over `mask_tau` with `mask: aligned`, see
+    /// [`mask_params::check_mask_grid`]); called once by spec validation. The error is
+    /// `"<parameter>: <what would be valid>"`, the parameter first, so validation can name
+    /// the spec field. The default accepts every grid.
+    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
+        let _ = points;
+        Ok(())
     }
     /// Sentences for table notes on what the method does with privacy beyond spending ε
     /// per user, e.g. private users' records used in the clear; empty by default.

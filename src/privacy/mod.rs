@@ -6,6 +6,7 @@
 
 mod budget;
 mod gaussian;
+mod generalized_rr;
 mod laplace;
 mod priv_unit_g;
 mod randomized_response;
@@ -15,6 +16,7 @@ pub use gaussian::{
     gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
     symmetric_gaussian_release, GaussianAggregate,
 };
+pub use generalized_rr::Grr;
 pub use laplace::{laplace, laplace_sum};
 pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CAP};
 pub use randomized_response::{flip_threshold, rr_keep_probability, KeepProbability};

@@ -69,7 +69,7 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         }
     };
     let split = exp.split.map(|s| [s.public, s.private, s.test]);
-    let ctx = json!({
+    let mut ctx = json!({
         "seed": exp.spec.seed,
         "dataset": plan.name,
         "source": source,
@@ -77,6 +77,11 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         "scaling": exp.scaling,
         "label_bounds": exp.label_bounds,
     });
+    // A declared sensitivity ranking decides the privacy masks (absent otherwise, so the
+    // keys of every other data set stay as they were).
+    if let Some(r) = super::masks::declared_ranking(plan) {
+        ctx["sensitivity"] = json!(r);
+    }
     sha256_hex(&ctx.to_string())
 }
 

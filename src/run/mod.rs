@@ -6,6 +6,7 @@
 pub mod accounting;
 pub mod curves;
 pub mod keys;
+pub mod masks;
 mod merge;
 pub mod output;
 mod results;
@@ -242,11 +243,13 @@ pub fn repetition_data(
         LabelBoundsFrom::PrivateTrain => LabelBounds::of(&private.y),
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
+    let masks = masks::draw(exp, plan, &private, rep);
     Ok(RepData {
         public,
         private,
         test,
         bounds,
+        masks,
     })
 }
 
@@ -624,6 +627,8 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         reused,
         cut_bytes,
     };
+    let mut privacy = accounting::privacy_record(exp);
+    privacy["masks"] = masks::mask_record(exp, &data)?;
     let record = serde_json::json!({
         "spec": exp.path.display().to_string(),
         "spec_name": exp.spec.name,
@@ -643,7 +648,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         "tasks_computed": summary.computed,
         "tasks_reused": summary.reused,
         "partial_bytes_cut": summary.cut_bytes,
-        "privacy": accounting::privacy_record(exp),
+        "privacy": privacy,
         // Rows left out for missing values, per data set with `missing: drop_rows`.
         "dropped_rows": dropped_rows,
     });
@@ -724,6 +729,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
                 private: data.private.select(&train),
                 test: data.private.select(&held),
                 bounds: data.bounds,
+                masks: data.masks_of(&train),
             });
         }
     }
@@ -748,6 +754,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
                     private: data.private.select(&idx[n_v..]),
                     test,
                     bounds: data.bounds,
+                    masks: data.masks_of(&idx[n_v..]),
                 },
                 n_v,
             )

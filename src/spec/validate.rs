@@ -885,10 +885,23 @@ pub fn validate(
                 })
                 .collect();
         }
+        let structural: Vec<Params> = structural.into_iter().map(Params).collect();
+        method.check_grid(&structural).map_err(|e| {
+            // The error names the parameter first: point at the entry's field holding it.
+            match e.split_once(": ") {
+                Some((name, message)) if entry.grid.contains_key(name) => {
+                    invalid(path, format!("{field}.grid.{name}"), message)
+                }
+                Some((name, message)) if entry.params.contains_key(name) => {
+                    invalid(path, format!("{field}.params.{name}"), message)
+                }
+                _ => invalid(path, &field, e),
+            }
+        })?;
         methods_out.push(MethodPlan {
             label,
             method,
-            structural: structural.into_iter().map(Params).collect(),
+            structural,
             mechanism: mechanism.into_iter().map(Params).collect(),
             skip: BTreeSet::new(),
             noise: entry.noise.unwrap_or(spec.noise),

@@ -1,0 +1,152 @@
+//! The privacy-mask parameters shared by every semi-feature method (HistOfTree card §1,
+//! §10; `data::mask` for the laws): `mask`, `d_p`, `mask_tau`, all structural. A method
+//! lists [`MASK_PARAMS`] among its parameters, reads its mask with [`mask_of`] in
+//! `prepare`, and forwards [`check_mask_grid`] and [`mask_skip_reason`] from
+//! [`super::Method::check_grid`] and [`super::Method::skip_reason`].
+
+use super::{MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, RepData};
+use crate::data::{MaskRule, PrivacyMask};
+use std::collections::BTreeSet;
+
+/// `mask`: the law of the privacy mask.
+pub const MASK: ParamDecl = ParamDecl {
+    name: "mask",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["aligned", "personalized", "personalized_prefix"]),
+    default: Some("aligned"),
+    doc: "privacy mask: aligned (the d_p most sensitive features private for every user), personalized (P_ij ~ Bernoulli(rank_j^-mask_tau), rank 1 always private) or personalized_prefix (user protects ranks 1..D_i, P(D_i >= j) = j^-mask_tau); HistOfTree card §10, §11",
+};
+
+/// `d_p`: the number of private features of the aligned mask.
+pub const D_P: ParamDecl = ParamDecl {
+    name: "d_p",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 0 },
+    default: Some("2"),
+    doc: "mask: aligned only: number of private features, the most sensitive first (card §10 [G] 2); grid points with d_p above the data set's d are skipped",
+};
+
+/// `mask_tau`: the tail exponent τ of the personalized masks.
+pub const MASK_TAU: ParamDecl = ParamDecl {
+    name: "mask_tau",
+    role: ParamRole::Structural,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: 1e3,
+        open: false,
+    },
+    default: Some("1"),
+    doc: "mask: personalized* only: tail exponent tau of P(rank j private) = j^-tau (card §10 [G] 1; larger: fewer private features)",
+};
+
+/// The three mask parameters, in declaration order.
+pub const MASK_PARAMS: [ParamDecl; 3] = [MASK, D_P, MASK_TAU];
+
+/// The value of `name` at `p`, None when the method does not declare it.
+fn value<'a>(p: &'a Params, name: &str) -> Option<&'a ParamValue> {
+    p.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+/// The mask law of grid point `p` (which holds the three [`MASK_PARAMS`]).
+///
+/// # Panics
+/// If a mask parameter is missing or out of its declared kind: validation fills and checks
+/// them.
+pub fn mask_rule(p: &Params) -> MaskRule {
+    match p.str(MASK.name) {
+        "aligned" => MaskRule::Aligned {
+            d_p: p.usize(D_P.name),
+        },
+        "personalized" => MaskRule::Personalized {
+            tau: p.f64(MASK_TAU.name),
+        },
+        "personalized_prefix" => MaskRule::PersonalizedPrefix {
+            tau: p.f64(MASK_TAU.name),
+        },
+        other => panic!("mask `{other}` passed validation"),
+    }
+}
+
+/// The privacy mask of grid point `p` on the private training users of `data` (n×d, users
+/// in the order of `data.private`).
+///
+/// # Errors
+/// No mask source in `data` (the runner draws one only when some method of the spec
+/// declares the semi-feature model), or one drawn for another number of users.
+pub fn mask_of(data: &RepData, p: &Params) -> Result<PrivacyMask, MethodError> {
+    let source = data.masks.as_ref().ok_or_else(|| {
+        MethodError::Other(
+            "no privacy masks were drawn for this repetition: the runner draws them only for specs with a semi-feature method".into(),
+        )
+    })?;
+    let (n, d) = (data.private.n(), data.private.d());
+    if source.n() != n || source.d() != d {
+        return Err(MethodError::Other(format!(
+            "the privacy masks cover {}x{} users x features, the private data {n}x{d}",
+            source.n(),
+            source.d()
+        )));
+    }
+    Ok(source.mask(&mask_rule(p)))
+}
+
+/// Refuses grids over a mask parameter that the mask law of the same points ignores:
+/// `mask_tau` with `mask: aligned`, `d_p` with a personalized mask, and (for methods that
+/// declare it) `s` with `mask: aligned`, where the histogram axes are the d_p private
+/// features. `points` are the method's structural grid points.
+///
+/// # Errors
+/// `"<parameter>: <what would be valid>"`, naming the parameter first (the convention of
+/// [`super::Method::check_grid`]).
+pub fn check_mask_grid(points: &[Params]) -> Result<(), String> {
+    // (parameter, applies to aligned points?, why)
+    let rules: [(&str, bool, &str); 3] = [
+        (
+            MASK_TAU.name,
+            false,
+            "applies only to `mask: personalized` or `personalized_prefix`; with `mask: aligned` give one value or none",
+        ),
+        (
+            D_P.name,
+            true,
+            "applies only to `mask: aligned`; with a personalized mask give one value or none",
+        ),
+        (
+            "s",
+            false,
+            "with `mask: aligned` the histogram axes are the d_p private features (s = d_p); grid `s` only with a personalized mask",
+        ),
+    ];
+    for (name, aligned_only, why) in rules {
+        let mut seen = BTreeSet::new();
+        for p in points {
+            let (Some(ParamValue::Str(mask)), Some(v)) = (value(p, MASK.name), value(p, name))
+            else {
+                continue;
+            };
+            if (mask == "aligned") != aligned_only {
+                seen.insert(v.to_string());
+            }
+        }
+        if seen.len() > 1 {
+            return Err(format!(
+                "{name}: {why} (the grid gives {})",
+                seen.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why grid point `p` does not apply to a data set with `d` features: an aligned mask with
+/// d_p above d.
+pub fn mask_skip_reason(p: &Params, d: usize) -> Option<String> {
+    match (value(p, MASK.name), value(p, D_P.name)) {
+        (Some(ParamValue::Str(m)), Some(ParamValue::Int(dp)))
+            if m == "aligned" && *dp > d as i64 =>
+        {
+            Some("d_p above the data set's d".into())
+        }
+        _ => None,
+    }
+}
