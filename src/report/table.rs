@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::format::{format_fixed, format_sci};
+use super::format::{format_fixed, format_ratio, format_sci};
 use super::ReportError;
 
 /// How cell values are turned into text.
@@ -26,6 +26,9 @@ pub enum NumberFormat {
     /// Fixed point with the given number of decimals (see [`format_fixed`]); for
     /// accuracies and running times.
     Fixed(usize),
+    /// MSE ratios as the HistOfTree tables print them, `1.85`, `22.6`, `7e2` (see
+    /// [`format_ratio`]).
+    Ratio,
 }
 
 impl NumberFormat {
@@ -34,6 +37,7 @@ impl NumberFormat {
         match self {
             NumberFormat::Sci => format_sci(v),
             NumberFormat::Fixed(decimals) => format_fixed(v, decimals),
+            NumberFormat::Ratio => format_ratio(v),
         }
     }
 }
