@@ -24,6 +24,7 @@
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
 pub mod claims;
+pub mod epsilon_match;
 pub mod golden;
 pub mod render;
 pub mod reported;
@@ -33,6 +34,7 @@ use std::path::{Path, PathBuf};
 
 pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
 
+pub use epsilon_match::{match_epsilons, EpsilonMatch, EpsilonScore};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use render::{quiet_lines, render_check};
 pub use reported::{
