@@ -4,6 +4,8 @@
 //! one, on printed values), and the `*` of `star_significant` (best as printed, and
 //! significantly better than the rest of its block), on a hand-made table.
 
+mod common;
+
 use dp_repro::data::Task;
 use dp_repro::report::Row;
 use dp_repro::run::table::{table_rows, Selected, SelectedMap, TableData};
@@ -455,4 +457,144 @@ fn epsilon_inference_without_our_cells_or_denominator_says_so() {
         matches[0].summary_line(),
         "ε match T1: no ε of ours has a cell of this table (stated 1); median |ln(ours/paper)|: ε 1: NaN (0 cells)"
     );
+}
+
+/// The `reported.epsilon_match` section end to end: read from YAML, scored on selected
+/// rows, one line per table in `check --quiet`, and a regression only under
+/// `require_stated` when the best ε differs from the stated one.
+#[test]
+fn the_epsilon_match_section_prints_one_line_per_table() {
+    use dp_repro::check::{epsilon_matches, quiet_lines, CheckReport, ReportedSpec};
+    let mut methods = String::new();
+    for (k, v) in method_map() {
+        methods.push_str(&format!("    \"{k}\": \"{v}\"\n"));
+    }
+    let yaml = |require: bool| {
+        format!(
+            "files: [histoftree_tables.csv]\ndataset_names: name\ntolerance: {{relative: 0.15}}\nepsilon_match:\n  file: histoftree_tables.csv\n  method_columns: [setting, method, partition]\n  ratio_to: DT\n  require_stated: {require}\n  methods:\n{methods}"
+        )
+    };
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("specs/reported");
+    let cells = paper_cells();
+    let shifted = |e: f64| match e {
+        e if e == 1.0 => "C3a",
+        e if e == 2.0 => "T1",
+        _ => "C3b",
+    };
+    let rows = selected_rows(&cells, shifted, |_| 1.0);
+    for require in [false, true] {
+        let spec: ReportedSpec = serde_yaml::from_str(&yaml(require)).unwrap();
+        let matches = epsilon_matches(&spec, &dir, &rows, &HashMap::new()).unwrap();
+        assert_eq!(matches.len(), 3);
+        let report = CheckReport {
+            epsilon_matches: matches,
+            ..CheckReport::default()
+        };
+        let lines = quiet_lines(&report, "t");
+        let eps_lines: Vec<&String> = lines.iter().filter(|l| l.contains("ε match")).collect();
+        assert_eq!(eps_lines.len(), 3, "{lines:?}");
+        // Ours at 0.5 are C3b's cells (the ε 4 of this run): C3b matches at 0.5 and 4.
+        assert!(eps_lines[0].contains("ε match T1: best ε = 2 (stated 1, DISAGREES)"));
+        assert!(eps_lines[1].contains("ε match C3a: best ε = 1 (stated 0.5, DISAGREES)"));
+        assert_eq!(report.regressed(), require);
+        assert_eq!(eps_lines[0].starts_with("regression: "), require);
+        assert_eq!(lines.last().unwrap().starts_with("REGRESSION"), require);
+    }
+    // Without the section there is nothing to infer.
+    let mut spec: ReportedSpec = serde_yaml::from_str(&yaml(false)).unwrap();
+    spec.epsilon_match = None;
+    assert!(epsilon_matches(&spec, &dir, &rows, &HashMap::new())
+        .unwrap()
+        .is_empty());
+}
+
+// ------------------------------------------------------------------ through the CLI
+
+/// Two synthetic data sets, DT and three private methods in two blocks, ratios to DT.
+const SPEC: &str = "name: blocks\nseed: 5\nrepetitions: 6\ndatasets:\n  - {name: s1, synthetic: lpdt_sine, sizes: {public: 100, private: 800, test: 200}}\n  - {name: s2, synthetic: lpdt_sine, sizes: {public: 300, private: 1500, test: 200}}\nepsilons: [1, 8]\nmethods:\n  - method: DT\n    grid: {max_depth: [3]}\n  - method: LPDT-M\n    grid: {depth: [2, 3], min_leaf: [10], rho: [0.5]}\n  - method: PHIST\n    grid: {bins: [2, 3], t: [0.05]}\n  - method: APHIST\n    grid: {bins: [2, 3], t: [0.05]}\ntables:\n  - name: blocks\n    epsilons: [1, 8]\n    blocks:\n      - {label: A, methods: [LPDT-M, PHIST], rank_ties: max}\n      - {label: B, methods: [APHIST, PHIST], rank_ties: min}\n    marks: star_significant\n    summary_rows: [rank_sum]\n    value: {ratio_to: DT}\n";
+
+fn dp_repro(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let out = assert_cmd::Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(dir)
+        .envs(common::no_user_data())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_table_with_blocks_renders_ratio_cells_under_block_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.yaml"), SPEC).unwrap();
+    let (code, err) = dp_repro(dir.path(), &["run", "spec.yaml", "--quiet", "--out", "out"]);
+    assert_eq!(code, 0, "{err}");
+    let out = dir.path().join("out");
+    let md = std::fs::read_to_string(out.join("table-blocks.md")).unwrap();
+    for h in [
+        "ε=1 · A LPDT-M",
+        "ε=1 · B APHIST",
+        "ε=8 · A PHIST",
+        "ε=8 · B PHIST",
+    ] {
+        assert!(md.contains(h), "{h} in\n{md}");
+    }
+    let selected = std::fs::read_to_string(out.join("selected.csv")).unwrap();
+    let mean = |d: &str, m: &str, e: &str| -> f64 {
+        selected
+            .lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|f| f[0] == d && f[1] == m && f[2] == e)
+            .unwrap()[3]
+            .parse()
+            .unwrap()
+    };
+    // Row s1: LPDT-M, PHIST | APHIST, PHIST at ε 1, then the same at ε 8.
+    let row: Vec<String> = md
+        .lines()
+        .find(|l| l.starts_with("| s1"))
+        .unwrap()
+        .trim_matches('|')
+        .split('|')
+        .map(|c| c.trim().replace(['*', '_', '\\'], ""))
+        .collect();
+    let mut k = 1;
+    for e in ["1", "8"] {
+        for m in ["LPDT-M", "PHIST", "APHIST", "PHIST"] {
+            let want = dp_repro::report::format_ratio(mean("s1", m, e) / mean("s1", "DT", ""));
+            assert_eq!(row[k], want, "{m} at ε {e}");
+            k += 1;
+        }
+    }
+    assert!(md.contains("| Rank Sum"), "{md}");
+    assert!(md.contains("divided by the mean test mse of DT"), "{md}");
+}
+
+#[test]
+fn bad_blocks_exit_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to, field) in [
+        (
+            "    blocks:\n",
+            "    methods: [LPDT-M]\n    blocks:\n",
+            "tables[0].blocks",
+        ),
+        (
+            "rank_ties: min}",
+            "rank_ties: [APHIST, DT]}",
+            "tables[0].blocks[1].rank_ties",
+        ),
+        ("{label: B,", "{label: A,", "tables[0].blocks[1].label"),
+        ("ratio_to: DT", "ratio_to: XT", "unknown method `XT`"),
+    ] {
+        assert!(SPEC.contains(from), "{from}");
+        std::fs::write(dir.path().join("bad.yaml"), SPEC.replacen(from, to, 1)).unwrap();
+        let (code, err) = dp_repro(dir.path(), &["validate", "bad.yaml"]);
+        assert_eq!(code, 2, "{to}: {err}");
+        assert!(err.contains(field), "{to}: {err}");
+    }
 }

@@ -12,9 +12,56 @@
 //! beside all scores and the ε the file states.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
+use super::reported::{DatasetNames, ReportedSpec};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
+
+/// The `epsilon_match:` part of a spec's `reported:` section: a reported file whose
+/// tables' ε are to be inferred rather than assumed.
+///
+/// ```yaml
+/// epsilon_match:
+///   file: histoftree_tables.csv          # relative to the spec's folder
+///   group_column: table                  # default `table`
+///   method_columns: [setting, method, partition]
+///   methods: {aligned/HistOfTree/ME: HistOfTree(ME) A, personalized/Hist: Hist}
+///   ratio_to: DT                         # ours = mean / mean of DT on the data set
+///   require_stated: false                # a disagreement is informational (default)
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpsilonMatchSpec {
+    /// The reported CSV, relative to the spec's folder.
+    pub file: PathBuf,
+    /// The column naming each row's table; default `table`.
+    #[serde(default = "default_group_column")]
+    pub group_column: String,
+    /// The columns whose non-empty fields, joined by `/`, make the method key.
+    pub method_columns: Vec<String>,
+    /// Method key → our method label; rows with other keys are left out.
+    pub methods: BTreeMap<String, String>,
+    /// Compare our ratio to this method's mean on the same data set (MSE ratios).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to: Option<String>,
+    /// The value column; default `value`.
+    #[serde(default = "default_value_column")]
+    pub value_column: String,
+    /// Whether a best ε other than the stated one is a regression (default: no, the
+    /// stated ε may be an inference itself).
+    #[serde(default)]
+    pub require_stated: bool,
+}
+
+fn default_group_column() -> String {
+    "table".to_string()
+}
+
+fn default_value_column() -> String {
+    "value".to_string()
+}
 
 /// One reported cell of a table whose ε is to be inferred.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,12 +100,19 @@ pub struct EpsilonMatch {
     pub scores: Vec<EpsilonScore>,
     /// The ε with the lowest score (the first on ties); `None` when no ε had a cell.
     pub best: Option<f64>,
+    /// Whether a disagreement with the stated ε is a regression (`require_stated`).
+    pub required: bool,
 }
 
 impl EpsilonMatch {
     /// Whether the best ε is the stated one (`None` when either is unknown).
     pub fn agrees(&self) -> Option<bool> {
         Some(self.best? == self.stated?)
+    }
+
+    /// Whether this is a regression: the stated ε is required and the best differs.
+    pub fn regressed(&self) -> bool {
+        self.required && self.agrees() == Some(false)
     }
 
     /// The summary line of `check`, e.g.
@@ -126,6 +180,7 @@ pub fn match_epsilons(
                 stated: None,
                 scores: Vec::new(),
                 best: None,
+                required: false,
             });
         }
         members.entry(c.group.clone()).or_default().push(c);
@@ -252,4 +307,58 @@ pub fn our_values(
         }
     }
     out
+}
+
+/// The ε inference of a spec's `reported.epsilon_match` (empty without one): the file's
+/// cells (data set names mapped as `spec.dataset_names` says, through `abbreviations`)
+/// against our `selected` rows at every ε they have, as [`match_epsilons`] scores them,
+/// with `required` set from `require_stated`.
+///
+/// # Errors
+/// The errors of [`read_grouped_cells`] (file, line, column); [`CheckError::Invalid`]
+/// naming `reported.epsilon_match.method_columns` or `.methods` when empty.
+pub fn epsilon_matches(
+    spec: &ReportedSpec,
+    spec_dir: &Path,
+    selected: &[SelectedRow],
+    abbreviations: &HashMap<String, String>,
+) -> Result<Vec<EpsilonMatch>, CheckError> {
+    let Some(m) = &spec.epsilon_match else {
+        return Ok(Vec::new());
+    };
+    for (field, empty) in [
+        ("method_columns", m.method_columns.is_empty()),
+        ("methods", m.methods.is_empty()),
+    ] {
+        if empty {
+            return Err(CheckError::Invalid {
+                field: format!("reported.epsilon_match.{field}"),
+                message: "is empty; name the columns that make the method key and map each key to our method label".to_string(),
+            });
+        }
+    }
+    let how = GroupedFile {
+        group_column: &m.group_column,
+        method_columns: &m.method_columns,
+        methods: &m.methods,
+        value_column: &m.value_column,
+    };
+    let cells = read_grouped_cells(&spec_dir.join(&m.file), &how, |d| {
+        match spec.dataset_names {
+            DatasetNames::Abbreviation => abbreviations
+                .get(d)
+                .cloned()
+                .unwrap_or_else(|| d.to_string()),
+            DatasetNames::Name => d.to_string(),
+        }
+    })?;
+    let mut epsilons: Vec<f64> = selected.iter().filter_map(|r| r.epsilon).collect();
+    epsilons.sort_by(f64::total_cmp);
+    epsilons.dedup();
+    let ours = our_values(selected, m.ratio_to.as_deref());
+    let mut matches = match_epsilons(&cells, &ours, &epsilons);
+    for g in &mut matches {
+        g.required = m.require_stated;
+    }
+    Ok(matches)
 }

@@ -95,6 +95,10 @@ pub struct ColumnGroup {
     /// own way (`$\varepsilon = 2$` in LaTeX, `ε=2` in Markdown) instead of `label`.
     #[serde(default)]
     pub epsilon: Option<f64>,
+    /// The method block within the ε group, e.g. `Aligned` (the HistOfTree tables,
+    /// `histoftree.md` §10); printed after the ε (`ε=1 · Aligned`). Empty: none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub block: String,
     /// Column (method) names, e.g. `LPDT-M`, plain text.
     pub columns: Vec<String>,
 }
@@ -186,6 +190,7 @@ impl ColumnGroup {
         ColumnGroup {
             label: label.into(),
             epsilon: None,
+            block: String::new(),
             columns,
         }
     }
@@ -196,6 +201,7 @@ impl ColumnGroup {
         ColumnGroup {
             label: format!("ε = {}", epsilon),
             epsilon: Some(epsilon),
+            block: String::new(),
             columns,
         }
     }

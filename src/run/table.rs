@@ -606,6 +606,7 @@ pub fn build_table(
         groups.push(ColumnGroup {
             label: String::new(),
             epsilon: None,
+            block: String::new(),
             columns: t.non_private.clone(),
         });
     }
@@ -615,6 +616,7 @@ pub fn build_table(
             groups.push(ColumnGroup {
                 label: group_label(*e, blk),
                 epsilon: Some(*e),
+                block: blk.label.clone(),
                 columns: blk.methods.clone(),
             });
         }
