@@ -408,8 +408,8 @@ fn check(
     force: bool,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
-        abbreviation_map, compare_golden, compare_reported, evaluate_claims, read_curve_points,
-        read_selected, read_tests, render_check, CheckReport,
+        abbreviation_map, compare_golden, compare_reported, epsilon_matches, evaluate_claims,
+        read_curve_points, read_selected, read_tests, render_check, CheckReport,
     };
     let dirs = manifest_dirs(manifests.clone());
     let (mut exp, text) = load_experiment(&spec, manifests)?;
@@ -450,12 +450,15 @@ fn check(
         .first()
         .map(|d| d.task.lower_is_better())
         .unwrap_or(true);
-    let cells = match &exp.reported {
+    let (cells, epsilon_matches) = match &exp.reported {
         Some((r, dir)) => {
             let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
-            compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?
+            (
+                compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?,
+                epsilon_matches(r, dir, &selected, &abbreviations).map_err(bad_input)?,
+            )
         }
-        None => Vec::new(),
+        None => (Vec::new(), Vec::new()),
     };
     let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
     let claims = evaluate_claims(&exp.claims, &selected, &tests, &curves, lower);
@@ -492,6 +495,7 @@ fn check(
         cells,
         claims,
         golden,
+        epsilon_matches,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;

@@ -85,6 +85,7 @@ fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> Rep
         tolerance,
         known_deviations: known,
         value_column: "value".into(),
+        epsilon_match: None,
     }
 }
 
@@ -1222,6 +1223,7 @@ fn sample_report() -> CheckReport {
             missing: vec!["abalone / DT / ε=— / max_depth=2".into()],
             extra: vec![],
         }),
+        epsilon_matches: Vec::new(),
     }
 }
 
@@ -1452,6 +1454,7 @@ claims:
         cells,
         claims,
         golden: None,
+        epsilon_matches: Vec::new(),
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use dp_repro::data::Task;
 use dp_repro::report::{render_latex, render_markdown, ColumnGroup, Legend, Row, Table};
 use dp_repro::run::table::{table_rows, ReportedCells, Selected, SelectedMap, TableData};
-use dp_repro::spec::raw::{MarkStyle, RowLabels, SummaryRow, TableEntry, TableValue};
+use dp_repro::spec::raw::{MarkStyle, RankTies, RowLabels, SummaryRow, TableEntry, TableValue};
 use dp_repro::stats::SignificanceRule;
 use std::collections::BTreeMap;
 use std::fs;
@@ -62,11 +62,12 @@ fn entry(rank_ties: &[&str]) -> TableEntry {
         caption: String::new(),
         epsilons: vec![1.0],
         methods: vec!["M1".into(), "M2".into(), "M3".into()],
+        blocks: Vec::new(),
         non_private: vec!["CT-W".into()],
         row_labels: RowLabels::Name,
         marks: MarkStyle::StarBest,
         summary_rows: vec![SummaryRow::RankSum, SummaryRow::No1],
-        rank_ties: rank_ties.iter().map(|s| s.to_string()).collect(),
+        rank_ties: RankTies::Order(rank_ties.iter().map(|s| s.to_string()).collect()),
         oracle_note: None,
         value: TableValue::Metric,
         reported: None,

@@ -24,6 +24,7 @@
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
 pub mod claims;
+pub mod epsilon_match;
 pub mod golden;
 pub mod render;
 pub mod reported;
@@ -33,6 +34,9 @@ use std::path::{Path, PathBuf};
 
 pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
 
+pub use epsilon_match::{
+    epsilon_matches, match_epsilons, EpsilonMatch, EpsilonMatchSpec, EpsilonScore,
+};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use render::{quiet_lines, render_check};
 pub use reported::{
@@ -506,17 +510,21 @@ pub struct CheckReport {
     pub claims: Vec<ClaimCheck>,
     /// The golden comparison, if any.
     pub golden: Option<GoldenCheck>,
+    /// The ε inference per reported table (`reported.epsilon_match`), in file order.
+    pub epsilon_matches: Vec<EpsilonMatch>,
 }
 
 impl CheckReport {
     /// True when something regressed: a reported cell with verdict
-    /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, or
-    /// a golden comparison with a changed, missing or extra row. `dp-repro check` exits 1
+    /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, a
+    /// golden comparison with a changed, missing or extra row, or an ε inference that
+    /// disagrees with a required stated ε. `dp-repro check` exits 1
     /// then, 0 otherwise.
     pub fn regressed(&self) -> bool {
         self.cells.iter().any(|c| c.verdict == Verdict::Regression)
             || self.claims.iter().any(|c| c.regressed())
             || self.golden.as_ref().is_some_and(|g| g.regressed())
+            || self.epsilon_matches.iter().any(EpsilonMatch::regressed)
     }
 }
 

@@ -116,6 +116,8 @@ struct View {
     by_epsilon: Vec<EpsilonCounts>,
     claims: Vec<ClaimView>,
     golden: Option<GoldenView>,
+    /// One summary line per reported table whose ε was inferred (escaped).
+    epsilon_matches: Vec<String>,
 }
 
 /// Cells within tolerance per ε of one private method.
@@ -303,6 +305,10 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
             c.count, c.out_of, c.needed, c.details
         )));
     }
+    for m in &report.epsilon_matches {
+        let flag = if m.regressed() { "regression: " } else { "" };
+        lines.push(one_line(&format!("{flag}{}", m.summary_line())));
+    }
     if let Some(g) = &report.golden {
         for (kind, list) in [
             ("changed", &g.changed),
@@ -474,6 +480,11 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         by_epsilon,
         claims,
         golden,
+        epsilon_matches: report
+            .epsilon_matches
+            .iter()
+            .map(|m| esc(&m.summary_line()))
+            .collect(),
     }
 }
 

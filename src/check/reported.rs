@@ -49,6 +49,10 @@ pub struct ReportedSpec {
         skip_serializing_if = "is_default_value_column"
     )]
     pub value_column: String,
+    /// Infer the ε of each table of a reported file instead of assuming it (the
+    /// HistOfTree tables, `histoftree.md` §10): one summary line per table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_match: Option<super::epsilon_match::EpsilonMatchSpec>,
 }
 
 fn default_value_column() -> String {

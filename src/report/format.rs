@@ -3,7 +3,8 @@
 //! The papers print regression errors in scientific notation with three significant
 //! digits and a signed exponent without leading zeros (LPDT Table 2: `1.01e+1`,
 //! `2.12e-2`, `4.08e-27`), and accuracies or running times with a fixed number of
-//! decimals (LPCT Tables 2 and 3).
+//! decimals (LPCT Tables 2 and 3). The HistOfTree tables print MSE ratios with a
+//! precision that falls with the magnitude (`1.85`, `22.6`, `7e2`).
 
 /// Formats `v` in scientific notation with three significant digits, as the papers do.
 ///
@@ -70,6 +71,49 @@ pub fn format_fixed(v: f64, decimals: usize) -> String {
     match s.strip_prefix('-') {
         Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
         _ => s,
+    }
+}
+
+/// Formats an MSE ratio as the HistOfTree tables print it (method card `histoftree.md`
+/// §10; `histoftree_tables.csv`): below 10 with two decimals (`1.85`), from 10 to below
+/// 100 with one (`22.6`, `19.0`), from 100 on with one significant digit and a bare
+/// exponent (`7e2`, `1e4`, `9e5`).
+///
+/// The magnitude class is decided after rounding, so a value never prints with more
+/// digits than its class allows (`9.996` → `10.0`, `99.96` → `1e2`). Rounding is to
+/// nearest on the exact binary value. Negative values print as the negated absolute value
+/// (ratios are positive; this only keeps the function total); a result that rounds to
+/// zero prints as `0.00`. NaN prints as `nan`, ±∞ as `inf` / `-inf`. Every finite output
+/// parses back with `str::parse::<f64>()`, which is how the table ranks printed values.
+///
+/// ```
+/// use dp_repro::report::format_ratio;
+/// assert_eq!(format_ratio(1.8512), "1.85");
+/// assert_eq!(format_ratio(22.64), "22.6");
+/// assert_eq!(format_ratio(712.0), "7e2");
+/// assert_eq!(format_ratio(9.996), "10.0");
+/// ```
+pub fn format_ratio(v: f64) -> String {
+    if let Some(s) = non_finite(v) {
+        return s;
+    }
+    let a = v.abs();
+    let two = format!("{a:.2}");
+    let text = if two.parse::<f64>().is_ok_and(|x| x < 10.0) {
+        two
+    } else {
+        let one = format!("{a:.1}");
+        if one.parse::<f64>().is_ok_and(|x| x < 100.0) {
+            one
+        } else {
+            // LowerExp with no decimals: `7e2`, `1e4`; the rounding carries into the exponent.
+            format!("{a:.0e}")
+        }
+    };
+    if v < 0.0 && text != "0.00" {
+        format!("-{text}")
+    } else {
+        text
     }
 }
 

@@ -27,7 +27,7 @@ pub use figure::{
     render_figures, validate_figures, write_panel, FigureContext, FigureError, FigureSpec,
     LegendPosition, Line, Panel, Point,
 };
-pub use format::{format_fixed, format_sci};
+pub use format::{format_fixed, format_ratio, format_sci};
 pub use render::{
     error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,
     render_with_dir, OutputFormat, Templates,

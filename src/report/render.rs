@@ -435,7 +435,12 @@ struct LatexView {
 
 fn latex_group_text(g: &ColumnGroup) -> String {
     match g.epsilon {
-        Some(e) => format!(r"$\varepsilon = {}$", epsilon_text(e)),
+        Some(e) if g.block.is_empty() => format!(r"$\varepsilon = {}$", epsilon_text(e)),
+        Some(e) => format!(
+            r"$\varepsilon = {}$ {}",
+            epsilon_text(e),
+            escape_latex(&format!("· {}", g.block))
+        ),
         None => escape_latex(&g.label),
     }
 }
@@ -541,7 +546,8 @@ impl MarkdownView {
         let mut header = vec![escape_markdown(&t.row_header)];
         for g in &t.groups {
             let prefix = match g.epsilon {
-                Some(e) => format!("ε={} ", epsilon_text(e)),
+                Some(e) if g.block.is_empty() => format!("ε={} ", epsilon_text(e)),
+                Some(e) => format!("ε={} · {} ", epsilon_text(e), escape_markdown(&g.block)),
                 None if g.label.is_empty() => String::new(),
                 None => format!("{} ", escape_markdown(&g.label)),
             };

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::format::{format_fixed, format_sci};
+use super::format::{format_fixed, format_ratio, format_sci};
 use super::ReportError;
 
 /// How cell values are turned into text.
@@ -26,6 +26,9 @@ pub enum NumberFormat {
     /// Fixed point with the given number of decimals (see [`format_fixed`]); for
     /// accuracies and running times.
     Fixed(usize),
+    /// MSE ratios as the HistOfTree tables print them, `1.85`, `22.6`, `7e2` (see
+    /// [`format_ratio`]).
+    Ratio,
 }
 
 impl NumberFormat {
@@ -34,6 +37,7 @@ impl NumberFormat {
         match self {
             NumberFormat::Sci => format_sci(v),
             NumberFormat::Fixed(decimals) => format_fixed(v, decimals),
+            NumberFormat::Ratio => format_ratio(v),
         }
     }
 }
@@ -91,6 +95,10 @@ pub struct ColumnGroup {
     /// own way (`$\varepsilon = 2$` in LaTeX, `ε=2` in Markdown) instead of `label`.
     #[serde(default)]
     pub epsilon: Option<f64>,
+    /// The method block within the ε group, e.g. `Aligned` (the HistOfTree tables,
+    /// `histoftree.md` §10); printed after the ε (`ε=1 · Aligned`). Empty: none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub block: String,
     /// Column (method) names, e.g. `LPDT-M`, plain text.
     pub columns: Vec<String>,
 }
@@ -182,6 +190,7 @@ impl ColumnGroup {
         ColumnGroup {
             label: label.into(),
             epsilon: None,
+            block: String::new(),
             columns,
         }
     }
@@ -192,6 +201,7 @@ impl ColumnGroup {
         ColumnGroup {
             label: format!("ε = {}", epsilon),
             epsilon: Some(epsilon),
+            block: String::new(),
             columns,
         }
     }

@@ -12,11 +12,14 @@
 use super::seeds::epsilon_text;
 use crate::data::Task;
 use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
-use crate::spec::raw::{MarkStyle, RowLabels, Selection, SummaryRow, TableEntry, TableValue};
+use crate::spec::raw::{
+    MarkStyle, RankTies, RatioOf, RowLabels, Selection, SummaryRow, TableBlock, TableEntry,
+    TableValue,
+};
 use crate::spec::Experiment;
 use crate::stats::{
-    first_place_counts, rank_marks, rank_sums, significance_marks, summarize, ties_for_best,
-    SignificanceRule, Summary, DEFAULT_ALPHA,
+    first_place_counts, rank_marks, rank_sums, rank_sums_competition, significance_marks,
+    star_significant, summarize, ties_for_best, SignificanceRule, Summary, TieRank, DEFAULT_ALPHA,
 };
 use std::collections::BTreeMap;
 
@@ -155,50 +158,133 @@ fn bold_rule(significance: Option<SignificanceRule>) -> SignificanceRule {
     }
 }
 
+/// What a cell shows of a selection: the value printed (`None`: nothing to show) and the
+/// per-repetition values its marks compare.
+struct Shown {
+    mean: Option<f64>,
+    values: BTreeMap<usize, f64>,
+}
+
+/// The cell of selection `s` under the table's `value`; `denominator` is the selection of
+/// a `ratio_to` method on the same data set (a ratio without one shows nothing).
+fn shown(value: &TableValue, s: &Selected, denominator: Option<&Selected>) -> Shown {
+    match value {
+        TableValue::Metric => Shown {
+            mean: Some(s.summary.mean),
+            values: s.values.clone(),
+        },
+        TableValue::Seconds => Shown {
+            mean: (!s.seconds.is_empty())
+                .then(|| summarize(&s.seconds.values().copied().collect::<Vec<_>>()).mean),
+            values: s.values.clone(),
+        },
+        TableValue::RatioTo { of, .. } => {
+            let Some(d) = denominator else {
+                return Shown {
+                    mean: None,
+                    values: BTreeMap::new(),
+                };
+            };
+            match of {
+                RatioOf::Means => Shown {
+                    mean: Some(s.summary.mean / d.summary.mean),
+                    values: s
+                        .values
+                        .iter()
+                        .map(|(&r, &v)| (r, v / d.summary.mean))
+                        .collect(),
+                },
+                RatioOf::PerRepetition => {
+                    let values: BTreeMap<usize, f64> = s
+                        .values
+                        .iter()
+                        .filter_map(|(&r, &v)| d.values.get(&r).map(|&dv| (r, v / dv)))
+                        .collect();
+                    let mean = (!values.is_empty())
+                        .then(|| summarize(&values.values().copied().collect::<Vec<_>>()).mean);
+                    Shown { mean, values }
+                }
+            }
+        }
+    }
+}
+
+/// The level of the `*` of `star_significant`: the `alpha` of the spec's rule, else
+/// [`DEFAULT_ALPHA`].
+fn star_alpha(significance: Option<SignificanceRule>) -> f64 {
+    match significance {
+        Some(SignificanceRule::BetterThanRest { alpha, .. })
+        | Some(SignificanceRule::NotWorseThanBest { alpha }) => alpha,
+        _ => DEFAULT_ALPHA,
+    }
+}
+
+/// The label of the column group of block `block` in ε block `e`: `ε = 1`, or
+/// `ε = 1 · Aligned` for a labelled block.
+fn group_label(e: f64, block: &TableBlock) -> String {
+    if block.label.is_empty() {
+        format!("ε = {}", epsilon_text(e))
+    } else {
+        format!("ε = {} · {}", epsilon_text(e), block.label)
+    }
+}
+
 /// The data rows and summary rows of table `t`.
 ///
 /// Data rows: one per data set; the non-private columns first (never marked), then per ε
-/// of `t.epsilons` the cells of `t.methods`, each the mean of its selected grid point
-/// (`None` = not run, never marked), accuracies with 4 decimals, MSEs in the papers'
-/// scientific format. Within each ε block:
+/// of `t.epsilons`, per block of [`TableEntry::column_blocks`] (`methods` as one block when
+/// the table has no `blocks`), the cells of the block's methods: the mean of its selected
+/// grid point (`None` = not run, never marked), or under `value: seconds` its mean seconds,
+/// or under `value: {ratio_to: D}` its ratio to D's selected grid point on the data set
+/// (ratio of the means, or under `of: per_repetition` the mean of the per-repetition
+/// ratios; no D, no cell). Accuracies print with 4 decimals, MSEs in the papers'
+/// scientific format, ratios as the HistOfTree tables print them. Within each ε × block:
 /// - `bold_best` (`lpdt.md` §8.3): the best mean bold, the second underlined, `*` by
 ///   `data.significance` ([`significance_marks`]);
 /// - `star_best` (`lpct.md` §10.5): `*` on the best mean and every mean equal to it as
 ///   printed ([`ties_for_best`] on the printed values); bold on every method a one-sided
 ///   Wilcoxon signed-rank test, paired by repetition, does not find significantly worse
 ///   than the best (the best included; [`significance_marks`] with
-///   `not_worse_than_best`).
+///   `not_worse_than_best`);
+/// - `star_significant` (`histoftree.md` §10): [`star_significant`] on the printed values
+///   and the per-repetition values shown (a ratio of means divides them by D's mean).
 ///
 /// The tests pair the methods of a block on the repetitions all of them have.
 ///
 /// Summary rows (`lpct.md` §10.6), one per entry of `t.summary_rows`, with a count per
-/// compared method and ε block (the non-private columns empty): `rank_sum` — on each data
-/// set the methods' [`rank_sums`] contribution, ordinal ranks by mean with a missing mean
-/// counted as [`Task::worst_value`] and ties by `t.rank_ties` (default: the column order);
-/// `*` on the lowest sum. `no1` — [`first_place_counts`] of the cells starred or bold;
-/// `*` on the highest count.
+/// compared method, ε and block (the non-private columns empty): `rank_sum` — with a tie
+/// order (the block's `rank_ties` list, default the column order) the methods'
+/// [`rank_sums`] of ordinal ranks by mean, a missing mean counted as
+/// [`Task::worst_value`]; with `rank_ties: min | max` the [`rank_sums_competition`] of
+/// the printed values (`histoftree.md` §10); `*` on the lowest sum. `no1` —
+/// [`first_place_counts`] of the cells starred or bold; `*` on the highest count.
 pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     let lower = data.task.lower_is_better();
     let seconds = t.value == TableValue::Seconds;
-    let format = if seconds {
-        NumberFormat::Sci
-    } else {
-        number_format(data.task)
-    };
-    // The shown value of a selection: its mean metric, or its mean seconds.
-    let shown = |s: &Selected| {
-        if seconds {
-            (!s.seconds.is_empty())
-                .then(|| summarize(&s.seconds.values().copied().collect::<Vec<_>>()).mean)
-        } else {
-            Some(s.summary.mean)
-        }
+    let format = match t.value {
+        TableValue::Seconds => NumberFormat::Sci,
+        TableValue::RatioTo { .. } => NumberFormat::Ratio,
+        TableValue::Metric => number_format(data.task),
     };
     let bold = bold_rule(data.significance);
     let stars_rule = data.significance.unwrap_or(SignificanceRule::None);
-    // Per ε block: the means (rows = data sets) and whether each cell is starred or bold.
-    let mut block_means: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); t.epsilons.len()];
-    let mut block_marked: Vec<Vec<Vec<bool>>> = vec![Vec::new(); t.epsilons.len()];
+    let blocks = t.column_blocks();
+    // The selection of (data set, method) in ε block `et`: a non-private method compares
+    // its one result in every ε block (CT-Q in LPCT Table 2).
+    let lookup = |name: &str, m: &str, et: &str| {
+        data.selected
+            .get(&(name.to_string(), m.to_string(), et.to_string()))
+            .or_else(|| {
+                data.selected
+                    .get(&(name.to_string(), m.to_string(), String::new()))
+            })
+    };
+    // Per ε × block (index e · blocks + k): the means and the printed values (rows = data
+    // sets) and whether each cell is starred or bold.
+    let n_groups = t.epsilons.len() * blocks.len();
+    let mut group_means: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); n_groups];
+    let mut group_printed: Vec<Vec<Vec<Option<f64>>>> = vec![Vec::new(); n_groups];
+    let mut group_marked: Vec<Vec<Vec<bool>>> = vec![Vec::new(); n_groups];
     let mut rows = Vec::new();
     for (name, label) in data.datasets {
         let mut cells = Vec::new();
@@ -206,76 +292,100 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
             let v = data
                 .selected
                 .get(&(name.clone(), m.clone(), String::new()))
-                .and_then(shown);
+                .and_then(|s| {
+                    let d = match &t.value {
+                        TableValue::RatioTo { ratio_to, .. } => lookup(name, ratio_to, ""),
+                        _ => None,
+                    };
+                    shown(&t.value, s, d).mean
+                });
             cells.push(with_reported(Cell::new(v, format), data, name, m, ""));
         }
-        for (b, e) in t.epsilons.iter().enumerate() {
+        for (e_idx, e) in t.epsilons.iter().enumerate() {
             let et = epsilon_text(*e);
-            let sel: Vec<Option<&Selected>> = t
-                .methods
-                .iter()
-                .map(|m| {
-                    // A non-private method compares its one result in every ε block
-                    // (CT-Q in LPCT Table 2).
-                    data.selected
-                        .get(&(name.clone(), m.clone(), et.clone()))
-                        .or_else(|| data.selected.get(&(name.clone(), m.clone(), String::new())))
-                })
-                .collect();
-            let means: Vec<Option<f64>> = sel.iter().map(|s| s.and_then(shown)).collect();
-            // Pair on the repetitions every run method has.
-            let common: Vec<usize> = sel
-                .iter()
-                .flatten()
-                .map(|s| s.values.keys().cloned().collect::<Vec<_>>())
-                .reduce(|a, b| a.into_iter().filter(|r| b.contains(r)).collect())
-                .unwrap_or_default();
-            let values: Vec<Option<Vec<f64>>> = sel
-                .iter()
-                .map(|s| s.map(|s| common.iter().map(|r| s.values[r]).collect()))
-                .collect();
-            let block: Vec<Cell> = match t.marks {
-                // Running times are shown, not ranked.
-                _ if seconds => means.iter().map(|v| Cell::new(*v, format)).collect(),
-                MarkStyle::BoldBest => {
-                    let (best, second) = rank_marks(&means, lower);
-                    let stars = significance_marks(&values, lower, &stars_rule);
-                    means
-                        .iter()
-                        .enumerate()
-                        .map(|(i, v)| {
-                            Cell::new(*v, format).with_marks(
-                                best == Some(i),
-                                second == Some(i),
-                                stars[i],
-                            )
-                        })
-                        .collect()
-                }
-                MarkStyle::StarBest => {
-                    let plain: Vec<Cell> = means.iter().map(|v| Cell::new(*v, format)).collect();
-                    // The means at the printed precision: the printed texts read back.
-                    let printed: Vec<Option<f64>> = plain
-                        .iter()
-                        .map(|c| c.value.and_then(|_| c.text.parse().ok()))
-                        .collect();
-                    let stars = ties_for_best(&printed, lower);
-                    let bolds = significance_marks(&values, lower, &bold);
-                    plain
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, c)| c.with_marks(bolds[i], false, stars[i]))
-                        .collect()
-                }
+            let denominator = match &t.value {
+                TableValue::RatioTo { ratio_to, .. } => lookup(name, ratio_to, &et),
+                _ => None,
             };
-            block_marked[b].push(block.iter().map(|c| c.star || c.bold).collect());
-            block_means[b].push(means);
-            cells.extend(
-                block
-                    .into_iter()
-                    .zip(&t.methods)
-                    .map(|(c, m)| with_reported(c, data, name, m, &et)),
-            );
+            for (k, blk) in blocks.iter().enumerate() {
+                let g = e_idx * blocks.len() + k;
+                let sel: Vec<Option<Shown>> = blk
+                    .methods
+                    .iter()
+                    .map(|m| lookup(name, m, &et).map(|s| shown(&t.value, s, denominator)))
+                    .map(|s| s.filter(|s| s.mean.is_some() || seconds))
+                    .collect();
+                let means: Vec<Option<f64>> = sel
+                    .iter()
+                    .map(|s| s.as_ref().and_then(|s| s.mean))
+                    .collect();
+                // Pair on the repetitions every run method has.
+                let common: Vec<usize> = sel
+                    .iter()
+                    .flatten()
+                    .map(|s| s.values.keys().cloned().collect::<Vec<_>>())
+                    .reduce(|a, b| a.into_iter().filter(|r| b.contains(r)).collect())
+                    .unwrap_or_default();
+                let values: Vec<Option<Vec<f64>>> = sel
+                    .iter()
+                    .map(|s| {
+                        s.as_ref()
+                            .map(|s| common.iter().map(|r| s.values[r]).collect())
+                    })
+                    .collect();
+                let plain: Vec<Cell> = means.iter().map(|v| Cell::new(*v, format)).collect();
+                // The means at the printed precision: the printed texts read back.
+                let printed: Vec<Option<f64>> = plain
+                    .iter()
+                    .map(|c| c.value.and_then(|_| c.text.parse().ok()))
+                    .collect();
+                let block: Vec<Cell> = match t.marks {
+                    // Running times are shown, not ranked.
+                    _ if seconds => plain,
+                    MarkStyle::BoldBest => {
+                        let (best, second) = rank_marks(&means, lower);
+                        let stars = significance_marks(&values, lower, &stars_rule);
+                        plain
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, c)| {
+                                c.with_marks(best == Some(i), second == Some(i), stars[i])
+                            })
+                            .collect()
+                    }
+                    MarkStyle::StarBest => {
+                        let stars = ties_for_best(&printed, lower);
+                        let bolds = significance_marks(&values, lower, &bold);
+                        plain
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, c)| c.with_marks(bolds[i], false, stars[i]))
+                            .collect()
+                    }
+                    MarkStyle::StarSignificant => {
+                        let stars = star_significant(
+                            &printed,
+                            &values,
+                            lower,
+                            star_alpha(data.significance),
+                        );
+                        plain
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, c)| c.with_marks(false, false, stars[i]))
+                            .collect()
+                    }
+                };
+                group_marked[g].push(block.iter().map(|c| c.star || c.bold).collect());
+                group_means[g].push(means);
+                group_printed[g].push(printed);
+                cells.extend(
+                    block
+                        .into_iter()
+                        .zip(&blk.methods)
+                        .map(|(c, m)| with_reported(c, data, name, m, &et)),
+                );
+            }
         }
         rows.push(Row {
             label: label.clone(),
@@ -283,12 +393,6 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
         });
     }
 
-    let tie_position: Vec<usize> = t
-        .methods
-        .iter()
-        .enumerate()
-        .map(|(i, m)| t.rank_ties.iter().position(|r| r == m).unwrap_or(i))
-        .collect();
     let summary_rows = t
         .summary_rows
         .iter()
@@ -298,20 +402,37 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
                 .iter()
                 .map(|_| Cell::new(None, NumberFormat::Fixed(0)))
                 .collect();
-            for b in 0..t.epsilons.len() {
+            for g in 0..n_groups {
+                let blk = &blocks[g % blocks.len()];
                 let (counts, lowest_best) = match kind {
-                    SummaryRow::RankSum => (
-                        rank_sums(
-                            &block_means[b],
-                            lower,
-                            data.task.worst_value(),
-                            &tie_position,
-                        ),
-                        true,
-                    ),
-                    SummaryRow::No1 => {
-                        (first_place_counts(&block_marked[b], t.methods.len()), false)
+                    SummaryRow::RankSum => {
+                        let worst = data.task.worst_value();
+                        let sums = match &blk.rank_ties {
+                            RankTies::Order(order) => {
+                                let tie_position: Vec<usize> = blk
+                                    .methods
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, m)| order.iter().position(|r| r == m).unwrap_or(i))
+                                    .collect();
+                                rank_sums(&group_means[g], lower, worst, &tie_position)
+                            }
+                            RankTies::Min => {
+                                rank_sums_competition(&group_printed[g], lower, worst, TieRank::Min)
+                            }
+                            RankTies::Max => {
+                                rank_sums_competition(&group_printed[g], lower, worst, TieRank::Max)
+                            }
+                        };
+                        // No data sets: a zero per method.
+                        let mut sums = sums;
+                        sums.resize(blk.methods.len(), 0);
+                        (sums, true)
                     }
+                    SummaryRow::No1 => (
+                        first_place_counts(&group_marked[g], blk.methods.len()),
+                        false,
+                    ),
                 };
                 let as_f64: Vec<Option<f64>> = counts.iter().map(|&c| Some(c as f64)).collect();
                 let stars = ties_for_best(&as_f64, lowest_best);
@@ -368,6 +489,19 @@ fn star_best_note(t: &TableEntry, rule: &SignificanceRule, metric: &str, lower: 
     )
 }
 
+/// The level of `star_significant`'s tests in experiment `exp` ([`star_alpha`]).
+fn data_alpha(exp: &Experiment) -> f64 {
+    star_alpha(exp.spec.significance)
+}
+
+/// The note on the marks of `star_significant` (`histoftree.md` §10).
+fn star_significant_note(alpha: f64, lower: bool) -> String {
+    let better = if lower { "lower" } else { "higher" };
+    format!(
+        "*: the best value of each block as printed, with every value equal to it, when each of them is significantly {better} than every other method of the block by a one-sided Wilcoxon signed-rank test at level {alpha}, paired by repetition (our reading of the HistOfTree paper's lost caption, histoftree.md §10). Missing results are never marked."
+    )
+}
+
 /// The notes on the summary rows of `t` (`lpct.md` §10.6), one per row kind.
 fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
     let metric = task.metric_name();
@@ -380,18 +514,39 @@ fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
     } else {
         format!("the {n_datasets} data sets")
     };
-    let ties = if t.rank_ties.is_empty() {
-        "the column order".to_string()
+    // Today's wording for a tie order (LPCT Table 2), unchanged.
+    let ties_of = |ties: &RankTies| {
+        match ties {
+        RankTies::Order(o) if o.is_empty() => {
+            "ordinal ranks, ties broken by the column order".to_string()
+        }
+        RankTies::Order(o) => format!("ordinal ranks, ties broken by the order {}", o.join(", ")),
+        RankTies::Min => "competition ranks of the printed values, a tie sharing its best rank, HistOfTree paper, histoftree.md §10".to_string(),
+        RankTies::Max => "competition ranks of the printed values, a tie sharing its worst rank, HistOfTree paper, histoftree.md §10".to_string(),
+    }
+    };
+    let (block, how, ties) = if t.blocks.is_empty() {
+        let how = match t.rank_ties {
+            RankTies::Order(_) => format!(" by mean test {metric}"),
+            _ => String::new(),
+        };
+        ("ε block", how, ties_of(&t.rank_ties))
     } else {
-        format!("the order {}", t.rank_ties.join(", "))
+        let ties = t
+            .blocks
+            .iter()
+            .map(|b| format!("{}: {}", b.label, ties_of(&b.rank_ties)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        ("ε block and method block", String::new(), ties)
     };
     t.summary_rows
         .iter()
         .map(|kind| match kind {
             SummaryRow::RankSum => format!(
-                "Rank Sum: in each ε block, on every data set the methods are ranked by mean test {metric} (1 = best; ordinal ranks, ties broken by {ties}; a missing result counts as the worst {metric}, {worst}), and the ranks are summed over {sets}; * marks the lowest sum (LPCT paper, Table 2)."
+                "Rank Sum: in each {block}, on every data set the methods are ranked{how} (1 = best; {ties}; a missing result counts as the worst {metric}, {worst}), and the ranks are summed over {sets}; * marks the lowest sum (LPCT paper, Table 2)."
             ),
-            SummaryRow::No1 => "No. 1: the number of data sets on which the method is starred or bold in its ε block; * marks the highest count (LPCT paper, Table 2).".to_string(),
+            SummaryRow::No1 => format!("No. 1: the number of data sets on which the method is starred or bold in its {block}; * marks the highest count (LPCT paper, Table 2)."),
         })
         .collect()
 }
@@ -451,15 +606,20 @@ pub fn build_table(
         groups.push(ColumnGroup {
             label: String::new(),
             epsilon: None,
+            block: String::new(),
             columns: t.non_private.clone(),
         });
     }
+    let blocks = t.column_blocks();
     for e in &t.epsilons {
-        groups.push(ColumnGroup {
-            label: format!("ε = {}", epsilon_text(*e)),
-            epsilon: Some(*e),
-            columns: t.methods.clone(),
-        });
+        for blk in &blocks {
+            groups.push(ColumnGroup {
+                label: group_label(*e, blk),
+                epsilon: Some(*e),
+                block: blk.label.clone(),
+                columns: blk.methods.clone(),
+            });
+        }
     }
     let reps = selected.values().map(|s| s.summary.n).max().unwrap_or(0);
     let how = match mode {
@@ -474,8 +634,10 @@ pub fn build_table(
         Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
         Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
     };
-    let what = match t.value {
+    let what = match &t.value {
         TableValue::Metric => format!("Mean test {metric} over {reps} repetitions."),
+        TableValue::RatioTo { ratio_to, of: RatioOf::Means } => format!("Mean test {metric} over {reps} repetitions divided by the mean test {metric} of {ratio_to} (its selected grid point) on the same data set; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card histoftree.md §10)."),
+        TableValue::RatioTo { ratio_to, of: RatioOf::PerRepetition } => format!("Mean over {reps} repetitions of the ratio of the test {metric} to the test {metric} of {ratio_to} (its selected grid point) on the same data set and repetition; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card histoftree.md §10)."),
         TableValue::Seconds => format!("Mean wall-clock seconds of one fit + predict of the selected grid point over {reps} repetitions, on this machine: the fit on the private training data (the partition grown on public data, the users' releases, the estimator) and the prediction of the test set; the time to load and split the data is not counted (LPCT paper Table 3, method card lpct.md §10.8)."),
     };
     let mut notes = vec![format!("{what} {how}")];
@@ -488,15 +650,17 @@ pub fn build_table(
         _ if t.value == TableValue::Seconds => String::new(),
         MarkStyle::BoldBest => rule_note(&rule, lower),
         MarkStyle::StarBest => star_best_note(t, &rule, metric, lower),
+        MarkStyle::StarSignificant => star_significant_note(data_alpha(exp), lower),
     };
     if !marks_note.is_empty() {
         notes.push(marks_note);
     }
     notes.extend(summary_notes(t, task, datasets.len()));
-    let shown: Vec<&str> = t.methods.iter().map(String::as_str).collect();
+    let compared = t.compared_methods();
+    let shown: Vec<&str> = compared.iter().map(String::as_str).collect();
     notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
     for s in &exp.spec.skip {
-        if t.methods.contains(&s.method) || t.non_private.contains(&s.method) {
+        if compared.contains(&s.method) || t.non_private.contains(&s.method) {
             notes.push(format!(
                 "—: {} not run on {}: {}",
                 s.method,
@@ -530,7 +694,7 @@ pub fn build_table(
         notes,
         legend: match t.marks {
             MarkStyle::BoldBest => Legend::BoldBestUnderlineSecond,
-            MarkStyle::StarBest => Legend::InNotes,
+            MarkStyle::StarBest | MarkStyle::StarSignificant => Legend::InNotes,
         },
     })
 }

@@ -624,7 +624,15 @@ pub struct TableEntry {
     pub epsilons: Vec<f64>,
     /// Method labels compared in every ε block (marks compare these); a non-private
     /// method listed here shows its one result in every block (LPCT Table 2's CT-Q).
+    /// Exactly one of `methods` and `blocks` is given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub methods: Vec<String>,
+    /// Several blocks of compared methods per ε, each marked and ranked on its own with its
+    /// own tie rule (the aligned and personalized blocks of the HistOfTree tables,
+    /// `histoftree.md` §10); columns: for each ε, for each block, its methods. A label may
+    /// appear in several blocks. Exactly one of `methods` and `blocks` is given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<TableBlock>,
     /// Non-private method labels, shown first without ε.
     #[serde(default)]
     pub non_private: Vec<String>,
@@ -639,19 +647,22 @@ pub struct TableEntry {
     /// (LPCT Table 2, `lpct.md` §10.6); computed per ε block over the `methods`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summary_rows: Vec<SummaryRow>,
-    /// The tie order of `rank_sum`: every label of `methods` once; among equal means the
-    /// method listed first gets the better rank. Default: the order of `methods`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rank_ties: Vec<String>,
+    /// The tie rule of `rank_sum` for `methods` (see [`RankTies`]): a tie order listing
+    /// every label of `methods` once (among equal means the method listed first gets the
+    /// better rank), or `min` / `max` (competition ranks of the printed values). Default:
+    /// the order of `methods`. With `blocks`, each block has its own.
+    #[serde(default, skip_serializing_if = "RankTies::is_default")]
+    pub rank_ties: RankTies,
     /// A clause that ends the note on oracle selection (`best_mean`) after a comma, saying
     /// how the paper or its code selected grid points, e.g. `as the authors' public code
     /// does (the LPDT paper, §4, states 5-fold cross-validation)`; no final period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oracle_note: Option<String>,
     /// What the cells show: `metric` (default; the mean test metric of the selected grid
-    /// point) or `seconds` (the mean wall time of one fit + predict of the selected grid
-    /// point, runs.csv `seconds`; LPCT Table 3, lpct.md §10.8). A `seconds` table has no
-    /// marks and no summary rows.
+    /// point), `seconds` (the mean wall time of one fit + predict of the selected grid
+    /// point, runs.csv `seconds`; LPCT Table 3, lpct.md §10.8; no marks and no summary
+    /// rows) or `{ratio_to: DT, of: means}` (the metric over a denominator method's on the
+    /// same data set; the HistOfTree tables, `histoftree.md` §10).
     #[serde(default, skip_serializing_if = "TableValue::is_default")]
     pub value: TableValue,
     /// The paper's values printed beside ours in every cell, `ours (paper)`, from a CSV
@@ -662,20 +673,185 @@ pub struct TableEntry {
 }
 
 /// What a table's cells show.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// YAML: `metric`, `seconds` or `{ratio_to: LABEL, of: means | per_repetition}` (`of`
+/// defaults to `means`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum TableValue {
     /// The mean test metric (MSE or accuracy) of the selected grid point.
     #[default]
     Metric,
     /// The mean seconds of one fit + predict of the selected grid point.
     Seconds,
+    /// The metric divided by the metric of method `ratio_to` (its selected grid point on
+    /// the same data set; the HistOfTree tables' MSE(method)/MSE(DT), `histoftree.md`
+    /// §10), printed as the paper prints ratios (`1.85`, `22.6`, `7e2`).
+    RatioTo {
+        /// The denominator's method label.
+        ratio_to: String,
+        /// Ratio of means or mean of per-repetition ratios.
+        of: RatioOf,
+    },
+}
+
+/// Which ratio a `ratio_to` cell shows (`histoftree.md` §10 leaves it open, [G]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RatioOf {
+    /// The mean metric over repetitions divided by the denominator's mean (default).
+    #[default]
+    Means,
+    /// The mean over repetitions of the per-repetition ratios (repetitions both have).
+    PerRepetition,
 }
 
 impl TableValue {
     /// Whether this is the default (`metric`), which a resolved spec leaves out.
     pub fn is_default(&self) -> bool {
         *self == TableValue::default()
+    }
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct RatioToRepr {
+    ratio_to: String,
+    #[serde(default)]
+    of: RatioOf,
+}
+
+impl<'de> Deserialize<'de> for TableValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(s) if s == "metric" => Ok(TableValue::Metric),
+            serde_yaml::Value::String(s) if s == "seconds" => Ok(TableValue::Seconds),
+            v @ serde_yaml::Value::Mapping(_) => RatioToRepr::deserialize(v)
+                .map(|r| TableValue::RatioTo {
+                    ratio_to: r.ratio_to,
+                    of: r.of,
+                })
+                .map_err(de::Error::custom),
+            other => Err(de::Error::custom(format!(
+                "value must be metric, seconds or {{ratio_to: METHOD, of: means | per_repetition}}, got {other:?}"
+            ))),
+        }
+    }
+}
+
+impl Serialize for TableValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TableValue::Metric => s.serialize_str("metric"),
+            TableValue::Seconds => s.serialize_str("seconds"),
+            TableValue::RatioTo { ratio_to, of } => RatioToRepr {
+                ratio_to: ratio_to.clone(),
+                of: *of,
+            }
+            .serialize(s),
+        }
+    }
+}
+
+/// The tie rule of a `rank_sum` row.
+///
+/// YAML: `min`, `max` or a list of the block's method labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RankTies {
+    /// Ordinal ranks by mean; among equal means the method listed first gets the better
+    /// rank (LPCT Table 2, `lpct.md` §10.6). Empty: the column order.
+    Order(Vec<String>),
+    /// Competition ranks of the printed values, a tie sharing its best rank (the
+    /// personalized block of the HistOfTree tables, `histoftree.md` §10).
+    Min,
+    /// Competition ranks of the printed values, a tie sharing its worst rank (the aligned
+    /// block of the HistOfTree tables, `histoftree.md` §10).
+    Max,
+}
+
+impl Default for RankTies {
+    fn default() -> Self {
+        RankTies::Order(Vec::new())
+    }
+}
+
+impl RankTies {
+    /// Whether this is the default (the column order), which a resolved spec leaves out.
+    pub fn is_default(&self) -> bool {
+        *self == RankTies::default()
+    }
+}
+
+impl<'de> Deserialize<'de> for RankTies {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(s) if s == "min" => Ok(RankTies::Min),
+            serde_yaml::Value::String(s) if s == "max" => Ok(RankTies::Max),
+            v @ serde_yaml::Value::Sequence(_) => Vec::<String>::deserialize(v)
+                .map(RankTies::Order)
+                .map_err(de::Error::custom),
+            other => Err(de::Error::custom(format!(
+                "rank_ties must be min, max or a list of method labels, got {other:?}"
+            ))),
+        }
+    }
+}
+
+impl Serialize for RankTies {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RankTies::Order(v) => v.serialize(s),
+            RankTies::Min => s.serialize_str("min"),
+            RankTies::Max => s.serialize_str("max"),
+        }
+    }
+}
+
+/// One block of compared methods of a table (`blocks:`): marked and ranked on its own in
+/// every ε.
+///
+/// ```yaml
+/// blocks:
+///   - {label: Aligned, methods: [HistOfTree(ME) A, ParDT A, Hist], rank_ties: max}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableBlock {
+    /// Shown after the ε in the column group's label (`ε = 1 · Aligned`).
+    pub label: String,
+    /// The block's method labels, in column order.
+    pub methods: Vec<String>,
+    /// The block's `rank_sum` tie rule; default the column order.
+    #[serde(default, skip_serializing_if = "RankTies::is_default")]
+    pub rank_ties: RankTies,
+}
+
+impl TableEntry {
+    /// The blocks of compared methods: `blocks`, or one block with an empty label holding
+    /// `methods` and `rank_ties` when the table has no `blocks`.
+    pub fn column_blocks(&self) -> Vec<TableBlock> {
+        if self.blocks.is_empty() {
+            vec![TableBlock {
+                label: String::new(),
+                methods: self.methods.clone(),
+                rank_ties: self.rank_ties.clone(),
+            }]
+        } else {
+            self.blocks.clone()
+        }
+    }
+
+    /// Every compared method label, in column order within an ε (a label in several
+    /// blocks appears once, at its first block).
+    pub fn compared_methods(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for b in self.column_blocks() {
+            for m in b.methods {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -713,6 +889,11 @@ pub enum MarkStyle {
     /// best included (the spec's `significance` must then be absent, for level 0.05, or
     /// `not_worse_than_best`, whose `alpha` is the level).
     StarBest,
+    /// The HistOfTree tables (`histoftree.md` §10): `*` on every cell tied for the best at
+    /// the printed precision when each of them is significantly better than every method
+    /// of the block not tied with it (one-sided Wilcoxon signed-rank test paired by
+    /// repetition, at the `alpha` of the spec's `significance` rule, else 0.05). No bold.
+    StarSignificant,
 }
 
 impl MarkStyle {

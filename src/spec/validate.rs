@@ -3,8 +3,8 @@
 //! tables can be re-rendered without data.
 
 use super::raw::{
-    DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, Scaling, Section, Selection, SkipEntry, Spec,
-    SummaryRow, SyntheticKind, TableEntry, TableValue,
+    DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
+    SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
 };
 use super::SpecError;
 use crate::data::{
@@ -1065,7 +1065,23 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                 ));
             }
         }
-        for (list, private) in [(&t.methods, true), (&t.non_private, false)] {
+        if !t.blocks.is_empty() && !t.methods.is_empty() {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].blocks"),
+                "give either `methods` (one block per epsilon) or `blocks`, not both",
+            ));
+        }
+        let compared = t.compared_methods();
+        let denominator: Vec<String> = match &t.value {
+            TableValue::RatioTo { ratio_to, .. } => vec![ratio_to.clone()],
+            _ => Vec::new(),
+        };
+        for (list, private) in [
+            (&compared, true),
+            (&t.non_private, false),
+            (&denominator, true),
+        ] {
             for m in list {
                 let plan = methods.iter().find(|p| &p.label == m).ok_or_else(|| {
                     invalid(
@@ -1087,7 +1103,7 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                 }
             }
         }
-        if t.methods.is_empty() && t.non_private.is_empty() {
+        if compared.is_empty() && t.non_private.is_empty() {
             return Err(invalid(
                 path,
                 format!("tables[{i}]"),
@@ -1095,6 +1111,117 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
             ));
         }
         check_table_conventions(i, t, spec, path)?;
+    }
+    Ok(())
+}
+
+/// The checks of a table's `blocks`: labels present and distinct, each block with
+/// methods listed once, and no table-level `rank_ties` beside them (each block has its
+/// own).
+fn check_table_blocks(i: usize, t: &TableEntry, path: &Path) -> Result<(), SpecError> {
+    if t.blocks.is_empty() {
+        return Ok(());
+    }
+    if !t.rank_ties.is_default() {
+        return Err(invalid(
+            path,
+            format!("tables[{i}].rank_ties"),
+            "with `blocks` each block has its own tie rule; move rank_ties into the blocks",
+        ));
+    }
+    let mut labels = BTreeSet::new();
+    for (k, b) in t.blocks.iter().enumerate() {
+        if b.label.trim().is_empty() {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].blocks[{k}].label"),
+                "a block needs a label (it follows the epsilon in the column header)",
+            ));
+        }
+        if !labels.insert(&b.label) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].blocks[{k}].label"),
+                format!("block `{}` is defined twice", b.label),
+            ));
+        }
+        if b.methods.is_empty() {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].blocks[{k}].methods"),
+                "a block needs methods",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for m in &b.methods {
+            if !seen.insert(m) {
+                return Err(invalid(
+                    path,
+                    format!("tables[{i}].blocks[{k}].methods"),
+                    format!("`{m}` is listed twice in the block"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The checks of one block's tie rule (`field` names it): only with a `rank_sum` row, and
+/// a tie order lists every method of the block once.
+fn check_rank_ties(
+    field: String,
+    block: &TableBlock,
+    t: &TableEntry,
+    path: &Path,
+) -> Result<(), SpecError> {
+    if block.rank_ties.is_default() {
+        return Ok(());
+    }
+    if !t.summary_rows.contains(&SummaryRow::RankSum) {
+        return Err(invalid(
+            path,
+            field,
+            "the tie rule is used by the rank_sum summary row only; add `summary_rows: [rank_sum]` or drop rank_ties",
+        ));
+    }
+    let RankTies::Order(order) = &block.rank_ties else {
+        return Ok(());
+    };
+    let mut listed = BTreeSet::new();
+    for m in order {
+        if !block.methods.contains(m) {
+            return Err(invalid(
+                path,
+                field,
+                format!(
+                    "`{m}` is not one of the table's methods: {}",
+                    block.methods.join(", ")
+                ),
+            ));
+        }
+        if !listed.insert(m) {
+            return Err(invalid(
+                path,
+                field,
+                format!("`{m}` is listed twice; list each of the table's methods once"),
+            ));
+        }
+    }
+    let absent: Vec<&str> = block
+        .methods
+        .iter()
+        .filter(|m| !listed.contains(m))
+        .map(String::as_str)
+        .collect();
+    if !absent.is_empty() {
+        return Err(invalid(
+            path,
+            field,
+            format!(
+                "the tie order must list every method of the table; missing: {}",
+                absent.join(", ")
+            ),
+        ));
     }
     Ok(())
 }
@@ -1117,6 +1244,7 @@ fn check_table_conventions(
             }
         }
     }
+    check_table_blocks(i, t, path)?;
     let mut seen = BTreeSet::new();
     for r in &t.summary_rows {
         if !seen.insert(r.label()) {
@@ -1130,57 +1258,25 @@ fn check_table_conventions(
             ));
         }
     }
-    if !t.summary_rows.is_empty() && (t.methods.is_empty() || t.epsilons.is_empty()) {
+    if !t.summary_rows.is_empty() && (t.compared_methods().is_empty() || t.epsilons.is_empty()) {
         return Err(invalid(
             path,
             format!("tables[{i}].summary_rows"),
             "summary rows are computed per epsilon block over the table's methods; the table needs both `epsilons` and `methods`",
         ));
     }
-    if !t.rank_ties.is_empty() {
-        if !t.summary_rows.contains(&SummaryRow::RankSum) {
-            return Err(invalid(
-                path,
-                format!("tables[{i}].rank_ties"),
-                "the tie order is used by the rank_sum summary row only; add `summary_rows: [rank_sum]` or drop rank_ties",
-            ));
-        }
-        let mut listed = BTreeSet::new();
-        for m in &t.rank_ties {
-            if !t.methods.contains(m) {
-                return Err(invalid(
-                    path,
-                    format!("tables[{i}].rank_ties"),
-                    format!(
-                        "`{m}` is not one of the table's methods: {}",
-                        t.methods.join(", ")
-                    ),
-                ));
-            }
-            if !listed.insert(m) {
-                return Err(invalid(
-                    path,
-                    format!("tables[{i}].rank_ties"),
-                    format!("`{m}` is listed twice; list each of the table's methods once"),
-                ));
-            }
-        }
-        let absent: Vec<&str> = t
-            .methods
+    let blocks = t.column_blocks();
+    let tie_rules: Vec<(String, &TableBlock)> = if t.blocks.is_empty() {
+        vec![(format!("tables[{i}].rank_ties"), &blocks[0])]
+    } else {
+        t.blocks
             .iter()
-            .filter(|m| !listed.contains(m))
-            .map(String::as_str)
-            .collect();
-        if !absent.is_empty() {
-            return Err(invalid(
-                path,
-                format!("tables[{i}].rank_ties"),
-                format!(
-                    "the tie order must list every method of the table; missing: {}",
-                    absent.join(", ")
-                ),
-            ));
-        }
+            .enumerate()
+            .map(|(k, b)| (format!("tables[{i}].blocks[{k}].rank_ties"), b))
+            .collect()
+    };
+    for (field, block) in tie_rules {
+        check_rank_ties(field, block, t, path)?;
     }
     if t.value == TableValue::Seconds && !t.summary_rows.is_empty() {
         return Err(invalid(

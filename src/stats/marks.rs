@@ -226,6 +226,56 @@ pub fn significance_marks(
     marks
 }
 
+/// The `*` of the HistOfTree tables (`histoftree.md` §10, our reading of a lost
+/// caption): `result[m]` is true iff method m is tied for the best printed value of the
+/// block and every method so tied is significantly better than every other run method of
+/// the block.
+///
+/// `printed[m]` is method m's cell value as printed (the text read back; `None` = not
+/// run), `values[m]` its per-repetition metric, paired by repetition index across methods
+/// (`None` = not run). Ties are found with [`ties_for_best`] on `printed`. "a
+/// significantly better than b": a one-sided Wilcoxon signed-rank test of a − b (`Less`
+/// when `lower_is_better`, else `Greater`) has p < `alpha`; a test that cannot be computed
+/// is not significant. Methods with `None` in either input are not compared. Nothing is
+/// starred when no run method is left outside the tie (nothing to be better than).
+///
+/// ```
+/// use dp_repro::stats::star_significant;
+/// let a: Vec<f64> = (0..20).map(|r| 1.0 + 0.01 * r as f64).collect();
+/// let b: Vec<f64> = a.iter().map(|v| v + 0.5).collect();
+/// let stars = star_significant(&[Some(1.1), Some(1.6)], &[Some(a), Some(b)], true, 0.05);
+/// assert_eq!(stars, vec![true, false]);
+/// ```
+///
+/// # Panics
+/// If `printed` and `values` differ in length.
+pub fn star_significant(
+    printed: &[Option<f64>],
+    values: &[Option<Vec<f64>>],
+    lower_is_better: bool,
+    alpha: f64,
+) -> Vec<bool> {
+    assert_eq!(
+        printed.len(),
+        values.len(),
+        "star_significant: one printed value per method"
+    );
+    let run = |m: usize| printed[m].is_some_and(f64::is_finite) && values[m].is_some();
+    let tied = ties_for_best(printed, lower_is_better);
+    let best: Vec<usize> = (0..printed.len()).filter(|&m| tied[m] && run(m)).collect();
+    let rest: Vec<usize> = (0..printed.len()).filter(|&m| !tied[m] && run(m)).collect();
+    let vals = |m: usize| values[m].as_deref().unwrap_or(&[]);
+    let starred = !best.is_empty()
+        && !rest.is_empty()
+        && best.iter().all(|&a| {
+            rest.iter()
+                .all(|&b| significantly_better(vals(a), vals(b), lower_is_better, alpha))
+        });
+    (0..printed.len())
+        .map(|m| starred && best.contains(&m))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! (matching `scipy.stats.wilcoxon`), summaries (mean, sd, median) and the marks of a
 //! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5)
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
-//! counts; `lpct.md` §10.6).
+//! counts; `lpct.md` §10.6; competition ranks with a min/max tie rule, `histoftree.md` §10).
 
 mod marks;
 mod ranks;
@@ -10,9 +10,12 @@ mod summary;
 mod wilcoxon;
 
 pub use marks::{
-    rank_marks, significance_marks, ties_for_best, RuleError, SignificanceRule, DEFAULT_ALPHA,
+    rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
+    DEFAULT_ALPHA,
 };
-pub use ranks::{first_place_counts, ordinal_ranks, rank_sums};
+pub use ranks::{
+    competition_ranks, first_place_counts, ordinal_ranks, rank_sums, rank_sums_competition, TieRank,
+};
 pub use summary::{summarize, Summary};
 pub use wilcoxon::{
     wilcoxon_signed_rank, Alternative, WilcoxonError, WilcoxonMethod, WilcoxonResult,

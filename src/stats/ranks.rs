@@ -99,6 +99,97 @@ pub fn rank_sums(
     sums
 }
 
+/// How [`competition_ranks`] ranks a group of equal values.
+///
+/// Competition ranks give a tie of k values ranked at places r..r+k−1 one shared rank:
+/// `Min` gives each the best place r ("1224" ranking, the personalized block of the
+/// HistOfTree tables), `Max` the worst place r+k−1 ("1334", the aligned block). Source:
+/// method card `histoftree.md` §10, where these two rules reproduce all 36 printed rank
+/// sums from the printed ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TieRank {
+    /// Every tied value gets the best rank of the tie.
+    Min,
+    /// Every tied value gets the worst rank of the tie.
+    Max,
+}
+
+/// 1-based competition ranks of `values` (one per method; 1 = best).
+///
+/// A value's rank is decided by how many values are strictly better than it
+/// (`TieRank::Min`: that count + 1) or by how many are better or equal
+/// (`TieRank::Max`: that count, itself included). Better is lower when
+/// `lower_is_better` (MSE), higher otherwise. NaN is worse than every number and
+/// equal to every other NaN. Equal values are compared with `==` (so 0.0 and −0.0 tie);
+/// pass values as printed to rank at the printed precision (`histoftree.md` §10).
+///
+/// ```
+/// use dp_repro::stats::{competition_ranks, TieRank};
+/// let v = [1.13, 1.13, 1.26, 2e5, 1.44];
+/// assert_eq!(competition_ranks(&v, true, TieRank::Max), vec![2, 2, 3, 5, 4]);
+/// assert_eq!(competition_ranks(&v, true, TieRank::Min), vec![1, 1, 3, 5, 4]);
+/// ```
+pub fn competition_ranks(values: &[f64], lower_is_better: bool, ties: TieRank) -> Vec<usize> {
+    // `better(a, b)`: a is strictly better than b.
+    let better = |a: f64, b: f64| match (a.is_nan(), b.is_nan()) {
+        (_, true) => !a.is_nan(),
+        (true, false) => false,
+        (false, false) if lower_is_better => a < b,
+        (false, false) => a > b,
+    };
+    let equal = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a == b;
+    values
+        .iter()
+        .map(|&v| {
+            let strictly = values.iter().filter(|&&o| better(o, v)).count();
+            match ties {
+                TieRank::Min => strictly + 1,
+                TieRank::Max => strictly + values.iter().filter(|&&o| equal(o, v)).count(),
+            }
+        })
+        .collect()
+}
+
+/// Rank sums with [`competition_ranks`] (the "rank sum" rows of the HistOfTree tables,
+/// `histoftree.md` §10).
+///
+/// `table[d][m]` is method m's value on data set d (rows = data sets), `None` when the
+/// method has no result there, which counts as `missing` (the worst value of the metric:
+/// +∞ for MSE ratios). On each data set the methods get competition ranks under `ties`;
+/// the result is each method's sum over the data sets (lowest = best). The width is the
+/// longest row's; a shorter row counts its absent entries as missing.
+///
+/// ```
+/// use dp_repro::stats::{rank_sums_competition, TieRank};
+/// let table = vec![
+///     vec![Some(1.5), Some(1.5), Some(2.0)],
+///     vec![Some(1.0), None, Some(3.0)],
+/// ];
+/// assert_eq!(rank_sums_competition(&table, true, f64::INFINITY, TieRank::Max), vec![3, 5, 5]);
+/// assert_eq!(rank_sums_competition(&table, true, f64::INFINITY, TieRank::Min), vec![2, 4, 5]);
+/// ```
+pub fn rank_sums_competition(
+    table: &[Vec<Option<f64>>],
+    lower_is_better: bool,
+    missing: f64,
+    ties: TieRank,
+) -> Vec<usize> {
+    let width = table.iter().map(Vec::len).max().unwrap_or(0);
+    let mut sums = vec![0; width];
+    for row in table {
+        let values: Vec<f64> = (0..width)
+            .map(|m| row.get(m).copied().flatten().unwrap_or(missing))
+            .collect();
+        for (s, r) in sums
+            .iter_mut()
+            .zip(competition_ranks(&values, lower_is_better, ties))
+        {
+            *s += r;
+        }
+    }
+    sums
+}
+
 /// "No. 1" counts (`lpct.md` §10.6): for each of `n_methods` methods, the number of data
 /// sets on which it is marked first — starred or bold in LPCT Table 2.
 /// `marked[d][m]` says whether method m is marked on data set d; a row shorter than
@@ -122,6 +213,40 @@ pub fn first_place_counts(marked: &[Vec<bool>], n_methods: usize) -> Vec<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn competition_ranks_share_the_best_or_worst_place_of_a_tie() {
+        let v = [2.0, 1.0, 2.0, 2.0, 3.0];
+        assert_eq!(competition_ranks(&v, true, TieRank::Min), [2, 1, 2, 2, 5]);
+        assert_eq!(competition_ranks(&v, true, TieRank::Max), [4, 1, 4, 4, 5]);
+        assert_eq!(competition_ranks(&v, false, TieRank::Min), [2, 5, 2, 2, 1]);
+        assert_eq!(competition_ranks(&v, false, TieRank::Max), [4, 5, 4, 4, 1]);
+        // Without ties both rules are the ordinal ranks.
+        let v = [0.3, 0.1, 0.2];
+        assert_eq!(competition_ranks(&v, true, TieRank::Min), [3, 1, 2]);
+        assert_eq!(competition_ranks(&v, true, TieRank::Max), [3, 1, 2]);
+        // NaN is last and ties with NaN; signed zeros tie.
+        let v = [f64::NAN, 0.0, -0.0, f64::NAN];
+        assert_eq!(competition_ranks(&v, true, TieRank::Min), [3, 1, 1, 3]);
+        assert_eq!(competition_ranks(&v, false, TieRank::Max), [4, 2, 2, 4]);
+        assert!(competition_ranks(&[], true, TieRank::Min).is_empty());
+    }
+
+    #[test]
+    fn competition_rank_sums_count_missing_as_the_worst_value() {
+        let table = vec![vec![None, Some(1.0), Some(f64::INFINITY)], vec![Some(1.0)]];
+        // Row 1: 1.0 → 1, the missing and the real +inf tie (Max 3, 3; Min 2, 2).
+        // Row 2 is short: methods 1 and 2 are missing and tie behind method 0.
+        assert_eq!(
+            rank_sums_competition(&table, true, f64::INFINITY, TieRank::Max),
+            [4, 4, 6]
+        );
+        assert_eq!(
+            rank_sums_competition(&table, true, f64::INFINITY, TieRank::Min),
+            [3, 3, 4]
+        );
+        assert!(rank_sums_competition(&[], true, 0.0, TieRank::Min).is_empty());
+    }
 
     #[test]
     fn ranks_without_ties_follow_the_values() {

@@ -1,0 +1,364 @@
+//! Which of our ε fits each reported table best (issue 10 item 5; method card
+//! `histoftree.md` §10 and §12 item 2).
+//!
+//! The HistOfTree paper does not print the ε of its three real-data tables; the shared
+//! CSV carries an inferred ε per table (C3a 0.5, T1 1, C3b 2, [G]). Rather than assume
+//! that mapping, `check` scores every ε we ran against every reported table: a table's
+//! cells (data set × method) are compared with our cells of the same data set and method
+//! at ε, and the score is the median over the cells both have of |ln(ours / paper)| — a
+//! relative distance that ignores scale, symmetric in over- and under-estimation, and
+//! robust to a few wild cells (Hist's 1e4–9e5 ratios, the paper's copied values). The ε
+//! with the lowest score is the table's best match; one summary line per table says it,
+//! beside all scores and the ε the file states.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::reported::{DatasetNames, ReportedSpec};
+use super::{eps_text, CheckError, CsvTable, SelectedRow};
+
+/// The `epsilon_match:` part of a spec's `reported:` section: a reported file whose
+/// tables' ε are to be inferred rather than assumed.
+///
+/// ```yaml
+/// epsilon_match:
+///   file: histoftree_tables.csv          # relative to the spec's folder
+///   group_column: table                  # default `table`
+///   method_columns: [setting, method, partition]
+///   methods: {aligned/HistOfTree/ME: HistOfTree(ME) A, personalized/Hist: Hist}
+///   ratio_to: DT                         # ours = mean / mean of DT on the data set
+///   require_stated: false                # a disagreement is informational (default)
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpsilonMatchSpec {
+    /// The reported CSV, relative to the spec's folder.
+    pub file: PathBuf,
+    /// The column naming each row's table; default `table`.
+    #[serde(default = "default_group_column")]
+    pub group_column: String,
+    /// The columns whose non-empty fields, joined by `/`, make the method key.
+    pub method_columns: Vec<String>,
+    /// Method key → our method label; rows with other keys are left out.
+    pub methods: BTreeMap<String, String>,
+    /// Compare our ratio to this method's mean on the same data set (MSE ratios).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to: Option<String>,
+    /// The value column; default `value`.
+    #[serde(default = "default_value_column")]
+    pub value_column: String,
+    /// Whether a best ε other than the stated one is a regression (default: no, the
+    /// stated ε may be an inference itself).
+    #[serde(default)]
+    pub require_stated: bool,
+}
+
+fn default_group_column() -> String {
+    "table".to_string()
+}
+
+fn default_value_column() -> String {
+    "value".to_string()
+}
+
+/// One reported cell of a table whose ε is to be inferred.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedCell {
+    /// The table (group) it belongs to, e.g. `T1`.
+    pub group: String,
+    /// Our data set name.
+    pub dataset: String,
+    /// Our method label.
+    pub method: String,
+    /// The ε the file states for the table (an inference itself for HistOfTree).
+    pub stated: Option<f64>,
+    /// The paper's value (finite, > 0 for a ratio to be taken).
+    pub paper: f64,
+}
+
+/// The score of one of our ε against one reported table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EpsilonScore {
+    /// Our ε.
+    pub epsilon: f64,
+    /// Median over the compared cells of |ln(ours / paper)|; NaN with no cell.
+    pub score: f64,
+    /// How many cells were compared (both values finite and > 0).
+    pub cells: usize,
+}
+
+/// The ε inference of one reported table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EpsilonMatch {
+    /// The table, e.g. `T1`.
+    pub group: String,
+    /// The ε the reported file states for it (the first stated value met), if any.
+    pub stated: Option<f64>,
+    /// One score per ε of ours, in the order given.
+    pub scores: Vec<EpsilonScore>,
+    /// The ε with the lowest score (the first on ties); `None` when no ε had a cell.
+    pub best: Option<f64>,
+    /// Whether a disagreement with the stated ε is a regression (`require_stated`).
+    pub required: bool,
+}
+
+impl EpsilonMatch {
+    /// Whether the best ε is the stated one (`None` when either is unknown).
+    pub fn agrees(&self) -> Option<bool> {
+        Some(self.best? == self.stated?)
+    }
+
+    /// Whether this is a regression: the stated ε is required and the best differs.
+    pub fn regressed(&self) -> bool {
+        self.required && self.agrees() == Some(false)
+    }
+
+    /// The summary line of `check`, e.g.
+    /// `ε match T1: best ε = 1 (stated 1, agrees); median |ln(ours/paper)|: ε 0.5: 0.412 (60 cells), ε 1: 0.081 (60 cells), …`.
+    pub fn summary_line(&self) -> String {
+        let best = self
+            .best
+            .map(|e| format!("best ε = {}", eps_text(e)))
+            .unwrap_or_else(|| "no ε of ours has a cell of this table".to_string());
+        let stated = match (self.stated, self.agrees()) {
+            (Some(s), Some(true)) => format!(" (stated {}, agrees)", eps_text(s)),
+            (Some(s), Some(false)) => format!(" (stated {}, DISAGREES)", eps_text(s)),
+            (Some(s), None) => format!(" (stated {})", eps_text(s)),
+            (None, _) => " (no stated ε)".to_string(),
+        };
+        let scores = self
+            .scores
+            .iter()
+            .map(|s| {
+                format!(
+                    "ε {}: {:.3} ({} cells)",
+                    eps_text(s.epsilon),
+                    s.score,
+                    s.cells
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "ε match {}: {best}{stated}; median |ln(ours/paper)|: {scores}",
+            self.group
+        )
+    }
+}
+
+/// Median of `v` (sorted here); NaN when empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Scores every ε of `epsilons` against every table of `cells` (tables in order of first
+/// appearance) with our values `ours[(data set, method, ε text)]` (ε as [`eps_text`]
+/// writes it). A cell counts when both values are finite and > 0 (a ratio's log must
+/// exist). Pure; see the module docs for the score.
+pub fn match_epsilons(
+    cells: &[GroupedCell],
+    ours: &HashMap<(String, String, String), f64>,
+    epsilons: &[f64],
+) -> Vec<EpsilonMatch> {
+    let mut groups: Vec<EpsilonMatch> = Vec::new();
+    let mut members: BTreeMap<String, Vec<&GroupedCell>> = BTreeMap::new();
+    for c in cells {
+        if !members.contains_key(&c.group) {
+            groups.push(EpsilonMatch {
+                group: c.group.clone(),
+                stated: None,
+                scores: Vec::new(),
+                best: None,
+                required: false,
+            });
+        }
+        members.entry(c.group.clone()).or_default().push(c);
+    }
+    for g in &mut groups {
+        let cells = &members[&g.group];
+        g.stated = cells.iter().find_map(|c| c.stated);
+        for &e in epsilons {
+            let et = eps_text(e);
+            let logs: Vec<f64> = cells
+                .iter()
+                .filter_map(|c| {
+                    let o = *ours.get(&(c.dataset.clone(), c.method.clone(), et.clone()))?;
+                    let ok = |v: f64| v.is_finite() && v > 0.0;
+                    (ok(o) && ok(c.paper)).then(|| (o / c.paper).ln().abs())
+                })
+                .collect();
+            g.scores.push(EpsilonScore {
+                epsilon: e,
+                cells: logs.len(),
+                score: median(logs),
+            });
+        }
+        g.best = g
+            .scores
+            .iter()
+            .filter(|s| s.cells > 0)
+            .min_by(|a, b| a.score.total_cmp(&b.score))
+            .map(|s| s.epsilon);
+    }
+    groups
+}
+
+/// How a grouped reported file is read: the table column, the columns whose non-empty
+/// fields joined by `/` make the method key, and the map from those keys to our labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedFile<'a> {
+    /// The column naming the table of a row, e.g. `table`.
+    pub group_column: &'a str,
+    /// The columns making the method key, e.g. `[setting, method, partition]` →
+    /// `aligned/HistOfTree/ME`, `personalized/Hist`.
+    pub method_columns: &'a [String],
+    /// Method key → our label; rows whose key is absent are left out.
+    pub methods: &'a BTreeMap<String, String>,
+    /// The column of the values.
+    pub value_column: &'a str,
+}
+
+/// Reads the cells of a grouped reported file (e.g. `histoftree_tables.csv`) with our
+/// data set names from `dataset_of` (the reported name → ours) and our method labels from
+/// `how.methods`. Values `""`, `-`, `−`, `—` are left out; the `epsilon` column, if
+/// present, is the stated ε.
+///
+/// # Errors
+/// [`CheckError::Read`], [`CheckError::MissingColumn`], [`CheckError::Csv`] and
+/// [`CheckError::Field`] (with file, line and column) for unreadable files.
+pub fn read_grouped_cells(
+    path: &Path,
+    how: &GroupedFile,
+    dataset_of: impl Fn(&str) -> String,
+) -> Result<Vec<GroupedCell>, CheckError> {
+    let mut required = vec!["dataset", how.group_column, how.value_column];
+    required.extend(how.method_columns.iter().map(String::as_str));
+    let t = CsvTable::read(path, &required)?;
+    let has_eps = t.columns.contains_key("epsilon");
+    let mut out = Vec::new();
+    for (line, r) in &t.records {
+        let raw = t.get(r, how.value_column);
+        if matches!(raw, "" | "-" | "−" | "—") {
+            continue;
+        }
+        let key = how
+            .method_columns
+            .iter()
+            .map(|c| t.get(r, c))
+            .filter(|f| !f.is_empty())
+            .collect::<Vec<_>>()
+            .join("/");
+        let Some(method) = how.methods.get(&key) else {
+            continue;
+        };
+        out.push(GroupedCell {
+            group: t.text(*line, r, how.group_column)?,
+            dataset: dataset_of(&t.text(*line, r, "dataset")?),
+            method: method.clone(),
+            stated: if has_eps {
+                t.epsilon(*line, r, "epsilon")?
+            } else {
+                None
+            },
+            paper: t.f64(*line, r, how.value_column)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Our values for [`match_epsilons`] from selected rows: each private row's mean, or with
+/// `ratio_to` its mean over the mean of the `ratio_to` row (non-private, or at the same ε)
+/// of the same data set; rows without a denominator are left out.
+pub fn our_values(
+    selected: &[SelectedRow],
+    ratio_to: Option<&str>,
+) -> HashMap<(String, String, String), f64> {
+    let mut denominators: HashMap<(&str, String), f64> = HashMap::new();
+    if let Some(d) = ratio_to {
+        for r in selected.iter().filter(|r| r.method == d) {
+            let et = r.epsilon.map(eps_text).unwrap_or_default();
+            denominators.insert((r.dataset.as_str(), et), r.mean);
+        }
+    }
+    let mut out = HashMap::new();
+    for r in selected {
+        let Some(e) = r.epsilon else { continue };
+        let et = eps_text(e);
+        let value = match ratio_to {
+            None => Some(r.mean),
+            Some(_) => denominators
+                .get(&(r.dataset.as_str(), et.clone()))
+                .or_else(|| denominators.get(&(r.dataset.as_str(), String::new())))
+                .map(|d| r.mean / d),
+        };
+        if let Some(v) = value {
+            out.insert((r.dataset.clone(), r.method.clone(), et), v);
+        }
+    }
+    out
+}
+
+/// The ε inference of a spec's `reported.epsilon_match` (empty without one): the file's
+/// cells (data set names mapped as `spec.dataset_names` says, through `abbreviations`)
+/// against our `selected` rows at every ε they have, as [`match_epsilons`] scores them,
+/// with `required` set from `require_stated`.
+///
+/// # Errors
+/// The errors of [`read_grouped_cells`] (file, line, column); [`CheckError::Invalid`]
+/// naming `reported.epsilon_match.method_columns` or `.methods` when empty.
+pub fn epsilon_matches(
+    spec: &ReportedSpec,
+    spec_dir: &Path,
+    selected: &[SelectedRow],
+    abbreviations: &HashMap<String, String>,
+) -> Result<Vec<EpsilonMatch>, CheckError> {
+    let Some(m) = &spec.epsilon_match else {
+        return Ok(Vec::new());
+    };
+    for (field, empty) in [
+        ("method_columns", m.method_columns.is_empty()),
+        ("methods", m.methods.is_empty()),
+    ] {
+        if empty {
+            return Err(CheckError::Invalid {
+                field: format!("reported.epsilon_match.{field}"),
+                message: "is empty; name the columns that make the method key and map each key to our method label".to_string(),
+            });
+        }
+    }
+    let how = GroupedFile {
+        group_column: &m.group_column,
+        method_columns: &m.method_columns,
+        methods: &m.methods,
+        value_column: &m.value_column,
+    };
+    let cells = read_grouped_cells(&spec_dir.join(&m.file), &how, |d| {
+        match spec.dataset_names {
+            DatasetNames::Abbreviation => abbreviations
+                .get(d)
+                .cloned()
+                .unwrap_or_else(|| d.to_string()),
+            DatasetNames::Name => d.to_string(),
+        }
+    })?;
+    let mut epsilons: Vec<f64> = selected.iter().filter_map(|r| r.epsilon).collect();
+    epsilons.sort_by(f64::total_cmp);
+    epsilons.dedup();
+    let ours = our_values(selected, m.ratio_to.as_deref());
+    let mut matches = match_epsilons(&cells, &ours, &epsilons);
+    for g in &mut matches {
+        g.required = m.require_stated;
+    }
+    Ok(matches)
+}
