@@ -6,6 +6,7 @@ use crate::partition::Grid;
 use crate::privacy::{laplace_sum, Budget, BudgetError};
 use rand::RngCore;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Parameters of one PHIST / APHIST privatization.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,13 +41,19 @@ pub struct HistogramConfig {
 /// * `private_cells`, `y`: length n, grid cell and label of every private user.
 /// * `test_cells`: cells of the test points; returns one prediction per test point.
 ///
+/// Cells are keys of any type `K` that identifies them: the mixed-radix index
+/// ([`Grid::cell_of`]) or the per-axis bins ([`Grid::cell_key`], any d, never m^d of
+/// anything). Only the cells the test points hit get noise, so the result, and the draws
+/// taken from `rng`, do not depend on the key type: this is exact in law for what the
+/// curator reads, since the per-cell noise sums are independent across cells.
+///
 /// # Errors
 /// When a budget is ≤ 0.
-pub fn histogram_predict<R: RngCore + ?Sized>(
+pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
     grid: &Grid,
-    private_cells: &[u64],
+    private_cells: &[K],
     y: &[f64],
-    test_cells: &[u64],
+    test_cells: &[K],
     cfg: &HistogramConfig,
     rng: &mut R,
 ) -> Result<Vec<f64>, BudgetError> {
@@ -66,18 +73,18 @@ pub fn histogram_predict<R: RngCore + ?Sized>(
     // L1 sensitivity 2 for the one-hot vector and 2·M_Y for y·U, each at ε/2.
     let b_w = 2.0 / eps_w;
     let b_z = 2.0 * m_y / eps_z;
-    let mut counts: HashMap<u64, (f64, f64)> = HashMap::new();
-    for (&c, &yi) in private_cells.iter().zip(y) {
+    let mut counts: HashMap<&K, (f64, f64)> = HashMap::new();
+    for (c, &yi) in private_cells.iter().zip(y) {
         let e = counts.entry(c).or_insert((0.0, 0.0));
         e.0 += 1.0;
         e.1 += cfg.bounds.clip(yi) - shift;
     }
     let volume = grid.volume();
-    let mut estimates: HashMap<u64, f64> = HashMap::new();
+    let mut estimates: HashMap<&K, f64> = HashMap::new();
     let mut out = Vec::with_capacity(test_cells.len());
-    for &c in test_cells {
+    for c in test_cells {
         let value = *estimates.entry(c).or_insert_with(|| {
-            let (cnt, sy) = counts.get(&c).copied().unwrap_or((0.0, 0.0));
+            let (cnt, sy) = counts.get(c).copied().unwrap_or((0.0, 0.0));
             let mu = (cnt + laplace_sum(rng, n, b_w)) / n as f64;
             let nu = (sy + laplace_sum(rng, n, b_z)) / n as f64;
             let denom = cfg.weights.0 * mu + cfg.weights.1 * volume;

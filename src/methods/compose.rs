@@ -16,8 +16,8 @@ use crate::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
 };
 use crate::partition::{
-    cart, cart_quantile, cart_quantile_entropy, complete_max_edge, grid_allowed, max_edge,
-    max_edge_entropy, random_max_edge, Grid, Partition, TreeParams,
+    cart_quantile, cart_quantile_entropy, cart_with, complete_max_edge, grid_allowed, max_edge,
+    max_edge_entropy, random_max_edge, CartParams, Grid, Missing, Partition, TreeParams,
 };
 use crate::privacy::{laplace, rr_keep_probability, Budget, BudgetError};
 use rand::Rng;
@@ -89,6 +89,32 @@ pub struct PartitionBlock {
     /// The split score of `max_edge` and `cart` (default: variance).
     #[serde(default, skip_serializing_if = "SplitCriterion::is_variance")]
     pub criterion: SplitCriterion,
+    /// An optional parameter of the rule to declare (default: none).
+    #[serde(default, skip_serializing_if = "RuleOption::is_none")]
+    pub option: RuleOption,
+}
+
+/// An optional parameter a rule declares only when its composition asks for it
+/// (`partition: {…, option: min_samples_leaf}`), so that the grid keys (runs.csv `params`,
+/// the CI goldens) of the compositions without it stay as they are. Its default value
+/// reproduces the rule without it exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleOption {
+    /// No optional parameter.
+    #[default]
+    None,
+    /// `cart_exhaustive`: sklearn's `min_samples_leaf` (structural, default 1 = DT).
+    MinSamplesLeaf,
+    /// `histogram`: `cells` (structural): `capped` (default, the memory rule of
+    /// `grid_allowed`) or `sparse` (cells keyed by their per-axis bins, any d).
+    Cells,
+}
+
+impl RuleOption {
+    fn is_none(&self) -> bool {
+        *self == RuleOption::None
+    }
 }
 
 /// What each private user releases about its cell.
@@ -325,6 +351,20 @@ const MAX_DEPTH: ParamDecl = int(
     true,
     "maximum depth of the CART tree (sklearn DecisionTreeRegressor defaults otherwise)",
 );
+const MIN_SAMPLES_LEAF: ParamDecl = int(
+    "min_samples_leaf",
+    1,
+    Some("1"),
+    true,
+    "sklearn's min_samples_leaf of the CART (partition option min_samples_leaf; 1 = sklearn's default)",
+);
+const CELLS: ParamDecl = ParamDecl {
+    name: "cells",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["capped", "sparse"]),
+    default: Some("capped"),
+    doc: "capped: grids over the memory rule (bins > 1 with d > 21 or more than 2^30 cells) are skipped (LPDT paper App. D.1); sparse: cells keyed by their per-axis bins, any d, noise drawn only for the cells test points fall in (exact in law for what the curator reads; HistOfTree card §8)",
+};
 const BINS: ParamDecl = int("bins", 1, None, true, "m = 1/h bins per feature on [0,1]^d (grids with d*ln m > 30 ln 2 or d > 21 and m > 1 are skipped: the memory limit of LPDT paper App. D.1)");
 const DELTA: ParamDecl = ParamDecl {
     name: "delta",
@@ -414,6 +454,18 @@ impl Composition {
             && !(matches!(p.rule, Rule::MaxEdge | Rule::Cart) && p.grown_on != GrownOn::None)
         {
             return Err("`criterion: entropy` ranks the splits of `max_edge` and `cart` grown on data; the other rules have no score".into());
+        }
+        match (p.option, p.rule) {
+            (RuleOption::None, _)
+            | (RuleOption::MinSamplesLeaf, Rule::CartExhaustive)
+            | (RuleOption::Cells, Rule::Histogram) => {}
+            (o, _) => {
+                return Err(format!(
+                    "`option: {}` is not an option of `rule: {}`; valid: `option: min_samples_leaf` with `rule: cart_exhaustive`, `option: cells` with `rule: histogram`",
+                    word(&o),
+                    word(&p.rule)
+                ))
+            }
         }
         if matches!(self.estimator, E::Lpct | E::LpctPrune) && p.rule == Rule::Histogram {
             return Err("`estimator: lpct` and `lpct_prune` need a tree partition (max_edge, cart or random_max_edge); for a grid use `estimator: histogram`".into());
@@ -508,7 +560,11 @@ impl Composition {
             Rule::MaxEdge | Rule::RandomMaxEdge if with_data => vec![DEPTH, MIN_LEAF, mss],
             Rule::MaxEdge | Rule::RandomMaxEdge => vec![DEPTH],
             Rule::Cart => vec![DEPTH, MIN_LEAF, mss, SEARCH],
+            Rule::CartExhaustive if p.option == RuleOption::MinSamplesLeaf => {
+                vec![MAX_DEPTH, MIN_SAMPLES_LEAF]
+            }
             Rule::CartExhaustive => vec![MAX_DEPTH],
+            Rule::Histogram if p.option == RuleOption::Cells => vec![BINS, CELLS],
             Rule::Histogram => vec![BINS],
         };
         if p.grown_on == GrownOn::Mixture {
@@ -627,8 +683,10 @@ impl Method for Composed {
         self.composition.privacy_notes()
     }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
-        (self.composition.partition.rule == Rule::Histogram && !grid_allowed(p.usize("bins"), d))
-            .then(|| "bins over the memory cap".to_string())
+        (self.composition.partition.rule == Rule::Histogram
+            && !sparse_cells(&self.composition, p)
+            && !grid_allowed(p.usize("bins"), d))
+        .then(|| "bins over the memory cap".to_string())
     }
 
     fn prepare(
@@ -661,15 +719,28 @@ impl Method for Composed {
         if c.partition.rule == Rule::Histogram {
             let m = p.usize("bins");
             let grid = Grid { m, d };
+            let test_classes = (data.test.task == Task::Classification).then(|| {
+                (0..data.test.n())
+                    .map(|i| data.test.x.row(i).iter().all(|v| (0.0..=1.0).contains(v)))
+                    .collect()
+            });
+            if sparse_cells(c, p) {
+                let keys = |x: &Matrix| (0..x.n).map(|i| grid.cell_key(x.row(i))).collect();
+                return Ok(Some(Box::new(PreparedGrid {
+                    private_cells: keys(&data.private.x),
+                    test_cells: keys(&data.test.x),
+                    test_classes,
+                    grid,
+                    y: data.private.y.clone(),
+                    bounds: data.bounds,
+                    composition: c.clone(),
+                })));
+            }
             let cells = |x: &Matrix| (0..x.n).map(|i| grid.cell_of(x.row(i))).collect();
             return Ok(Some(Box::new(PreparedGrid {
                 private_cells: cells(&data.private.x),
                 test_cells: cells(&data.test.x),
-                test_classes: (data.test.task == Task::Classification).then(|| {
-                    (0..data.test.n())
-                        .map(|i| data.test.x.row(i).iter().all(|v| (0.0..=1.0).contains(v)))
-                        .collect()
-                }),
+                test_classes,
                 grid,
                 y: data.private.y.clone(),
                 bounds: data.bounds,
@@ -690,7 +761,19 @@ impl Method for Composed {
         let grow = |depth: usize| -> Result<Partition, MethodError> {
             if c.partition.rule == Rule::CartExhaustive {
                 let g = grown.expect("validated: CART grows on data");
-                return Ok(cart(&g.x, &g.y, p.usize("max_depth")));
+                let min_samples_leaf = match c.partition.option {
+                    RuleOption::MinSamplesLeaf => p.usize("min_samples_leaf"),
+                    _ => 1,
+                };
+                return Ok(cart_with(
+                    &g.x,
+                    &g.y,
+                    &CartParams {
+                        max_depth: p.usize("max_depth"),
+                        min_samples_leaf,
+                        missing: Missing::Refuse,
+                    },
+                ));
             }
             let params = TreeParams {
                 depth,
@@ -1040,11 +1123,18 @@ pub(crate) fn simulate_sums(
     }
 }
 
-/// A regular grid with the histogram estimators.
-struct PreparedGrid {
+/// Whether grid point `p` of the histogram composition `c` asks for sparse cells.
+fn sparse_cells(c: &Composition, p: &Params) -> bool {
+    c.partition.option == RuleOption::Cells && p.str("cells") == "sparse"
+}
+
+/// A regular grid with the histogram estimators; cells are identified by `K`: the mixed-
+/// radix index `u64` (`cells: capped`) or the per-axis bins `Vec<u32>` (`cells: sparse`).
+/// The estimator draws the same noise in the same order for either key (tested).
+struct PreparedGrid<K> {
     grid: Grid,
-    private_cells: Vec<u64>,
-    test_cells: Vec<u64>,
+    private_cells: Vec<K>,
+    test_cells: Vec<K>,
     /// For a classification data set: whether each test point lies in [0,1]^d. The
     /// prediction is then the class 1{m̂ > 1/2} inside the box and 0 outside (PHIST as
     /// the LPCT paper runs it, Berrett & Butucea's estimator; lpct.md §7.2).
@@ -1054,7 +1144,7 @@ struct PreparedGrid {
     composition: Composition,
 }
 
-impl Prepared for PreparedGrid {
+impl<K: std::hash::Hash + Eq + Clone + Send + Sync> Prepared for PreparedGrid<K> {
     fn predict(
         &self,
         m: &Params,
@@ -1116,6 +1206,14 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "specs/methods/dt.yaml",
         include_str!("../../specs/methods/dt.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/dt-leaf.yaml",
+        include_str!("../../specs/methods/histoftree/dt-leaf.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/hist.yaml",
+        include_str!("../../specs/methods/histoftree/hist.yaml"),
     ),
     (
         "specs/methods/dt-pub.yaml",

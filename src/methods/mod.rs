@@ -7,10 +7,13 @@
 
 pub mod compose;
 pub mod deconv;
+pub mod krr;
 pub mod mask_params;
 mod params;
+pub mod pardt;
 pub mod pglm;
 pub mod psgd;
+mod tree_release;
 
 pub use compose::{Composed, Composition};
 pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
@@ -172,6 +175,9 @@ pub fn registry() -> Vec<Arc<dyn Method>> {
             v.push(Arc::new(pglm::PGLM));
             v.push(Arc::new(psgd::PSGD_L));
             v.push(Arc::new(psgd::PSGD_N));
+            v.push(Arc::new(pardt::PARDT));
+            v.push(Arc::new(pardt::LABELDT));
+            v.push(Arc::new(krr::KRR));
             v
         })
         .clone()

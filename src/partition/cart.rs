@@ -10,7 +10,7 @@ use super::builder::{
     lpdt_stop, reduction, score_tolerance, split_score, stable_partition, tie_tolerance,
     top_by_reduction, Criterion, TreeBuilder,
 };
-use super::{Partition, TreeParams};
+use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
 
 /// LPDT-V: grows the quantile-candidate CART of lpdt.md §4 from the public sample.
@@ -120,8 +120,176 @@ fn grow_quantile(
 /// # Panics
 /// If `y.len() != x.n`.
 pub fn cart(x: &Matrix, y: &[f64], max_depth: usize) -> Partition {
+    cart_with(
+        x,
+        y,
+        &CartParams {
+            max_depth,
+            min_samples_leaf: 1,
+            missing: Missing::Refuse,
+        },
+    )
+}
+
+/// How [`cart_with`] treats missing feature values (NaN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Missing {
+    /// No missing values: every feature value must be a number (a NaN is a caller's bug).
+    #[default]
+    Refuse,
+}
+
+/// Parameters of the exhaustive CART [`cart_with`] (sklearn's `DecisionTreeRegressor`
+/// arguments of the same names; every other argument at sklearn's default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CartParams {
+    /// Maximum depth (the root has depth 0).
+    pub max_depth: usize,
+    /// sklearn's `min_samples_leaf` (≥ 1): a split is allowed only if both children get at
+    /// least this many training points; a node with fewer than 2·min_samples_leaf points
+    /// is a leaf.
+    pub min_samples_leaf: usize,
+    /// Treatment of missing values.
+    pub missing: Missing,
+}
+
+/// Exhaustive CART with sklearn's `min_samples_leaf` ([`CartParams`]): [`cart`]'s rules
+/// (same stop tests, same split search, ties and thresholds), except that a node with
+/// fewer than 2·min_samples_leaf points is a leaf and split positions that leave fewer
+/// than min_samples_leaf points on a side are not candidates (a node without a candidate
+/// is a leaf). With min_samples_leaf = 1 it is [`cart`] exactly.
+///
+/// A node's split does not depend on `max_depth` (only whether it is split at all), so
+/// the depth-p tree is the depth-p prefix of any deeper tree ([`NestedCart::truncate`]).
+///
+/// # Panics
+/// If `y.len() != x.n`, min_samples_leaf is 0, or (with [`Missing::Refuse`]) a feature
+/// value is NaN.
+pub fn cart_with(x: &Matrix, y: &[f64], p: &CartParams) -> Partition {
+    grow_exhaustive(x, y, p, false).0
+}
+
+/// A CART tree grown to `max_depth` with the label mean and count of every node, so that
+/// the tree of any smaller depth can be read off it ([`NestedCart::truncate`],
+/// [`NestedCart::predict_at_depth`]) without regrowing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedCart {
+    /// The deepest tree, as [`cart_with`] returns it.
+    pub tree: Partition,
+    /// Mean training label of every node (indexed like `tree.nodes`), computed exactly as
+    /// a leaf mean of [`cart_with`] (row order, one sum, one division).
+    pub node_means: Vec<f64>,
+    /// Number of training points of every node.
+    pub node_counts: Vec<usize>,
+}
+
+/// [`cart_with`] with the per-node means of [`NestedCart`].
+///
+/// # Panics
+/// As [`cart_with`].
+pub fn cart_nested(x: &Matrix, y: &[f64], p: &CartParams) -> NestedCart {
+    let (tree, stats) = grow_exhaustive(x, y, p, true);
+    let (node_means, node_counts) = stats.into_iter().unzip();
+    NestedCart {
+        tree,
+        node_means,
+        node_counts,
+    }
+}
+
+impl NestedCart {
+    /// The prediction of the depth-`depth` tree at `x`: the mean of the node where `x`'s
+    /// path ends, at depth `depth` or at a leaf above it.
+    pub fn predict_at_depth(&self, x: &[f64], depth: usize) -> f64 {
+        let mut node = 0;
+        for _ in 0..depth {
+            match &self.tree.nodes[node] {
+                Node::Leaf { .. } => break,
+                Node::Split {
+                    feature,
+                    threshold,
+                    left,
+                    right,
+                } => {
+                    node = if x[*feature] < *threshold {
+                        *left
+                    } else {
+                        *right
+                    };
+                }
+            }
+        }
+        self.node_means[node]
+    }
+
+    /// The tree cut at depth `depth`: every node at that depth becomes a leaf with its
+    /// mean and count, leaf ids depth first, cells bounded by the thresholds above them.
+    /// Equal to [`cart_with`] grown with max_depth = `depth` (≤ the grown depth) on the
+    /// same data.
+    pub fn truncate(&self, depth: usize) -> Partition {
+        let d = self.tree.domain_lo.len();
+        let mut b = TreeBuilder::new();
+        let mut lo = vec![f64::NEG_INFINITY; d];
+        let mut hi = vec![f64::INFINITY; d];
+        self.copy_node(0, depth, &mut lo, &mut hi, &mut b);
+        b.finish(self.tree.domain_lo.clone(), self.tree.domain_hi.clone())
+    }
+
+    fn copy_node(
+        &self,
+        node: usize,
+        left_depth: usize,
+        lo: &mut [f64],
+        hi: &mut [f64],
+        b: &mut TreeBuilder,
+    ) -> usize {
+        match &self.tree.nodes[node] {
+            Node::Split {
+                feature,
+                threshold,
+                left,
+                right,
+            } if left_depth > 0 => {
+                let (k, t) = (*feature, *threshold);
+                let id = b.split(k, t);
+                let old = hi[k];
+                hi[k] = t;
+                let l = self.copy_node(*left, left_depth - 1, lo, hi, b);
+                hi[k] = old;
+                let old = lo[k];
+                lo[k] = t;
+                let r = self.copy_node(*right, left_depth - 1, lo, hi, b);
+                lo[k] = old;
+                b.set_children(id, l, r);
+                id
+            }
+            _ => b.leaf(lo, hi, self.node_means[node], self.node_counts[node]),
+        }
+    }
+}
+
+/// Grows the exhaustive CART; with `stats`, also the (mean, count) of every node.
+fn grow_exhaustive(
+    x: &Matrix,
+    y: &[f64],
+    p: &CartParams,
+    stats: bool,
+) -> (Partition, Vec<(f64, usize)>) {
     assert_eq!(y.len(), x.n, "cart: one label per row of x");
+    assert!(
+        p.min_samples_leaf >= 1,
+        "cart: min_samples_leaf must be >= 1"
+    );
+    match p.missing {
+        Missing::Refuse => assert!(
+            !x.data.iter().any(|v| v.is_nan()),
+            "cart: a feature value is NaN (missing) and missing values are refused"
+        ),
+    }
     let mut g = Grower::new(x, y);
+    if stats {
+        g.node_stats = Some(Vec::new());
+    }
     let d = x.d;
     let mut lo = vec![f64::NEG_INFINITY; d];
     let mut hi = vec![f64::INFINITY; d];
@@ -131,17 +299,27 @@ pub fn cart(x: &Matrix, y: &[f64], max_depth: usize) -> Partition {
         &mut lo,
         &mut hi,
         0,
-        &mut Rule::Exhaustive { max_depth },
+        &mut Rule::Exhaustive {
+            max_depth: p.max_depth,
+            min_samples_leaf: p.min_samples_leaf,
+        },
     );
-    g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d])
+    let stats = g.node_stats.take().unwrap_or_default();
+    (
+        g.b.finish(vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d]),
+        stats,
+    )
 }
 
 /// The split rule of a CART fit.
 enum Rule<'p> {
     /// LPDT-V, [`cart_quantile`].
     Quantile(QuantileState<'p>),
-    /// DT, [`cart`].
-    Exhaustive { max_depth: usize },
+    /// DT, [`cart_with`].
+    Exhaustive {
+        max_depth: usize,
+        min_samples_leaf: usize,
+    },
 }
 
 /// Per-fit parameters and scratch of [`cart_quantile`].
@@ -168,6 +346,8 @@ struct Grower<'a> {
     goes_left: Vec<bool>,
     scratch: Vec<usize>,
     b: TreeBuilder,
+    /// (mean, count) of every node in node order, when requested ([`cart_nested`]).
+    node_stats: Option<Vec<(f64, usize)>>,
 }
 
 impl<'a> Grower<'a> {
@@ -201,6 +381,7 @@ impl<'a> Grower<'a> {
             goes_left: vec![false; n],
             scratch: Vec::with_capacity(n),
             b: TreeBuilder::new(),
+            node_stats: None,
         }
     }
 
@@ -217,18 +398,26 @@ impl<'a> Grower<'a> {
     ) -> usize {
         let chosen = match rule {
             Rule::Quantile(st) => self.choose_quantile(a, b, depth, st),
-            Rule::Exhaustive { max_depth } => self.choose_exhaustive(a, b, depth, *max_depth),
+            Rule::Exhaustive {
+                max_depth,
+                min_samples_leaf,
+            } => self.choose_exhaustive(a, b, depth, *max_depth, *min_samples_leaf),
         };
         let Some((k, t)) = chosen else {
-            let rows = &self.rows[a..b];
-            let mean = if rows.is_empty() {
-                0.0
-            } else {
-                rows.iter().map(|&i| self.y[i]).sum::<f64>() / rows.len() as f64
-            };
-            return self.b.leaf(lo, hi, mean, rows.len());
+            let mean = self.node_mean(a, b);
+            let node = self.b.leaf(lo, hi, mean, b - a);
+            if let Some(st) = &mut self.node_stats {
+                st.push((mean, b - a));
+            }
+            return node;
         };
         let node = self.b.split(k, t);
+        if self.node_stats.is_some() {
+            let mean = self.node_mean(a, b);
+            if let Some(st) = &mut self.node_stats {
+                st.push((mean, b - a));
+            }
+        }
         let mid = a + self.partition(a, b, k, t);
 
         let old_hi = hi[k];
@@ -243,6 +432,16 @@ impl<'a> Grower<'a> {
 
         self.b.set_children(node, left, right);
         node
+    }
+
+    /// Mean label of the node `rows[a..b]` (rows in increasing order), 0 when empty.
+    fn node_mean(&self, a: usize, b: usize) -> f64 {
+        let rows = &self.rows[a..b];
+        if rows.is_empty() {
+            0.0
+        } else {
+            rows.iter().map(|&i| self.y[i]).sum::<f64>() / rows.len() as f64
+        }
     }
 
     /// Splits the node `rows[a..b]` by x_k < t in `rows` and in every feature's order
@@ -339,16 +538,17 @@ impl<'a> Grower<'a> {
             })
     }
 
-    /// sklearn-like best split for the node `rows[a..b]` (see [`cart`]).
+    /// sklearn-like best split for the node `rows[a..b]` (see [`cart_with`]).
     fn choose_exhaustive(
         &mut self,
         a: usize,
         b: usize,
         depth: usize,
         max_depth: usize,
+        msl: usize,
     ) -> Option<(usize, f64)> {
         let m = b - a;
-        if depth >= max_depth || m < 2 {
+        if depth >= max_depth || m < 2 || m < 2 * msl {
             return None;
         }
         let (shift, total, sum_sq) = self.shifted_sums(a, b);
@@ -367,7 +567,7 @@ impl<'a> Grower<'a> {
             let mut s_l = 0.0;
             for j in 0..m - 1 {
                 s_l += self.y[seg[j]] - shift;
-                if col[seg[j + 1]] > col[seg[j]] {
+                if col[seg[j + 1]] > col[seg[j]] && j + 1 >= msl && m - j - 1 >= msl {
                     let r = reduction(j + 1, s_l, m - j - 1, total - s_l);
                     if best.is_none_or(|(rb, _, _)| r > rb + tol) {
                         best = Some((r, k, j));

@@ -45,6 +45,21 @@ impl Grid {
         })
     }
 
+    /// The cell of `x` (length d) as its per-axis bins [`Grid::bin`], for any d (PHIST's
+    /// `cells: sparse`): two points share a cell exactly when they share
+    /// [`Grid::cell_of`], without ever forming m^d.
+    ///
+    /// # Panics
+    /// If `x.len() != d` or m > 2^32.
+    pub fn cell_key(&self, x: &[f64]) -> Vec<u32> {
+        assert_eq!(x.len(), self.d, "Grid::cell_key: x must have length d");
+        assert!(
+            u32::try_from(self.m).is_ok(),
+            "Grid::cell_key: m fits in u32"
+        );
+        x.iter().map(|&v| self.bin(v) as u32).collect()
+    }
+
     /// Number of cells K = m^d, or `None` if it overflows `u64`.
     pub fn n_cells(&self) -> Option<u64> {
         let d = u32::try_from(self.d).ok()?;

@@ -12,7 +12,10 @@ pub mod max_edge;
 pub mod random_max_edge;
 
 pub use builder::TreeParams;
-pub use cart::{cart, cart_quantile, cart_quantile_entropy};
+pub use cart::{
+    cart, cart_nested, cart_quantile, cart_quantile_entropy, cart_with, CartParams, Missing,
+    NestedCart,
+};
 pub use grid::{grid_allowed, Grid};
 pub use max_edge::{complete_max_edge, max_edge, max_edge_entropy};
 pub use random_max_edge::random_max_edge;

@@ -1,0 +1,246 @@
+//! ParDT and LabelDT, the label-noise tree competitors of HistOfTree (card §8).
+//!
+//! **ParDT** (semi-feature LDP): every user releases Ỹ_i = clip(Y_i) + Lap(R/ε) with the
+//! full ε on the label (card §8 [T]: the scale is the label range over ε; the clip into
+//! the runner's label bounds makes R the sensitivity) and its public features in the
+//! clear. The curator grows sklearn's CART (`max_depth`, `min_samples_leaf`) on the public
+//! features and Ỹ and predicts the test points from their (clean) features.
+//! Which features it uses ([`public_columns`], option `impute`, card §8 [G]):
+//! `public_mean` — a column with no public entry is dropped (under the aligned mask: the
+//! d_p private columns), and a private entry of a kept column is replaced by the mean of
+//! that column's public entries (personalized masks).
+//!
+//! **LabelDT** (label LDP, the simulations' benchmark): the same noisy labels, CART on all
+//! features in the clear. Label LDP is semi-feature LDP with every feature public (card
+//! §2), so its [`PrivacyModel`] is `SemiFeature`; it declares no mask.
+//!
+//! Both answer every (`max_depth`, `min_samples_leaf`) of a release from one deepest tree
+//! per `min_samples_leaf` ([`super::tree_release`]).
+
+use super::mask_params::{check_mask_grid, mask_of, mask_skip_reason, MASK_PARAMS};
+use super::tree_release::{Release, TreeCache, MAX_DEPTH, MIN_SAMPLES_LEAF};
+use super::{
+    required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
+    PrivacyModel, RepData,
+};
+use crate::data::{Matrix, PrivacyMask, Task};
+use crate::estimate::LabelBounds;
+use crate::privacy::{laplace, Budget};
+use rand::Rng;
+use rand_pcg::Pcg64;
+use std::sync::{Arc, LazyLock};
+
+/// `impute`: what ParDT does with a user's private entries.
+const IMPUTE: ParamDecl = ParamDecl {
+    name: "impute",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["public_mean"]),
+    default: Some("public_mean"),
+    doc: "private entries: public_mean = dropped columns without a public entry, other private entries replaced by the column's mean over its public entries (card §8 [G])",
+};
+
+static PARDT_PARAMS: LazyLock<Vec<ParamDecl>> = LazyLock::new(|| {
+    let mut v = MASK_PARAMS.to_vec();
+    v.extend([IMPUTE, MAX_DEPTH, MIN_SAMPLES_LEAF]);
+    v
+});
+
+static LABELDT_PARAMS: [ParamDecl; 2] = [MAX_DEPTH, MIN_SAMPLES_LEAF];
+
+/// The ParDT builtin; registered as [`PARDT`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParDt;
+
+/// ParDT: Laplace(R/ε) labels, CART on the public features (card §8).
+pub static PARDT: ParDt = ParDt;
+
+/// The LabelDT builtin; registered as [`LABELDT`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LabelDt;
+
+/// LabelDT: Laplace(R/ε) labels, CART on all features in the clear (card §8).
+pub static LABELDT: LabelDt = LabelDt;
+
+/// Noisy labels clip(y_i) + Lap(`scale`), users in order, one Laplace draw each.
+pub fn noisy_labels<R: Rng + ?Sized>(
+    y: &[f64],
+    bounds: LabelBounds,
+    scale: f64,
+    rng: &mut R,
+) -> Vec<f64> {
+    y.iter()
+        .map(|&v| bounds.clip(v) + laplace(rng, scale))
+        .collect()
+}
+
+/// ParDT's training features under `mask` (`impute: public_mean`): the columns with at
+/// least one public entry, in order, with every private entry replaced by the mean of the
+/// column's public entries. Returns the n×d' matrix and the kept column indices.
+///
+/// # Panics
+/// If the mask is not n×d for `x`.
+pub fn public_columns(x: &Matrix, mask: &PrivacyMask) -> (Matrix, Vec<usize>) {
+    assert_eq!(
+        (mask.n(), mask.d()),
+        (x.n, x.d),
+        "one mask entry per feature"
+    );
+    let mut kept = Vec::new();
+    let mut means = Vec::new();
+    for j in 0..x.d {
+        let (mut sum, mut count) = (0.0, 0usize);
+        for i in 0..x.n {
+            if !mask.is_private(i, j) {
+                sum += x.row(i)[j];
+                count += 1;
+            }
+        }
+        if count > 0 {
+            kept.push(j);
+            means.push(sum / count as f64);
+        }
+    }
+    let mut data = Vec::with_capacity(x.n * kept.len());
+    for i in 0..x.n {
+        let row = x.row(i);
+        data.extend(kept.iter().zip(&means).map(
+            |(&j, &m)| {
+                if mask.is_private(i, j) {
+                    m
+                } else {
+                    row[j]
+                }
+            },
+        ));
+    }
+    (Matrix::new(x.n, kept.len(), data), kept)
+}
+
+/// The columns `cols` of `x`.
+pub(crate) fn columns(x: &Matrix, cols: &[usize]) -> Matrix {
+    let mut data = Vec::with_capacity(x.n * cols.len());
+    for i in 0..x.n {
+        let row = x.row(i);
+        data.extend(cols.iter().map(|&j| row[j]));
+    }
+    Matrix::new(x.n, cols.len(), data)
+}
+
+/// A fitted ParDT / LabelDT: the training features the curator sees, the private labels,
+/// the test features in the same columns.
+struct PreparedLabelTree {
+    name: &'static str,
+    x: Arc<Matrix>,
+    y: Vec<f64>,
+    bounds: LabelBounds,
+    test: Matrix,
+    cache: TreeCache,
+}
+
+impl Prepared for PreparedLabelTree {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let epsilon = Budget::new(required_epsilon(self.name, epsilon)?)?.epsilon();
+        let scale = self.bounds.range() / epsilon;
+        self.cache.predict(
+            ("", epsilon),
+            rng,
+            |rng| {
+                Ok(Release {
+                    x: self.x.clone(),
+                    y: noisy_labels(&self.y, self.bounds, scale, rng),
+                })
+            },
+            &self.test,
+            (m.usize(MAX_DEPTH.name), m.usize(MIN_SAMPLES_LEAF.name)),
+        )
+    }
+}
+
+impl Method for ParDt {
+    fn name(&self) -> &str {
+        "ParDT"
+    }
+    fn description(&self) -> &str {
+        "label Laplace(R/eps) with the full budget, sklearn CART on the public features (private columns dropped; personalized masks: private entries imputed by the public column mean); HistOfTree card §8"
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &PARDT_PARAMS
+    }
+    fn private(&self) -> bool {
+        true
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Regression]
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::SemiFeature
+    }
+    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
+        check_mask_grid(points)
+    }
+    fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
+        mask_skip_reason(p, d)
+    }
+    fn prepare(
+        &self,
+        data: &RepData,
+        p: &Params,
+        _rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        if self.skip_reason(p, 0, data.private.d()).is_some() {
+            return Ok(None);
+        }
+        let mask = mask_of(data, p)?;
+        let (x, kept) = public_columns(&data.private.x, &mask);
+        Ok(Some(Box::new(PreparedLabelTree {
+            name: "ParDT",
+            x: Arc::new(x),
+            y: data.private.y.clone(),
+            bounds: data.bounds,
+            test: columns(&data.test.x, &kept),
+            cache: TreeCache::default(),
+        })))
+    }
+}
+
+impl Method for LabelDt {
+    fn name(&self) -> &str {
+        "LabelDT"
+    }
+    fn description(&self) -> &str {
+        "label-LDP benchmark: label Laplace(R/eps), sklearn CART on all features in the clear; HistOfTree card §8"
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &LABELDT_PARAMS
+    }
+    fn private(&self) -> bool {
+        true
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Regression]
+    }
+    /// Label LDP is semi-feature LDP with every feature public (card §2).
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::SemiFeature
+    }
+    fn prepare(
+        &self,
+        data: &RepData,
+        _p: &Params,
+        _rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        Ok(Some(Box::new(PreparedLabelTree {
+            name: "LabelDT",
+            x: Arc::new(data.private.x.clone()),
+            y: data.private.y.clone(),
+            bounds: data.bounds,
+            test: data.test.x.clone(),
+            cache: TreeCache::default(),
+        })))
+    }
+}
