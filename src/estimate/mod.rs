@@ -1,13 +1,15 @@
 //! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
 //! estimator (5) with its public-mean fallback, the PHIST / APHIST histogram
 //! estimators, and the LPCT classification estimator (LPCT paper eq. 8) with its pruning
-//! (LPCT paper §5).
+//! (LPCT paper §5), and HistOfTree's ratio over candidate cells (histoftree.md §5).
 
+mod candidate_ratio;
 mod histogram;
 mod lpct;
 mod lpct_prune;
 mod lpdt;
 
+pub use candidate_ratio::{candidate_sums, ratio_predictions, CandidateMechanism, CellSums};
 pub use histogram::{histogram_predict, HistogramConfig};
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{

@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod lpct;
+mod semi_feature;
+
+pub use semi_feature::{SemiShape, SemiTree};
 
 /// How the feature space is cut into cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +45,9 @@ pub enum Rule {
     RandomMaxEdge,
     /// Regular grid with m bins per feature (PHIST, lpdt.md §7.3).
     Histogram,
+    /// HistOfTree: histogram on the s most protected features × a tree on the others
+    /// (histoftree.md §5; `compose/semi_feature.rs`).
+    HistogramXTree,
 }
 
 /// Which sample a partition is grown on.
@@ -58,6 +64,9 @@ pub enum GrownOn {
     /// points with 1 − δ private points, the latter used without privacy and removed from
     /// the private users who report (LPDT Fig. 5, distribution shift; lpdt.md §8.6).
     Mixture,
+    /// The users' round-1 releases (public coordinates and noisy labels): the semi-feature
+    /// model (histoftree.md §5.3–§5.4).
+    Released,
 }
 
 /// The score a data-driven tree rule ranks its candidate splits by.
@@ -92,6 +101,12 @@ pub struct PartitionBlock {
     /// An optional parameter of the rule to declare (default: none).
     #[serde(default, skip_serializing_if = "RuleOption::is_none")]
     pub option: RuleOption,
+    /// The tree on the T-axes of `histogram_x_tree`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<SemiTree>,
+    /// How `histogram_x_tree` picks s, depth and bins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<SemiShape>,
 }
 
 /// An optional parameter a rule declares only when its composition asks for it
@@ -251,6 +266,14 @@ impl fmt::Display for Composition {
             SplitCriterion::Variance => String::new(),
             c => format!(" ({})", word(&c)),
         };
+        let semi = [
+            self.partition.tree.map(|t| word(&t)),
+            self.partition.shape.map(|t| word(&t)),
+        ];
+        let criterion = semi
+            .into_iter()
+            .flatten()
+            .fold(criterion, |a, w| format!("{a} ({w})"));
         write!(
             f,
             "partition {}{criterion} on {}, cell {}, label {}, estimator {}, budget {}",
@@ -450,6 +473,13 @@ impl Composition {
         use EstimatorBlock as E;
         use LabelMechanism as L;
         let p = self.partition;
+        if p.rule == Rule::HistogramXTree
+            || p.grown_on == GrownOn::Released
+            || p.tree.is_some()
+            || p.shape.is_some()
+        {
+            return semi_feature::check(self);
+        }
         if p.criterion == SplitCriterion::Entropy
             && !(matches!(p.rule, Rule::MaxEdge | Rule::Cart) && p.grown_on != GrownOn::None)
         {
@@ -566,6 +596,7 @@ impl Composition {
             Rule::CartExhaustive => vec![MAX_DEPTH],
             Rule::Histogram if p.option == RuleOption::Cells => vec![BINS, CELLS],
             Rule::Histogram => vec![BINS],
+            Rule::HistogramXTree => return semi_feature::params(self),
         };
         if p.grown_on == GrownOn::Mixture {
             out.push(DELTA);
@@ -682,7 +713,20 @@ impl Method for Composed {
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()
     }
+    fn privacy_model(&self) -> super::PrivacyModel {
+        match self.composition.partition.grown_on {
+            GrownOn::Released => super::PrivacyModel::SemiFeature,
+            _ if self.private() => super::PrivacyModel::LocalPublicData,
+            _ => super::PrivacyModel::NonPrivate,
+        }
+    }
+    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
+        super::mask_params::check_mask_grid(points)
+    }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
+        if self.composition.partition.rule == Rule::HistogramXTree {
+            return semi_feature::skip_reason(&self.composition, p, d);
+        }
         (self.composition.partition.rule == Rule::Histogram
             && !sparse_cells(&self.composition, p)
             && !grid_allowed(p.usize("bins"), d))
@@ -696,6 +740,9 @@ impl Method for Composed {
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         let c = &self.composition;
+        if c.partition.rule == Rule::HistogramXTree {
+            return semi_feature::prepare(c, data, p, rng);
+        }
         let subsampled;
         let data = if c.subsample {
             let share = p.f64("private_share");
@@ -752,6 +799,7 @@ impl Method for Composed {
             GrownOn::Public => (data, Some(&data.public)),
             GrownOn::Private => (data, Some(&data.private)),
             GrownOn::None => (data, None),
+            GrownOn::Released => unreachable!("histogram_x_tree is prepared above"),
             GrownOn::Mixture => {
                 mixed = mixture(data, p.f64("delta"), rng);
                 (&mixed.0, Some(&mixed.1))
@@ -1250,6 +1298,22 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "specs/methods/lpct/lpct-r.yaml",
         include_str!("../../specs/methods/lpct/lpct-r.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/histoftree-me.yaml",
+        include_str!("../../specs/methods/histoftree/histoftree-me.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/histoftree-cart.yaml",
+        include_str!("../../specs/methods/histoftree/histoftree-cart.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/adhistoftree-me.yaml",
+        include_str!("../../specs/methods/histoftree/adhistoftree-me.yaml"),
+    ),
+    (
+        "specs/methods/histoftree/adhistoftree-cart.yaml",
+        include_str!("../../specs/methods/histoftree/adhistoftree-cart.yaml"),
     ),
 ];
 

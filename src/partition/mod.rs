@@ -5,18 +5,26 @@
 //! in every leaf (the public-mean fallback of LPDT, method card lpdt.md §2.3, or the
 //! prediction of a non-private CART).
 
+pub mod adaptive;
 mod builder;
 pub mod cart;
 pub mod grid;
+pub mod hist_tree;
+pub mod masked_tree;
 pub mod max_edge;
 pub mod random_max_edge;
 
+pub use adaptive::{adaptive_objective, adaptive_shape, default_bins, AdaptiveShape};
 pub use builder::TreeParams;
 pub use cart::{
     cart, cart_nested, cart_quantile, cart_quantile_entropy, cart_with, CartParams, Missing,
     NestedCart,
 };
 pub use grid::{grid_allowed, Grid};
+pub use hist_tree::{CandidateTable, Candidates, CandidatesView, Cell, HCandidates, HistTree};
+pub use masked_tree::{
+    leaf_map, masked_cart, masked_max_edge, truncate, MaskedGrowth, MaskedTree, Routing,
+};
 pub use max_edge::{complete_max_edge, max_edge, max_edge_entropy};
 pub use random_max_edge::random_max_edge;
 

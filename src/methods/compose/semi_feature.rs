@@ -1,0 +1,497 @@
+//! HistOfTree and AdHistOfTree as compositions (method card histoftree.md §4–§7; the
+//! semi-feature model of DESIGN.md "Privacy models"): `partition: {rule: histogram_x_tree,
+//! tree: max_edge | cart, grown_on: released, shape: fixed | adaptive}`, a cell mechanism
+//! over each user's candidate cells (`generalized_rr`, eq. (17), or `randomized_response`,
+//! eq. (8)), `label_mechanism: laplace`, `estimator: ratio`, `budget: rho`.
+//!
+//! Round 1: every user releases its public coordinates and Ỹ_i = Y_i + Lap(R/ε_Y). The
+//! T-tree is grown on these releases (`partition::masked_tree`), the histogram is fixed.
+//! Round 2: every user releases its cell through the cell mechanism over its candidate
+//! set, a function of its public coordinates only (`partition::hist_tree`). The curator's
+//! estimator is `estimate::candidate_ratio`. This file wires; it does not compute.
+//!
+//! Noise seeding (results identical for any thread count): `prepare` draws a label seed
+//! from its partition stream; Ỹ at (ρ, ε) comes from a stream of that seed and (ρ, ε) only,
+//! so grid points differing in depth, bins or curator parameters share Ỹ and the T-tree
+//! grown on it. The deepest tree is grown once per (s, ρ, ε) and cached (depth p is its
+//! prefix, `truncate`); the cell release draws from the runner's release stream.
+
+use super::{
+    BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule, MSS,
+    RHO, SEARCH, TAU,
+};
+use crate::data::Matrix;
+use crate::data::PrivacyMask;
+use crate::estimate::{candidate_sums, ratio_predictions, CandidateMechanism, LabelBounds};
+use crate::methods::mask_params::{mask_of, mask_skip_reason, MASK_PARAMS};
+use crate::methods::{MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
+use crate::partition::{
+    adaptive_shape, leaf_map, masked_cart, masked_max_edge, truncate, CandidateTable, Cell,
+    HCandidates, HistTree, MaskedGrowth, MaskedTree, Routing, TreeParams,
+};
+use crate::privacy::laplace;
+use rand::Rng;
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The tree rule on the T-axes of `histogram_x_tree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SemiTree {
+    /// Max-edge with public-only variance reduction (card §5.4, Algorithm 1).
+    MaxEdge,
+    /// Quantile-candidate CART with public-only scoring (card §3.6).
+    Cart,
+}
+
+/// How the shape (s, depth, bins) of `histogram_x_tree` is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SemiShape {
+    /// Parameters `s`, `depth`, `bins` (HistOfTree).
+    Fixed,
+    /// Eq. (15) from n, ε, d and the mask, without labels (AdHistOfTree, card §7).
+    Adaptive,
+}
+
+/// Depth the T-tree is grown to at least, so every depth of the usual grid (0..8, card §9)
+/// is a prefix of one tree; a deeper request regrows (the same tree, deeper).
+const GROW_DEPTH: usize = 8;
+/// Histograms with more cells cannot be indexed by `Cell::h`.
+const MAX_H_CELLS: u64 = 1 << 60;
+
+const S: ParamDecl = ParamDecl {
+    name: "s",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 0 },
+    default: Some("1"),
+    doc: "personalized masks: number of histogram axes, the s most protected features (card §5.2); aligned masks use s = d_p; grid points with s above d are skipped",
+};
+const ROUTING: ParamDecl = ParamDecl {
+    name: "routing",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["compatible", "drop"]),
+    default: Some("compatible"),
+    doc: "Algorithm 1 [G]: a user private on a split axis goes into both children (compatible) or is dropped from the subtree (drop)",
+};
+const MIN_LEAF: ParamDecl = ParamDecl {
+    name: "min_leaf",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 1 },
+    default: Some("1"),
+    doc: "n_l: minimum number of eligible users (split feature public) in each child of a T-split [G]",
+};
+const DEPTH: ParamDecl = ParamDecl {
+    name: "depth",
+    role: ParamRole::Release,
+    kind: ParamKind::Int { min: 0 },
+    default: Some("4"),
+    doc: "depth p of the T-tree (a release parameter: every depth is a prefix of one tree grown on the same noisy labels)",
+};
+const BINS: ParamDecl = ParamDecl {
+    name: "bins",
+    role: ParamRole::Release,
+    kind: ParamKind::Int { min: 1 },
+    default: Some("2"),
+    doc: "b = 1/h bins per histogram axis (card §3.5)",
+};
+const H_CANDIDATES: ParamDecl = ParamDecl {
+    name: "h_candidates",
+    role: ParamRole::Release,
+    kind: ParamKind::Choice(&["compatible", "all"]),
+    default: Some("compatible"),
+    doc: "candidate histogram bins [G]: compatible (a public H-coordinate fixes its bin) or all (b^s bins, Lemma B.10's count)",
+};
+const FALLBACK: ParamDecl = ParamDecl {
+    name: "fallback",
+    role: ParamRole::Curator,
+    kind: ParamKind::Choice(&["global_mean", "leaf_mean"]),
+    default: Some("global_mean"),
+    doc: "prediction of a cell whose debiased count is <= tau*n [G]: the mean of all noisy labels, or the mean noisy label of the users in the cell's T-leaf",
+};
+const CLIP: ParamDecl = ParamDecl {
+    name: "clip",
+    role: ParamRole::Curator,
+    kind: ParamKind::Bool,
+    default: Some("false"),
+    doc: "clip predictions into the label bounds [G]",
+};
+const C: ParamDecl = ParamDecl {
+    name: "c",
+    role: ParamRole::Structural,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: f64::INFINITY,
+        open: true,
+    },
+    default: Some("1"),
+    doc: "constant C of the variance term of eq. (15) (card §7 [G] grid 0.01, 0.1, 1, 10)",
+};
+const BINS_OFFSET: ParamDecl = ParamDecl {
+    name: "bins_offset",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: -64 },
+    default: Some("0"),
+    doc: "b = max(1, b* + bins_offset), the neighbourhood of the default bins (card §7 [T/G])",
+};
+const P_MAX: ParamDecl = ParamDecl {
+    name: "p_max",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 0 },
+    default: Some("8"),
+    doc: "largest depth eq. (15) considers [G]",
+};
+const LOG_N: ParamDecl = ParamDecl {
+    name: "log_n",
+    role: ParamRole::Structural,
+    kind: ParamKind::Bool,
+    default: Some("true"),
+    doc: "keep log n in the variance term of eq. (15) (false: absorbed in C) [G]",
+};
+const OBJECTIVE_EPSILON: ParamDecl = ParamDecl {
+    name: "objective_epsilon",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["total", "cell"]),
+    default: Some("total"),
+    doc: "the epsilon of eq. (15) [G]: the total epsilon or the cell share rho*epsilon",
+};
+
+/// Checks a composition that uses `histogram_x_tree`, `grown_on: released`, `tree` or
+/// `shape` (called first by [`Composition::check`]).
+///
+/// # Errors
+/// A sentence naming the block and what would be valid.
+pub(super) fn check(c: &Composition) -> Result<(), String> {
+    let p = c.partition;
+    if p.rule != Rule::HistogramXTree || p.grown_on != GrownOn::Released {
+        return Err("the semi-feature partition is `partition: {rule: histogram_x_tree, grown_on: released, tree: max_edge|cart, shape: fixed|adaptive}`: `grown_on: released`, `tree` and `shape` belong to it and it needs all of them".into());
+    }
+    if p.tree.is_none() {
+        return Err("`rule: histogram_x_tree` needs `tree: max_edge` or `tree: cart`".into());
+    }
+    if !matches!(
+        c.cell_mechanism,
+        CellMechanism::GeneralizedRr | CellMechanism::RandomizedResponse
+    ) {
+        return Err("`rule: histogram_x_tree` releases each user's cell over its candidate cells: `cell_mechanism: generalized_rr` (eq. 17) or `randomized_response` (centred bits, eq. 8)".into());
+    }
+    if c.label_mechanism != LabelMechanism::Laplace {
+        return Err("`rule: histogram_x_tree` needs `label_mechanism: laplace` (round 1 releases one noisy label, card §3.1)".into());
+    }
+    if c.estimator != EstimatorBlock::Ratio {
+        return Err("`rule: histogram_x_tree` needs `estimator: ratio` (eq. 9)".into());
+    }
+    if c.budget != BudgetBlock::default() {
+        return Err("`rule: histogram_x_tree` needs `budget: rho` (rho = cell share)".into());
+    }
+    if c.subsample || c.non_private_users {
+        return Err("`rule: histogram_x_tree` works on every private user's releases: `subsample` and `non_private_users` do not apply".into());
+    }
+    Ok(())
+}
+
+/// The parameters, structural first.
+pub(super) fn params(c: &Composition) -> Vec<ParamDecl> {
+    let p = c.partition;
+    let mut out: Vec<ParamDecl> = MASK_PARAMS.to_vec();
+    let adaptive = p.shape == Some(SemiShape::Adaptive);
+    if adaptive {
+        out.extend([C, BINS_OFFSET, P_MAX, LOG_N, OBJECTIVE_EPSILON]);
+    } else {
+        out.push(S);
+    }
+    out.extend([ROUTING, MIN_LEAF, MSS]);
+    if p.tree == Some(SemiTree::Cart) {
+        out.push(SEARCH);
+    }
+    out.push(RHO);
+    if !adaptive {
+        out.extend([DEPTH, BINS]);
+    }
+    out.extend([H_CANDIDATES, TAU, FALLBACK, CLIP]);
+    out
+}
+
+/// The number of histogram axes of a fixed-shape grid point on `d` features.
+fn fixed_s(p: &Params) -> usize {
+    match p.str("mask") {
+        "aligned" => p.usize("d_p"),
+        _ => p.usize("s"),
+    }
+}
+
+/// Why a structural grid point does not apply to `d` features.
+pub(super) fn skip_reason(c: &Composition, p: &Params, d: usize) -> Option<String> {
+    if let Some(r) = mask_skip_reason(p, d) {
+        return Some(r);
+    }
+    (c.partition.shape != Some(SemiShape::Adaptive) && fixed_s(p) > d)
+        .then(|| "s above the data set's d".to_string())
+}
+
+/// Fits what does not depend on ε or the release parameters.
+pub(super) fn prepare(
+    c: &Composition,
+    data: &RepData,
+    p: &Params,
+    rng: &mut Pcg64,
+) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+    let d = data.private.d();
+    if skip_reason(c, p, d).is_some() {
+        return Ok(None);
+    }
+    let mask = mask_of(data, p)?;
+    let ranking = data
+        .masks
+        .as_ref()
+        .map(|m| m.ranking().to_vec())
+        .unwrap_or_else(|| (0..d).collect());
+    let order = mask.protection_order(&ranking);
+    Ok(Some(Box::new(PreparedHistTree {
+        composition: c.clone(),
+        label_seed: rng.gen(),
+        x: data.private.x.clone(),
+        y: data
+            .private
+            .y
+            .iter()
+            .map(|&v| data.bounds.clip(v))
+            .collect(),
+        test: data.test.x.clone(),
+        bounds: data.bounds,
+        fixed_s: (c.partition.shape != Some(SemiShape::Adaptive)).then(|| fixed_s(p)),
+        tree_params: TreeParams {
+            depth: GROW_DEPTH,
+            min_leaf: p.usize("min_leaf"),
+            min_samples_split: p.usize("min_samples_split"),
+            threshold: 0.0,
+        },
+        routing: match p.str("routing") {
+            "drop" => Routing::Drop,
+            _ => Routing::Compatible,
+        },
+        search_number: (c.partition.tree == Some(SemiTree::Cart)).then(|| p.usize("search_number")),
+        adaptive: (c.partition.shape == Some(SemiShape::Adaptive)).then(|| Adaptive {
+            c: p.f64("c"),
+            bins_offset: p.get("bins_offset").as_f64().unwrap_or(0.0) as i64,
+            p_max: p.usize("p_max"),
+            log_n: p.bool("log_n"),
+            cell_epsilon: p.str("objective_epsilon") == "cell",
+        }),
+        mask,
+        order,
+        grown: Mutex::new(HashMap::new()),
+    })))
+}
+
+/// The adaptive shape's options.
+struct Adaptive {
+    c: f64,
+    bins_offset: i64,
+    p_max: usize,
+    log_n: bool,
+    cell_epsilon: bool,
+}
+
+/// Ỹ and the deepest T-tree at one (s, ρ, ε), with every user's and test point's leaves
+/// in it (each depth maps them through [`leaf_map`], without walking the tree again).
+struct Grown {
+    y_noisy: Vec<f64>,
+    tree: MaskedTree,
+    depth: usize,
+    /// Leaf of every private user.
+    user_leaf: Vec<usize>,
+    /// Compatible leaves of user i: `leaves[leaf_start[i]..leaf_start[i + 1]]`.
+    leaf_start: Vec<usize>,
+    leaves: Vec<usize>,
+    /// Leaf of every test point.
+    test_leaf: Vec<usize>,
+}
+
+struct PreparedHistTree {
+    composition: Composition,
+    label_seed: u64,
+    x: Matrix,
+    /// Labels clipped into the bounds.
+    y: Vec<f64>,
+    test: Matrix,
+    bounds: LabelBounds,
+    mask: PrivacyMask,
+    /// Protection order (most protected first): H-axes = order[..s].
+    order: Vec<usize>,
+    fixed_s: Option<usize>,
+    tree_params: TreeParams,
+    routing: Routing,
+    search_number: Option<usize>,
+    adaptive: Option<Adaptive>,
+    /// (s, ρ bits, ε bits) → Ỹ and the deepest tree.
+    grown: Mutex<HashMap<(usize, u64, u64), Arc<Grown>>>,
+}
+
+impl PreparedHistTree {
+    /// Ỹ and a T-tree of depth ≥ `depth` at (s, ρ, ε), from the cache or grown.
+    fn grown(&self, s: usize, (rho, eps, eps_label): (f64, f64, f64), depth: usize) -> Arc<Grown> {
+        let key = (s, rho.to_bits(), eps.to_bits());
+        let mut cache = self.grown.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = cache.get(&key).filter(|g| g.depth >= depth) {
+            return g.clone();
+        }
+        // Ỹ depends on the label seed and (ρ, ε) only (shared by every s, depth, bins).
+        let mut stream = crate::run::seeds::stream(
+            self.label_seed,
+            &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
+        );
+        let scale = self.bounds.range() / eps_label;
+        let y_noisy: Vec<f64> = self
+            .y
+            .iter()
+            .map(|&v| v + laplace(&mut stream, scale))
+            .collect();
+        let mut axes: Vec<usize> = self.order[s..].to_vec();
+        axes.sort_unstable();
+        let g = MaskedGrowth {
+            x: &self.x,
+            y: &y_noisy,
+            mask: &self.mask,
+            axes: &axes,
+        };
+        let tp = TreeParams {
+            depth: depth.max(GROW_DEPTH),
+            ..self.tree_params
+        };
+        let tree = match self.search_number {
+            Some(sn) => masked_cart(&g, &tp, sn, self.routing),
+            None => masked_max_edge(&g, &tp, self.routing),
+        };
+        // The compatible leaves from public coordinates only (HistTree::candidates with no
+        // histogram axes).
+        let deep = HistTree {
+            h_axes: Vec::new(),
+            bins: 1,
+            tree: tree.partition.clone(),
+        };
+        let (mut leaf_start, mut leaves) = (vec![0], Vec::new());
+        for i in 0..self.x.n {
+            let c = deep.candidates(self.x.row(i), self.mask.row(i), HCandidates::All);
+            leaves.extend(c.leaves);
+            leaf_start.push(leaves.len());
+        }
+        let grown = Arc::new(Grown {
+            user_leaf: (0..self.x.n)
+                .map(|i| deep.tree.leaf_of(self.x.row(i)))
+                .collect(),
+            test_leaf: (0..self.test.n)
+                .map(|i| deep.tree.leaf_of(self.test.row(i)))
+                .collect(),
+            leaf_start,
+            leaves,
+            tree,
+            depth: tp.depth,
+            y_noisy,
+        });
+        cache.insert(key, grown.clone());
+        grown
+    }
+}
+
+impl Prepared for PreparedHistTree {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let epsilon = crate::methods::required_epsilon("HistOfTree", epsilon)?;
+        let c = &self.composition;
+        let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
+        let (s, depth, bins) = match (&self.adaptive, self.fixed_s) {
+            (Some(a), _) => {
+                let e = if a.cell_epsilon { eps_cell } else { epsilon };
+                let sh = adaptive_shape(
+                    &self.mask,
+                    &self.order,
+                    e,
+                    a.c,
+                    a.p_max,
+                    a.log_n,
+                    a.bins_offset,
+                );
+                (sh.s, sh.depth, sh.bins)
+            }
+            (None, Some(s)) => (s, m.usize("depth"), m.usize("bins")),
+            (None, None) => unreachable!("a fixed shape has s"),
+        };
+        let h_axes = self.order[..s].to_vec();
+        if u32::try_from(s)
+            .ok()
+            .and_then(|s| (bins as u64).checked_pow(s))
+            .is_none_or(|k| k > MAX_H_CELLS)
+        {
+            return Err(MethodError::Other(format!(
+                "HistOfTree: bins^s = {bins}^{s} histogram cells exceed the cap 2^60"
+            )));
+        }
+        let grown = self.grown(s, (m.f64("rho"), epsilon, eps_label), depth);
+        let tree = truncate(&grown.tree, depth);
+        let map = leaf_map(&grown.tree, depth);
+        let hist = HistTree {
+            h_axes,
+            bins,
+            tree: tree.partition,
+        };
+        let compatible = m.str("h_candidates") != "all";
+        let mut users = CandidateTable::new(bins, s);
+        let mut scratch = Vec::new();
+        for i in 0..self.x.n {
+            let (x, private) = (self.x.row(i), self.mask.row(i));
+            scratch.clear();
+            for &l in &grown.leaves[grown.leaf_start[i]..grown.leaf_start[i + 1]] {
+                // Deep leaves are ascending and the map non-decreasing: dedup neighbours.
+                if scratch.last() != Some(&map[l]) {
+                    scratch.push(map[l]);
+                }
+            }
+            let h = hist
+                .h_axes
+                .iter()
+                .map(|&a| (compatible && !private[a]).then(|| hist.bin(x[a])));
+            let cell = Cell {
+                h: hist.h_of(x),
+                leaf: map[grown.user_leaf[i]],
+            };
+            users.push(cell, h, scratch.iter().copied());
+        }
+        let test_cells: Vec<Cell> = (0..self.test.n)
+            .map(|i| Cell {
+                h: hist.h_of(self.test.row(i)),
+                leaf: map[grown.test_leaf[i]],
+            })
+            .collect();
+        let mech = match c.cell_mechanism {
+            CellMechanism::RandomizedResponse => CandidateMechanism::CentredRr,
+            _ => CandidateMechanism::Grr,
+        };
+        let sums = candidate_sums(&users, &grown.y_noisy, &test_cells, mech, eps_cell, rng);
+        let n = grown.y_noisy.len();
+        let global = grown.y_noisy.iter().sum::<f64>() / n.max(1) as f64;
+        let fallback: Vec<f64> = match m.str("fallback") {
+            "leaf_mean" => test_cells
+                .iter()
+                .map(|c| match hist.tree.leaf_counts[c.leaf] {
+                    0 => global,
+                    _ => hist.tree.leaf_means[c.leaf],
+                })
+                .collect(),
+            _ => vec![global; test_cells.len()],
+        };
+        let clip = m.bool("clip").then_some((self.bounds.lo, self.bounds.hi));
+        Ok(ratio_predictions(
+            &sums,
+            m.f64("tau") * n as f64,
+            &fallback,
+            clip,
+        ))
+    }
+}

@@ -1,0 +1,432 @@
+//! Trees on the T-axes of HistOfTree grown on the users' round-1 releases (public
+//! coordinates and noisy labels Ỹ), with Algorithm 1's public-only variance reduction
+//! (method card histoftree.md §3.6, §5.4): a candidate split on axis l of a cell A is
+//! scored only on the users in A for whom feature l is public.
+//!
+//! The growers follow LPDT-M and LPDT-V exactly ([`super::max_edge`],
+//! [`super::cart_quantile`]: the same stop checks, top-10 % rule, tie tolerance and
+//! min-leaf test, through the shared helpers of `builder`), so with every T-coordinate
+//! public they grow the same tree as those on the T-columns (tested). What the grower
+//! reads of a user is its public T-coordinates and Ỹ: private entries are replaced by a
+//! sentinel in the public view before anything else looks at them.
+
+use super::builder::{
+    lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion, TreeBuilder,
+};
+use super::cart::numpy_quantile_linear;
+use super::{Node, Partition, TreeParams};
+use crate::data::{Matrix, PrivacyMask};
+
+/// How a user is routed at a split on one of its private axes (card §5.4, open question 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Routing {
+    /// Into both children: a user is in a cell when its public T-coordinates lie in it
+    /// (private coordinates are unknown and count as compatible).
+    Compatible,
+    /// Into neither: dropped from the subtree.
+    Drop,
+}
+
+/// The growing data: `x` n×d (only public entries are read), `y` the n released noisy
+/// labels, `mask` n×d (true = private), `axes` the T-axes (feature indices, ascending).
+#[derive(Debug, Clone, Copy)]
+pub struct MaskedGrowth<'a> {
+    /// n×d features.
+    pub x: &'a Matrix,
+    /// n noisy labels Ỹ.
+    pub y: &'a [f64],
+    /// The privacy mask.
+    pub mask: &'a PrivacyMask,
+    /// The T-axes.
+    pub axes: &'a [usize],
+}
+
+/// A grown T-tree with the mean and count of Ỹ over the users in every node (pre-order,
+/// aligned with `partition.nodes`), so that [`truncate`] can turn an internal node into a
+/// leaf: with compatible routing a user may sit in both children of a node, so node
+/// statistics do not follow from the leaves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaskedTree {
+    /// The partition (over all d features, splits on T-axes only).
+    pub partition: Partition,
+    /// Mean Ỹ of the users routed into every node (0 when none).
+    pub node_means: Vec<f64>,
+    /// Number of users routed into every node.
+    pub node_counts: Vec<usize>,
+}
+
+/// Private entries in the public view (outside [0,1]; never compared with a threshold:
+/// routing reads the mask first). Equal sentinels make the distinct-row stop check treat
+/// two users with the same public values and the same private pattern as equal.
+const HIDDEN: f64 = -1.0;
+
+/// The n×|axes| public view of the T-columns.
+fn public_view(g: &MaskedGrowth) -> Matrix {
+    let (n, t) = (g.x.n, g.axes.len());
+    let mut data = Vec::with_capacity(n * t);
+    for i in 0..n {
+        let row = g.x.row(i);
+        data.extend(g.axes.iter().map(|&a| {
+            if g.mask.is_private(i, a) {
+                HIDDEN
+            } else {
+                row[a]
+            }
+        }));
+    }
+    Matrix { n, d: t, data }
+}
+
+enum Search {
+    MaxEdge,
+    Quantile { levels: Vec<f64> },
+}
+
+struct Grower<'a> {
+    g: MaskedGrowth<'a>,
+    view: Matrix,
+    p: TreeParams,
+    routing: Routing,
+    search: Search,
+    b: TreeBuilder,
+    node_means: Vec<f64>,
+    node_counts: Vec<usize>,
+}
+
+/// Max-edge with public-only variance reduction (card §5.4, Algorithm 1): LPDT-M's rule
+/// ([`super::max_edge`]) on the T-axes of [0,1]^d, each candidate (longest T-edge, split at
+/// its midpoint) scored on the users in the cell with that feature public; the min-leaf
+/// test counts those users. If no candidate has an eligible user the lowest-index longest
+/// edge is split ([G]). Leaf ids depth-first.
+///
+/// # Panics
+/// If the shapes of `x`, `y` and `mask` disagree.
+pub fn masked_max_edge(g: &MaskedGrowth, p: &TreeParams, routing: Routing) -> MaskedTree {
+    grow(g, p, routing, Search::MaxEdge)
+}
+
+/// The quantile-candidate CART of LPDT-V ([`super::cart_quantile`]) on the T-axes with
+/// public-only scoring: per T-axis the candidate thresholds are the NumPy linear quantiles
+/// at levels (2i+1)/(2S) of the distinct public values of the eligible users in the node.
+/// Domain (−∞, ∞)^d.
+///
+/// # Panics
+/// If the shapes of `x`, `y` and `mask` disagree.
+pub fn masked_cart(
+    g: &MaskedGrowth,
+    p: &TreeParams,
+    search_number: usize,
+    routing: Routing,
+) -> MaskedTree {
+    let levels = (0..search_number)
+        .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
+        .collect();
+    grow(g, p, routing, Search::Quantile { levels })
+}
+
+fn grow(g: &MaskedGrowth, p: &TreeParams, routing: Routing, search: Search) -> MaskedTree {
+    assert_eq!(g.y.len(), g.x.n, "one noisy label per user");
+    assert_eq!(
+        (g.mask.n(), g.mask.d()),
+        (g.x.n, g.x.d),
+        "mask shape = data shape"
+    );
+    let d = g.x.d;
+    let (lo0, hi0) = match search {
+        Search::MaxEdge => (0.0, 1.0),
+        Search::Quantile { .. } => (f64::NEG_INFINITY, f64::INFINITY),
+    };
+    let mut gr = Grower {
+        view: public_view(g),
+        g: *g,
+        p: *p,
+        routing,
+        search,
+        b: TreeBuilder::new(),
+        node_means: Vec::new(),
+        node_counts: Vec::new(),
+    };
+    let mut lo = vec![lo0; d];
+    let mut hi = vec![hi0; d];
+    gr.grow((0..g.x.n).collect(), &mut lo, &mut hi, 0);
+    MaskedTree {
+        partition: gr.b.finish(vec![lo0; d], vec![hi0; d]),
+        node_means: gr.node_means,
+        node_counts: gr.node_counts,
+    }
+}
+
+impl Grower<'_> {
+    /// Value of T-axis position `t` for user `i` in the public view (None if private).
+    #[inline]
+    fn public(&self, i: usize, t: usize) -> Option<f64> {
+        let a = self.g.axes[t];
+        (!self.g.mask.is_private(i, a)).then(|| self.view.get(i, t))
+    }
+
+    fn grow(&mut self, idx: Vec<usize>, lo: &mut [f64], hi: &mut [f64], depth: usize) -> usize {
+        let chosen = if lpdt_stop(&self.view, self.g.y, &idx, depth, &self.p) {
+            None
+        } else {
+            match self.search {
+                Search::MaxEdge => self.choose_max_edge(&idx, lo, hi),
+                Search::Quantile { .. } => self.choose_quantile(&idx),
+            }
+        };
+        let (mean, count) = (mean_of(self.g.y, &idx), idx.len());
+        let Some((t, c)) = chosen else {
+            self.node_means.push(mean);
+            self.node_counts.push(count);
+            return self.b.leaf(lo, hi, mean, count);
+        };
+        let k = self.g.axes[t];
+        let node = self.b.split(k, c);
+        self.node_means.push(mean);
+        self.node_counts.push(count);
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for &i in &idx {
+            match self.public(i, t) {
+                Some(v) if v < c => left.push(i),
+                Some(_) => right.push(i),
+                None if self.routing == Routing::Compatible => {
+                    left.push(i);
+                    right.push(i);
+                }
+                None => {}
+            }
+        }
+        drop(idx);
+        let old_hi = hi[k];
+        hi[k] = c;
+        let l = self.grow(left, lo, hi, depth + 1);
+        hi[k] = old_hi;
+        let old_lo = lo[k];
+        lo[k] = c;
+        let r = self.grow(right, lo, hi, depth + 1);
+        lo[k] = old_lo;
+        self.b.set_children(node, l, r);
+        node
+    }
+
+    /// Shift (first label) and the sum of squares of the shifted labels of the node, for
+    /// the tie tolerance (as LPDT-M and LPDT-V compute it on the whole node).
+    fn node_sums(&self, idx: &[usize]) -> (f64, f64) {
+        let shift = self.g.y[idx[0]];
+        let sq = idx
+            .iter()
+            .map(|&i| {
+                let dy = self.g.y[i] - shift;
+                dy * dy
+            })
+            .sum();
+        (shift, sq)
+    }
+
+    /// Max-edge choice: returns (T-axis position, midpoint).
+    fn choose_max_edge(&self, idx: &[usize], lo: &[f64], hi: &[f64]) -> Option<(usize, f64)> {
+        let axes = self.g.axes;
+        let longest = axes
+            .iter()
+            .map(|&a| hi[a] - lo[a])
+            .fold(f64::NEG_INFINITY, f64::max);
+        let cand: Vec<usize> = (0..axes.len())
+            .filter(|&t| hi[axes[t]] - lo[axes[t]] == longest)
+            .collect();
+        if cand.is_empty() {
+            return None;
+        }
+        let mid: Vec<f64> = cand
+            .iter()
+            .map(|&t| (lo[axes[t]] + hi[axes[t]]) / 2.0)
+            .collect();
+        let (shift, s_sq) = self.node_sums(idx);
+        let m = cand.len();
+        let (mut n_e, mut s_e, mut n_l, mut s_l) =
+            (vec![0usize; m], vec![0.0; m], vec![0usize; m], vec![0.0; m]);
+        for &i in idx {
+            let dy = self.g.y[i] - shift;
+            for (j, &t) in cand.iter().enumerate() {
+                if let Some(v) = self.public(i, t) {
+                    n_e[j] += 1;
+                    s_e[j] += dy;
+                    let left = v < mid[j];
+                    n_l[j] += usize::from(left);
+                    s_l[j] += if left { dy } else { 0.0 };
+                }
+            }
+        }
+        if n_e.iter().all(|&e| e == 0) {
+            // No eligible user for any candidate: the lowest-index longest edge ([G]).
+            return Some((cand[0], mid[0]));
+        }
+        let c = Criterion::Variance;
+        let r: Vec<f64> = (0..m)
+            .map(|j| split_score(c, n_e[j], s_e[j], n_l[j], s_l[j], shift))
+            .collect();
+        let min_leaf = self.p.min_leaf;
+        top_by_reduction(&r, self.p.threshold, score_tolerance(c, idx.len(), s_sq))
+            .iter()
+            .find(|&&j| n_l[j] >= min_leaf && n_e[j] - n_l[j] >= min_leaf)
+            .map(|&j| (cand[j], mid[j]))
+    }
+
+    /// Quantile-CART choice: returns (T-axis position, threshold).
+    fn choose_quantile(&self, idx: &[usize]) -> Option<(usize, f64)> {
+        let Search::Quantile { levels } = &self.search else {
+            return None;
+        };
+        let (shift, s_sq) = self.node_sums(idx);
+        let tol = score_tolerance(Criterion::Variance, idx.len(), s_sq);
+        let p = &self.p;
+        // Per T-axis: (r, threshold, left count, eligible count).
+        let mut best: Vec<(f64, Option<f64>, usize, usize)> = Vec::new();
+        let mut elig: Vec<(f64, f64)> = Vec::with_capacity(idx.len());
+        let mut vals: Vec<f64> = Vec::new();
+        for t in 0..self.g.axes.len() {
+            elig.clear();
+            elig.extend(
+                idx.iter()
+                    .filter_map(|&i| self.public(i, t).map(|v| (v, self.g.y[i] - shift))),
+            );
+            // Stable sort by value keeps the users' order on ties (as LPDT-V's presort).
+            elig.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let m = elig.len();
+            let total: f64 = elig.iter().map(|e| e.1).sum();
+            let mut feat_best = (0.0f64, None, 0usize, m);
+            if m > 0 {
+                vals.clear();
+                for e in &elig {
+                    if vals.last() != Some(&e.0) {
+                        vals.push(e.0);
+                    }
+                }
+                let mut thr: Vec<f64> = levels
+                    .iter()
+                    .map(|&q| numpy_quantile_linear(&vals, q))
+                    .collect();
+                thr.sort_by(f64::total_cmp);
+                thr.dedup();
+                let (mut pos, mut n_l, mut s_l) = (0usize, 0usize, 0.0f64);
+                for &th in &thr {
+                    while pos < m && elig[pos].0 < th {
+                        n_l += 1;
+                        s_l += elig[pos].1;
+                        pos += 1;
+                    }
+                    let r = split_score(Criterion::Variance, m, total, n_l, s_l, shift);
+                    if r > feat_best.0 + tol && r >= p.threshold {
+                        feat_best = (r, Some(th), n_l, m);
+                    }
+                }
+            }
+            best.push(feat_best);
+        }
+        let r: Vec<f64> = best.iter().map(|b| b.0).collect();
+        top_by_reduction(&r, p.threshold, tol)
+            .iter()
+            .find_map(|&t| {
+                let (_, th, n_l, m) = best[t];
+                let th = th?;
+                (n_l >= p.min_leaf && m - n_l >= p.min_leaf).then_some((t, th))
+            })
+    }
+}
+
+/// The tree cut at `depth`: every node at depth `depth` becomes a leaf with its node's
+/// mean and count and its box. Growth choices at a node do not depend on the depth limit,
+/// so `truncate(&grow(D), p) == grow(p)` for p ≤ D (tested): the deepest tree is grown
+/// once and each depth of a grid is its prefix. Leaf ids depth-first.
+pub fn truncate(tree: &MaskedTree, depth: usize) -> MaskedTree {
+    let part = &tree.partition;
+    let d = part.domain_lo.len();
+    let mut b = TreeBuilder::new();
+    let (mut means, mut counts) = (Vec::new(), Vec::new());
+    let mut lo = part.domain_lo.clone();
+    let mut hi = part.domain_hi.clone();
+    #[allow(clippy::too_many_arguments)]
+    fn rec(
+        t: &MaskedTree,
+        node: usize,
+        left_depth: usize,
+        b: &mut TreeBuilder,
+        lo: &mut [f64],
+        hi: &mut [f64],
+        means: &mut Vec<f64>,
+        counts: &mut Vec<usize>,
+    ) -> usize {
+        let (mean, count) = (t.node_means[node], t.node_counts[node]);
+        means.push(mean);
+        counts.push(count);
+        match &t.partition.nodes[node] {
+            Node::Split {
+                feature,
+                threshold,
+                left,
+                right,
+            } if left_depth > 0 => {
+                let (k, c) = (*feature, *threshold);
+                let id = b.split(k, c);
+                let old_hi = hi[k];
+                hi[k] = c;
+                let l = rec(t, *left, left_depth - 1, b, lo, hi, means, counts);
+                hi[k] = old_hi;
+                let old_lo = lo[k];
+                lo[k] = c;
+                let r = rec(t, *right, left_depth - 1, b, lo, hi, means, counts);
+                lo[k] = old_lo;
+                b.set_children(id, l, r);
+                id
+            }
+            _ => b.leaf(lo, hi, mean, count),
+        }
+    }
+    rec(
+        tree,
+        0,
+        depth,
+        &mut b,
+        &mut lo,
+        &mut hi,
+        &mut means,
+        &mut counts,
+    );
+    debug_assert_eq!(lo.len(), d);
+    MaskedTree {
+        partition: b.finish(part.domain_lo.clone(), part.domain_hi.clone()),
+        node_means: means,
+        node_counts: counts,
+    }
+}
+
+/// For every leaf of `tree`, the leaf of [`truncate`]`(tree, depth)` that contains it
+/// (the ancestor at depth `depth`, or the leaf itself when shallower). Leaf ids of both
+/// trees are depth-first, so the map is non-decreasing.
+pub fn leaf_map(tree: &MaskedTree, depth: usize) -> Vec<usize> {
+    let nodes = &tree.partition.nodes;
+    let mut map = vec![0usize; tree.partition.n_leaves()];
+    let mut next = 0usize;
+    // (node, remaining depth, Some(new leaf) once below the cut)
+    let mut stack = vec![(0usize, depth, None::<usize>)];
+    while let Some((node, left_depth, under)) = stack.pop() {
+        match &nodes[node] {
+            Node::Leaf { leaf } => {
+                map[*leaf] = under.unwrap_or_else(|| {
+                    next += 1;
+                    next - 1
+                });
+            }
+            Node::Split { left, right, .. } => {
+                let under = under.or_else(|| {
+                    (left_depth == 0).then(|| {
+                        next += 1;
+                        next - 1
+                    })
+                });
+                let rest = left_depth.saturating_sub(1);
+                stack.push((*right, rest, under));
+                stack.push((*left, rest, under));
+            }
+        }
+    }
+    map
+}
