@@ -13,7 +13,8 @@
 //!   methods: {aligned/HistOfTree/ME: HistOfTree(ME) A, …}
 //!   rank_sums:
 //!     file: histoftree_ranksum.csv      # relative to this file
-//!     table: histoftree                 # the name of a table of the spec (tables:)
+//!     table: histoftree                 # the name of a table of the spec (tables:), or
+//!     # tables: {T1: T1, C3a: C3a, C3b: C3b}   # paper table → spec table
 //!     block_column: setting             # default `setting`
 //!     blocks: {aligned: Aligned, personalized: Personalized}   # → our block labels
 //!     tolerance: {absolute: 6}
@@ -38,8 +39,15 @@ use crate::stats::Summary;
 pub struct RankSumSpec {
     /// The CSV of rank sums, relative to the folder of the `reported:` file.
     pub file: PathBuf,
-    /// The name of the spec's table (`tables[].name`) whose rank sums are ours.
-    pub table: String,
+    /// The name of the spec's table (`tables[].name`) whose rank sums are ours, for every
+    /// table of the file; or give `tables`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// The paper's table (values of `group_column`) → the spec's table holding ours, when
+    /// the spec renders one table per paper table (`{T1: T1, C3a: C3a, C3b: C3b}`); rows
+    /// of unmapped tables are left out. Exactly one of `table` and `tables`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<BTreeMap<String, String>>,
     /// The column naming the paper's table of a row; default `table`.
     #[serde(default = "default_group_column")]
     pub group_column: String,
@@ -208,8 +216,9 @@ pub fn our_rank_sums(
 }
 
 /// Compares the rank sums of `reported.rank_sums` (file relative to `spec_dir`) with
-/// `ours` ([`our_rank_sums`]); empty without the section. Rows whose method key is not in
-/// `reported.methods`, or whose block is not in `blocks`, are left out.
+/// `ours` (by spec table name, then as [`our_rank_sums`] keys them); empty without the
+/// section. Rows whose method key is not in `reported.methods`, whose block is not in
+/// `blocks`, or whose table `tables` does not map, are left out.
 ///
 /// # Errors
 /// [`CheckError::Invalid`] for an invalid section (empty `blocks`, a negative or
@@ -218,7 +227,7 @@ pub fn our_rank_sums(
 pub fn compare_rank_sums(
     spec: &ReportedSpec,
     spec_dir: &Path,
-    ours: &HashMap<(String, String, String), f64>,
+    ours: &HashMap<String, HashMap<(String, String, String), f64>>,
 ) -> Result<Vec<RankSumCheck>, CheckError> {
     let Some(rs) = &spec.rank_sums else {
         return Ok(Vec::new());
@@ -247,10 +256,16 @@ pub fn compare_rank_sums(
             continue;
         };
         let table = t.text(line, r, &rs.group_column)?;
+        let Some(spec_table) = rs.spec_table(&table) else {
+            continue;
+        };
         let epsilon = t.epsilon(line, r, "epsilon")?;
         let paper = t.f64(line, r, &rs.value_column)?;
         let et = epsilon.map(eps_text).unwrap_or_default();
-        let ours = ours.get(&(et, block.clone(), method.clone())).copied();
+        let ours = ours
+            .get(spec_table)
+            .and_then(|o| o.get(&(et, block.clone(), method.clone())))
+            .copied();
         let verdict = match ours {
             None => Verdict::NotRun,
             Some(o) if (o - paper).abs() <= rs.tolerance.absolute => Verdict::Ok,
@@ -278,8 +293,29 @@ pub fn compare_rank_sums(
 }
 
 impl RankSumSpec {
-    /// Checks the section: `blocks` non-empty, the tolerance finite and ≥ 0, the table
-    /// named, known deviations with a reason and without `datasets`.
+    /// The spec table holding our rank sums for the paper's table `paper_table`.
+    pub fn spec_table(&self, paper_table: &str) -> Option<&str> {
+        match (&self.table, &self.tables) {
+            (Some(t), _) => Some(t),
+            (None, Some(m)) => m.get(paper_table).map(String::as_str),
+            (None, None) => None,
+        }
+    }
+
+    /// Every spec table named (`table`, or the values of `tables`), without repeats.
+    pub fn spec_tables(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self.table.iter().map(String::as_str).collect();
+        for t in self.tables.iter().flat_map(|m| m.values()) {
+            if !out.contains(&t.as_str()) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// Checks the section: exactly one of `table` and `tables` (non-empty names),
+    /// `blocks` non-empty, the tolerance finite and ≥ 0, known deviations with a reason
+    /// and without `datasets`.
     ///
     /// # Errors
     /// [`CheckError::Invalid`] naming `reported.rank_sums.<field>`.
@@ -288,11 +324,26 @@ impl RankSumSpec {
             field: format!("reported.rank_sums.{field}"),
             message,
         };
-        if self.table.trim().is_empty() {
-            return Err(invalid(
-                "table",
-                "is empty; name the spec table (tables[].name) whose rank sums are ours".into(),
-            ));
+        match (&self.table, &self.tables) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(invalid(
+                    "table",
+                    "give exactly one of `table` (the spec table holding our rank sums) and `tables` (paper table → spec table)".into(),
+                ))
+            }
+            (Some(t), None) if t.trim().is_empty() => {
+                return Err(invalid(
+                    "table",
+                    "is empty; name the spec table (tables[].name) whose rank sums are ours".into(),
+                ))
+            }
+            (None, Some(m)) if m.is_empty() || m.values().any(|t| t.trim().is_empty()) => {
+                return Err(invalid(
+                    "tables",
+                    "map each paper table (e.g. T1) to the name of a spec table".into(),
+                ))
+            }
+            _ => {}
         }
         if self.blocks.is_empty() {
             return Err(invalid(
@@ -326,13 +377,13 @@ impl RankSumSpec {
     }
 }
 
-/// The rank-sum comparison of `check` for an experiment: ours from the spec table
-/// `reported.rank_sums.table` over the experiment's data sets ([`our_rank_sums`]), the
+/// The rank-sum comparison of `check` for an experiment: ours from the spec tables of
+/// `reported.rank_sums` over the experiment's data sets ([`our_rank_sums`]), the
 /// paper's from the file ([`compare_rank_sums`]); empty without the section.
 ///
 /// # Errors
-/// [`CheckError::Invalid`] naming `reported.rank_sums.table` when the spec has no table of
-/// that name (the names it has listed); the errors of [`our_rank_sums`] and
+/// [`CheckError::Invalid`] naming `reported.rank_sums.table(s)` when the spec has no table
+/// of a name given (the names it has listed); the errors of [`our_rank_sums`] and
 /// [`compare_rank_sums`].
 pub fn rank_sum_checks(
     spec: &ReportedSpec,
@@ -344,28 +395,37 @@ pub fn rank_sum_checks(
         return Ok(Vec::new());
     };
     rs.validate()?;
-    let field = "reported.rank_sums.table";
-    let Some(t) = exp.spec.tables.iter().find(|t| t.name == rs.table) else {
-        let names: Vec<&str> = exp.spec.tables.iter().map(|t| t.name.as_str()).collect();
-        return Err(CheckError::Invalid {
-            field: field.to_string(),
-            message: format!(
-                "the spec has no table `{}`; its tables are: {}",
-                rs.table,
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            ),
-        });
-    };
     let task = exp
         .datasets
         .first()
         .map(|d| d.task)
         .unwrap_or(Task::Regression);
     let datasets: Vec<String> = exp.datasets.iter().map(|d| d.name.clone()).collect();
-    let ours = our_rank_sums(t, &datasets, selected, task, field)?;
+    let field = if rs.table.is_some() {
+        "reported.rank_sums.table"
+    } else {
+        "reported.rank_sums.tables"
+    };
+    let mut ours = HashMap::new();
+    for name in rs.spec_tables() {
+        let Some(t) = exp.spec.tables.iter().find(|t| t.name == name) else {
+            let names: Vec<&str> = exp.spec.tables.iter().map(|t| t.name.as_str()).collect();
+            return Err(CheckError::Invalid {
+                field: field.to_string(),
+                message: format!(
+                    "the spec has no table `{name}`; its tables are: {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            });
+        };
+        ours.insert(
+            name.to_string(),
+            our_rank_sums(t, &datasets, selected, task, field)?,
+        );
+    }
     compare_rank_sums(spec, spec_dir, &ours)
 }
