@@ -457,3 +457,96 @@ fn bad_new_claims_and_sections_name_the_field() {
         .to_string();
     assert!(e.contains("reported.methods"), "{e}");
 }
+
+// ------------------------------------------------------------------ Figure 2's synthetic
+
+#[test]
+fn semi_feature_sine_has_its_regression_function_and_noise_law() {
+    use dp_repro::data::{semi_feature_sine, semi_feature_sine_mean};
+    // f(x) = (1/d) Σ sin(2π x_j) at hand-computed points.
+    assert!((semi_feature_sine_mean(&[0.25]) - 1.0).abs() < 1e-12);
+    assert!(semi_feature_sine_mean(&[0.25, 0.75]).abs() < 1e-12);
+    assert!((semi_feature_sine_mean(&[0.25, 0.25, 0.75]) - 1.0 / 3.0).abs() < 1e-12);
+    assert!(semi_feature_sine_mean(&[0.0, 0.5]).abs() < 1e-12);
+
+    let (n, d, sigma) = (200_000usize, 3usize, 0.5f64);
+    let mut rng = dp_repro::run::seeds::stream(7, &["test", "semi_feature_sine"]);
+    let data = semi_feature_sine("s", n, d, sigma, &mut rng);
+    assert_eq!((data.n(), data.x.d), (n, d));
+    let nf = n as f64;
+    // Features: U[0,1), column means within 5 sd = 5·√(1/12 / n) of 1/2.
+    for j in 0..d {
+        let col: Vec<f64> = (0..n).map(|i| data.x.get(i, j)).collect();
+        assert!(col.iter().all(|v| (0.0..1.0).contains(v)));
+        let mean = col.iter().sum::<f64>() / nf;
+        assert!(
+            (mean - 0.5).abs() < 5.0 * (1.0 / 12.0 / nf).sqrt(),
+            "column {j}: {mean}"
+        );
+    }
+    // Residuals Y − f(X) ~ N(0, σ²): mean within 5 σ/√n of 0; sample variance within
+    // 5 sd of σ², sd = σ²·√(2/(n − 1)) for normal data; fourth moment 3σ⁴ within 5 sd,
+    // sd = σ⁴·√(96/n) (Var of e⁴ = 105σ⁸ − 9σ⁸).
+    let r: Vec<f64> = (0..n)
+        .map(|i| data.y[i] - semi_feature_sine_mean(data.x.row(i)))
+        .collect();
+    let mean = r.iter().sum::<f64>() / nf;
+    assert!(mean.abs() < 5.0 * sigma / nf.sqrt(), "{mean}");
+    let var = r.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    let s2 = sigma * sigma;
+    assert!(
+        (var - s2).abs() < 5.0 * s2 * (2.0 / (nf - 1.0)).sqrt(),
+        "{var}"
+    );
+    let m4 = r.iter().map(|e| e.powi(4)).sum::<f64>() / nf;
+    assert!(
+        (m4 - 3.0 * s2 * s2).abs() < 5.0 * s2 * s2 * (96.0 / nf).sqrt(),
+        "{m4}"
+    );
+    // Seeded: the same stream draws the same data.
+    let mut again = dp_repro::run::seeds::stream(7, &["test", "semi_feature_sine"]);
+    assert_eq!(
+        semi_feature_sine("s", 50, d, sigma, &mut again).y,
+        data.y[..50]
+    );
+}
+
+#[test]
+fn a_spec_with_semi_feature_sine_runs_and_bad_parameters_exit_2() {
+    let spec = "name: sfs\nseed: 3\nrepetitions: 2\ndatasets:\n  - {name: s, synthetic: {semi_feature_sine: {d: 3}}, sizes: {public: 0, private: 400, test: 100}}\nepsilons: [1]\nmethods:\n  - method: DT\n    grid: {max_depth: [2, 4]}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let run = |text: &str, args: &[&str]| {
+        std::fs::write(dir.path().join("spec.yaml"), text).unwrap();
+        let out = assert_cmd::Command::cargo_bin("dp-repro")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(spec, &["run", "spec.yaml", "--quiet", "--out", "out"]);
+    assert_eq!(code, 0, "{err}");
+    let runs = std::fs::read_to_string(dir.path().join("out/runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2 * 2, "{runs}");
+    for (from, to, field) in [
+        (
+            "{d: 3}",
+            "{d: 3, sigma: -1}",
+            "datasets[0].synthetic.semi_feature_sine.sigma",
+        ),
+        (
+            "{d: 3}",
+            "{d: 0}",
+            "datasets[0].synthetic.semi_feature_sine.d",
+        ),
+        ("{d: 3}", "{d: 3, tau: 1}", "semi_feature_sine"),
+    ] {
+        let (code, err) = run(&spec.replace(from, to), &["validate", "spec.yaml"]);
+        assert_eq!(code, 2, "{to}: {err}");
+        assert!(err.contains(field), "{to}: {err}");
+    }
+}
