@@ -8,8 +8,12 @@
 //!   units of our standard error), with [`KnownDeviation`] selectors carrying a written
 //!   reason. See [`compare_reported`].
 //! - [`Claim`] (`claims:`): the paper's qualitative statements in a small grammar
-//!   (`better`, `significantly_better`, `best_among`, `improves_with_epsilon`), evaluated
-//!   on `selected.csv` and `tests.csv`. See [`evaluate_claims`].
+//!   (`better`, `significantly_better`, `best_among`, `improves_with_epsilon`, `level`,
+//!   `better_on_curve`, `best_rank_sum`, `within_factor`), evaluated on `selected.csv`,
+//!   `tests.csv` and the figures' curves. See [`evaluate_claims`].
+//! - `reported.epsilon_match` and `reported.rank_sums`: which of our ε fits each reported
+//!   table whose ε is not printed, and the paper's rank sums against our tables' (the
+//!   HistOfTree tables). See [`epsilon_matches`] and [`rank_sum_checks`].
 //! - [`GoldenSpec`] (`golden:`): `summary.csv` against a blessed copy, bit-exact or within a
 //!   relative tolerance. See [`compare_golden`] and [`bless`].
 //!

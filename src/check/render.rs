@@ -12,6 +12,9 @@
 //!   `method, counts[]`: per ε, `ok/compared` (cells within tolerance of those the paper
 //!   and we both have) or `—`, for the private methods;
 //! - `claims[]` with `label, description, result, counts, text, details`;
+//! - `epsilon_matches[]` (one line per inferred table) and `rank_sums[]` with `table,
+//!   epsilon, block, method, paper, ours, verdict`, `rank_sums_note` (both empty without
+//!   the sections);
 //! - `golden` (absent when not compared) with `file, mode, compared, changed[],
 //!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
 //!   line).
