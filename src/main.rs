@@ -409,7 +409,7 @@ fn check(
 ) -> Result<(), Failure> {
     use dp_repro::check::{
         abbreviation_map, compare_golden, compare_reported, epsilon_matches, evaluate_claims,
-        read_curve_points, read_selected, read_tests, render_check, CheckReport,
+        rank_sum_checks, read_curve_points, read_selected, read_tests, render_check, CheckReport,
     };
     let dirs = manifest_dirs(manifests.clone());
     let (mut exp, text) = load_experiment(&spec, manifests)?;
@@ -450,15 +450,16 @@ fn check(
         .first()
         .map(|d| d.task.lower_is_better())
         .unwrap_or(true);
-    let (cells, epsilon_matches) = match &exp.reported {
+    let (cells, epsilon_matches, rank_sums) = match &exp.reported {
         Some((r, dir)) => {
             let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
             (
                 compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?,
                 epsilon_matches(r, dir, &selected, &abbreviations).map_err(bad_input)?,
+                rank_sum_checks(r, dir, &exp, &selected).map_err(bad_input)?,
             )
         }
-        None => (Vec::new(), Vec::new()),
+        None => (Vec::new(), Vec::new(), Vec::new()),
     };
     let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
     let claims = evaluate_claims(&exp.claims, &selected, &tests, &curves, lower);
@@ -496,6 +497,7 @@ fn check(
         claims,
         golden,
         epsilon_matches,
+        rank_sums,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;

@@ -86,6 +86,10 @@ fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> Rep
         known_deviations: known,
         value_column: "value".into(),
         epsilon_match: None,
+        method_columns: vec!["method".into()],
+        methods: None,
+        value: None,
+        rank_sums: None,
     }
 }
 
@@ -1224,6 +1228,7 @@ fn sample_report() -> CheckReport {
             extra: vec![],
         }),
         epsilon_matches: Vec::new(),
+        rank_sums: Vec::new(),
     }
 }
 
@@ -1455,6 +1460,7 @@ claims:
         claims,
         golden: None,
         epsilon_matches: Vec::new(),
+        rank_sums: Vec::new(),
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

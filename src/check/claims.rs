@@ -52,6 +52,19 @@
 //!     epsilon: 8                     # optional: the curves at this ε
 //!     x_min: 120                     # optional range of x (inclusive)
 //!     at_least: all
+//!   - claim: best_rank_sum           # one of `methods` has the lowest rank sum of `among`
+//!     methods: [HistOfTree(ME) A, HistOfTree(CART) A]
+//!     among: [HistOfTree(ME) A, HistOfTree(CART) A, ParDT A, Hist, KRR A]
+//!     epsilon: 1
+//!     ties: max                      # competition ranks: a tie's worst (max) or best (min) place
+//!     ratio_to: DT                   # optional: rank the printed ratios to DT, as the tables do
+//!   - claim: within_factor           # mean(method) ≤ factor × the best mean of `of`
+//!     method: AdHistOfTree(ME) P
+//!     of: [HistOfTree(ME) P, HistOfTree(CART) P]
+//!     factor: 1.1
+//!     epsilon: 1
+//!     at_least: 8
+//!     # figure: figure2d             # optional: at every x of a figure's curves instead
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -61,7 +74,8 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{eps_text, CheckError, CurvePoint, SelectedRow, TestRow};
-use crate::report::format_sci;
+use crate::report::{format_ratio, format_sci};
+use crate::stats::{rank_sums_competition, TieRank};
 
 /// How many data sets a claim must hold on: an integer k ≥ 1 (YAML `10`) or every data
 /// set where the claim is defined (YAML `all`).
@@ -296,6 +310,92 @@ pub enum Claim {
         /// How many data sets.
         at_least: AtLeast,
     },
+    /// One of `methods` has the lowest rank sum among `among` (the HistOfTree tables'
+    /// last row, `histoftree.md` §10): per data set where at least one of `among` ran,
+    /// the methods of `among` get competition ranks (1 = best) of their means at
+    /// `epsilon` (a non-private method its row; a method without a row the worst
+    /// value), a tie sharing its best (`ties: min`) or worst (`max`) place; with
+    /// `ratio_to` the values ranked are the ratios mean / mean of `ratio_to` at the table's
+    /// printed precision ([`crate::report::format_ratio`]), so ties are the tables' ties.
+    /// Holds when the lowest sum over the data sets belongs to one of `methods` (a tie with
+    /// a competitor holds). One verdict over all data sets: it counts as 1 of 1.
+    BestRankSum {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The methods claimed best (any one of them suffices).
+        methods: Vec<String>,
+        /// The methods ranked (including `methods`).
+        among: Vec<String>,
+        /// ε of the block.
+        epsilon: f64,
+        /// How a tie is ranked.
+        ties: ClaimTies,
+        /// Rank printed ratios to this method instead of means.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_to: Option<String>,
+    },
+    /// The mean of `method` is within `factor` of the best mean of `of`: ≤ factor × the
+    /// lowest (lower is better) or ≥ the highest / factor, on at least k of the data sets
+    /// where `method` and one of `of` have a row (`epsilon` as for `better`; with
+    /// `ratio_to`, on the printed ratios to that method, as the tables show them). With
+    /// `figure`, on our points of that figure instead: at every x (and ε) where `method`
+    /// and one of `of` have a point, counted over the figure's data sets. `factor` 1
+    /// reads "at least as good as the best of `of`".
+    WithinFactor {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The method claimed close to the best.
+        method: String,
+        /// The methods whose best it is compared with.
+        of: Vec<String>,
+        /// The factor, finite and > 0.
+        factor: f64,
+        /// ε of the private rows or curves; `None`: non-private rows (or every curve).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epsilon: Option<f64>,
+        /// Compare the figure's curves instead of selected rows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        figure: Option<String>,
+        /// Compare printed ratios to this method (selected rows only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_to: Option<String>,
+        /// How many data sets.
+        at_least: AtLeast,
+    },
+}
+
+/// The tie rule of a `best_rank_sum` claim (YAML `min` / `max`), as
+/// [`crate::stats::TieRank`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimTies {
+    /// A tie shares its best place (the personalized blocks).
+    Min,
+    /// A tie shares its worst place (the aligned blocks).
+    Max,
+}
+
+impl ClaimTies {
+    fn rank(self) -> TieRank {
+        match self {
+            ClaimTies::Min => TieRank::Min,
+            ClaimTies::Max => TieRank::Max,
+        }
+    }
 }
 
 fn default_within() -> f64 {
@@ -311,7 +411,9 @@ impl Claim {
             | Claim::BestAmong { id, .. }
             | Claim::ImprovesWithEpsilon { id, .. }
             | Claim::Level { id, .. }
-            | Claim::BetterOnCurve { id, .. } => id.as_deref(),
+            | Claim::BetterOnCurve { id, .. }
+            | Claim::BestRankSum { id, .. }
+            | Claim::WithinFactor { id, .. } => id.as_deref(),
         }
     }
 
@@ -323,7 +425,9 @@ impl Claim {
             | Claim::BestAmong { text, .. }
             | Claim::ImprovesWithEpsilon { text, .. }
             | Claim::Level { text, .. }
-            | Claim::BetterOnCurve { text, .. } => text.as_deref(),
+            | Claim::BetterOnCurve { text, .. }
+            | Claim::BestRankSum { text, .. }
+            | Claim::WithinFactor { text, .. } => text.as_deref(),
         }
     }
 
@@ -335,7 +439,9 @@ impl Claim {
             | Claim::BestAmong { known_failure, .. }
             | Claim::ImprovesWithEpsilon { known_failure, .. }
             | Claim::Level { known_failure, .. }
-            | Claim::BetterOnCurve { known_failure, .. } => known_failure.as_deref(),
+            | Claim::BetterOnCurve { known_failure, .. }
+            | Claim::BestRankSum { known_failure, .. }
+            | Claim::WithinFactor { known_failure, .. } => known_failure.as_deref(),
         }
     }
 
@@ -347,7 +453,9 @@ impl Claim {
             | Claim::BestAmong { at_least, .. }
             | Claim::ImprovesWithEpsilon { at_least, .. }
             | Claim::Level { at_least, .. }
-            | Claim::BetterOnCurve { at_least, .. } => *at_least,
+            | Claim::BetterOnCurve { at_least, .. }
+            | Claim::WithinFactor { at_least, .. } => *at_least,
+            Claim::BestRankSum { .. } => AtLeast::Count(1),
         }
     }
 
@@ -433,6 +541,55 @@ impl Claim {
                     than.join(", ")
                 )
             }
+            Claim::BestRankSum {
+                methods,
+                among,
+                epsilon,
+                ties,
+                ratio_to,
+                ..
+            } => {
+                let what = ratio_to
+                    .as_ref()
+                    .map(|d| format!("printed ratios to {d}"))
+                    .unwrap_or_else(|| "means".to_string());
+                let tie = match ties {
+                    ClaimTies::Min => "best",
+                    ClaimTies::Max => "worst",
+                };
+                format!(
+                    "{} lowest rank sum among {} at ε = {} (ranks of {what}, a tie at its {tie} place)",
+                    methods.join(" or "),
+                    among.join(", "),
+                    eps_text(*epsilon)
+                )
+            }
+            Claim::WithinFactor {
+                method,
+                of,
+                factor,
+                epsilon,
+                figure,
+                ratio_to,
+                ..
+            } => {
+                let at = epsilon
+                    .map(|e| format!(" at ε = {}", eps_text(e)))
+                    .unwrap_or_default();
+                let what = ratio_to
+                    .as_ref()
+                    .map(|d| format!(" (printed ratios to {d})"))
+                    .unwrap_or_default();
+                let fig = figure
+                    .as_ref()
+                    .map(|f| format!("{f}: "))
+                    .unwrap_or_default();
+                let curve = if figure.is_some() { " at every x" } else { "" };
+                format!(
+                    "{fig}{method} within a factor {factor} of the best of {}{what}{at}{curve} {on}",
+                    of.join(", ")
+                )
+            }
         }
     }
 
@@ -509,8 +666,25 @@ impl Claim {
                 among,
                 epsilon,
                 ..
+            }
+            | Claim::BestRankSum {
+                methods,
+                among,
+                epsilon,
+                ..
             } => {
                 eps(*epsilon)?;
+                if let Claim::BestRankSum {
+                    ratio_to: Some(d), ..
+                } = self
+                {
+                    if d.trim().is_empty() {
+                        return Err(err(
+                            "ratio_to",
+                            "is empty; name the denominator method or omit the field".into(),
+                        ));
+                    }
+                }
                 if methods.is_empty() {
                     return Err(err("methods", "is empty; name at least one method".into()));
                 }
@@ -540,6 +714,52 @@ impl Claim {
                             among.join(", ")
                         ),
                     ));
+                }
+            }
+            Claim::WithinFactor {
+                method,
+                of,
+                factor,
+                epsilon,
+                figure,
+                ratio_to,
+                ..
+            } => {
+                if method.trim().is_empty() {
+                    return Err(err("method", "is empty; give a method label".into()));
+                }
+                if of.is_empty() || of.iter().any(|m| m.trim().is_empty() || m == method) {
+                    return Err(err(
+                        "of",
+                        "give one or more method labels other than `method`".into(),
+                    ));
+                }
+                if !(factor.is_finite() && *factor > 0.0) {
+                    return Err(err("factor", format!("{factor} is not a positive number")));
+                }
+                if let Some(e) = epsilon {
+                    eps(*e)?;
+                }
+                if figure.as_ref().is_some_and(|f| f.trim().is_empty()) {
+                    return Err(err(
+                        "figure",
+                        "is empty; give a figure name or omit the field".into(),
+                    ));
+                }
+                match (figure, ratio_to) {
+                    (_, Some(d)) if d.trim().is_empty() => {
+                        return Err(err(
+                            "ratio_to",
+                            "is empty; name the denominator method or omit the field".into(),
+                        ));
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(err(
+                            "ratio_to",
+                            "applies to selected rows, not to a figure's curves; omit one of `figure` and `ratio_to`".into(),
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Claim::ImprovesWithEpsilon { method, .. } => {
@@ -759,6 +979,15 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
         out.details = format!("invalid claim: {e}");
         return out;
     }
+    if let Claim::BestRankSum { .. } = claim {
+        let (holds, details) = best_rank_sum(claim, index, lower);
+        out.out_of = 1;
+        out.needed = 1;
+        out.count = usize::from(holds);
+        out.holds = holds;
+        out.details = details;
+        return out;
+    }
     let mut per: Vec<(&str, Outcome)> = Vec::new();
     let mut undefined: Vec<String> = Vec::new();
     for &d in &index.datasets {
@@ -818,6 +1047,13 @@ fn applies_to(claim: &Claim, d: &str, data: &Data) -> bool {
                 && x_min.is_none_or(|a| p.x >= a)
                 && x_max.is_none_or(|b| p.x <= b)
         }),
+        Claim::WithinFactor {
+            figure: Some(figure),
+            ..
+        } => data
+            .curves
+            .iter()
+            .any(|p| p.figure == *figure && p.dataset == d),
         _ => true,
     }
 }
@@ -921,6 +1157,90 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
                         Ok(())
                     }
                 }
+            })
+        }
+        Claim::BestRankSum { .. } => Err("a rank sum runs over every data set".to_string()),
+        Claim::WithinFactor {
+            method,
+            of,
+            factor,
+            epsilon,
+            figure: None,
+            ratio_to,
+            ..
+        } => {
+            let value = |m: &str| shown_value(index, d, m, *epsilon, ratio_to.as_deref());
+            let a = value(method).ok_or_else(|| format!("no row of {method}"))?;
+            let best = best_of(
+                of.iter().filter_map(|m| value(m).map(|v| (m.as_str(), v))),
+                lower,
+            )
+            .ok_or_else(|| format!("no row of {}", of.join(", ")))?;
+            Ok(within(a, best.1, *factor, lower)
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(
+                        "{method} {} vs best {} {} (factor {})",
+                        sci(a),
+                        best.0,
+                        sci(best.1),
+                        sci(a / best.1)
+                    )
+                }))
+        }
+        Claim::WithinFactor {
+            method,
+            of,
+            factor,
+            epsilon,
+            figure: Some(figure),
+            ..
+        } => {
+            let points: Vec<&CurvePoint> = data
+                .curves
+                .iter()
+                .filter(|p| {
+                    p.figure == *figure
+                        && p.dataset == d
+                        && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
+                })
+                .collect();
+            let mut compared = 0;
+            let mut fails = Vec::new();
+            for p in points.iter().filter(|p| p.method == *method) {
+                let others = points.iter().filter(|q| {
+                    q.x == p.x
+                        && of.contains(&q.method)
+                        && (q.epsilon == p.epsilon || q.epsilon.is_none())
+                });
+                let Some((m, b)) = best_of(others.map(|q| (q.method.as_str(), q.mean)), lower)
+                else {
+                    continue;
+                };
+                compared += 1;
+                if !within(p.mean, b, *factor, lower) {
+                    let e = p
+                        .epsilon
+                        .map(|e| format!(" ε {}", eps_text(e)))
+                        .unwrap_or_default();
+                    fails.push(format!(
+                        "x = {}{e}: {method} {} vs best {m} {}",
+                        p.x,
+                        sci(p.mean),
+                        sci(b)
+                    ));
+                }
+            }
+            if compared == 0 {
+                return Err(format!(
+                    "{method} and {} share no x in figure {figure}",
+                    of.join(", ")
+                ));
+            }
+            Ok(if fails.is_empty() {
+                Ok(())
+            } else {
+                Err(fails.join("; "))
             })
         }
         Claim::ImprovesWithEpsilon { method, .. } => {
@@ -1053,4 +1373,123 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             })
         }
     }
+}
+
+/// The value a claim compares for `method` on data set `d`: its mean at `epsilon` (or its
+/// non-private row), or with `ratio_to` the ratio to that method's mean at the table's
+/// printed precision ([`format_ratio`] read back); `None` without a row (or denominator).
+fn shown_value(
+    index: &Index,
+    d: &str,
+    method: &str,
+    epsilon: Option<f64>,
+    ratio_to: Option<&str>,
+) -> Option<f64> {
+    let m = index.at(d, method, epsilon)?.mean;
+    match ratio_to {
+        None => Some(m),
+        Some(den) => {
+            let r = m / index.at(d, den, epsilon)?.mean;
+            format_ratio(r).parse().ok().or(Some(r))
+        }
+    }
+}
+
+/// The best of (method, value) pairs (NaN never best; the first on ties).
+fn best_of<'a>(
+    values: impl Iterator<Item = (&'a str, f64)>,
+    lower: bool,
+) -> Option<(&'a str, f64)> {
+    values
+        .filter(|(_, v)| !v.is_nan())
+        .fold(None, |acc: Option<(&str, f64)>, (m, v)| match acc {
+            Some((_, b)) if !is_better(v, b, lower) => acc,
+            _ => Some((m, v)),
+        })
+}
+
+/// `value` within `factor` of `best`: ≤ factor × best when lower is better, else
+/// ≥ best / factor.
+fn within(value: f64, best: f64, factor: f64, lower: bool) -> bool {
+    if lower {
+        value <= factor * best
+    } else {
+        value >= best / factor
+    }
+}
+
+/// Evaluates a `best_rank_sum` claim: (holds, details listing every rank sum).
+fn best_rank_sum(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {
+    let Claim::BestRankSum {
+        methods,
+        among,
+        epsilon,
+        ties,
+        ratio_to,
+        ..
+    } = claim
+    else {
+        return (false, "not a best_rank_sum claim".to_string());
+    };
+    let mut table: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut skipped = Vec::new();
+    for &d in &index.datasets {
+        if among
+            .iter()
+            .all(|m| index.at(d, m, Some(*epsilon)).is_none())
+        {
+            continue;
+        }
+        if let Some(den) = ratio_to {
+            if index.at(d, den, Some(*epsilon)).is_none() {
+                skipped.push(d);
+                continue;
+            }
+        }
+        table.push(
+            among
+                .iter()
+                .map(|m| shown_value(index, d, m, Some(*epsilon), ratio_to.as_deref()))
+                .collect(),
+        );
+    }
+    if table.is_empty() {
+        return (
+            false,
+            format!(
+                "defined on no data set: none of {} ran at ε = {}",
+                among.join(", "),
+                eps_text(*epsilon)
+            ),
+        );
+    }
+    let worst = if lower {
+        f64::INFINITY
+    } else {
+        f64::NEG_INFINITY
+    };
+    let sums = rank_sums_competition(&table, lower, worst, ties.rank());
+    let lowest = sums.iter().copied().min().unwrap_or(0);
+    let holds = among
+        .iter()
+        .zip(&sums)
+        .any(|(m, &s)| s == lowest && methods.contains(m));
+    let listed: Vec<String> = among
+        .iter()
+        .zip(&sums)
+        .map(|(m, s)| format!("{m} {s}{}", if *s == lowest { "*" } else { "" }))
+        .collect();
+    let mut details = format!(
+        "rank sums over {} data sets: {}",
+        table.len(),
+        listed.join(", ")
+    );
+    if !skipped.is_empty() {
+        details.push_str(&format!(
+            "; not ranked (no {} row): {}",
+            ratio_to.as_deref().unwrap_or(""),
+            skipped.join(", ")
+        ));
+    }
+    (holds, details)
 }

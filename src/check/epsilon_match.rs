@@ -16,11 +16,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::reported::{DatasetNames, ReportedSpec};
+use super::reported::{method_key, ratio_rows, DatasetNames, ReportedSpec};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
 
 /// The `epsilon_match:` part of a spec's `reported:` section: a reported file whose
-/// tables' ε are to be inferred rather than assumed.
+/// tables' ε are to be inferred rather than assumed. Every field but `group_column` and
+/// `require_stated` defaults to the `reported:` section's own (its one file,
+/// `method_columns`, `methods`, `value.ratio_to`, `value_column`), so
+/// `epsilon_match: {}` infers the ε of the cells the section checks.
 ///
 /// ```yaml
 /// epsilon_match:
@@ -31,24 +34,30 @@ use super::{eps_text, CheckError, CsvTable, SelectedRow};
 ///   ratio_to: DT                         # ours = mean / mean of DT on the data set
 ///   require_stated: false                # a disagreement is informational (default)
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EpsilonMatchSpec {
-    /// The reported CSV, relative to the spec's folder.
-    pub file: PathBuf,
+    /// The reported CSV, relative to the spec's folder; default the section's only file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
     /// The column naming each row's table; default `table`.
     #[serde(default = "default_group_column")]
     pub group_column: String,
-    /// The columns whose non-empty fields, joined by `/`, make the method key.
-    pub method_columns: Vec<String>,
-    /// Method key → our method label; rows with other keys are left out.
-    pub methods: BTreeMap<String, String>,
-    /// Compare our ratio to this method's mean on the same data set (MSE ratios).
+    /// The columns whose non-empty fields, joined by `/`, make the method key; default
+    /// the section's `method_columns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method_columns: Option<Vec<String>>,
+    /// Method key → our method label; rows with other keys are left out. Default the
+    /// section's `methods` (required there or here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<BTreeMap<String, String>>,
+    /// Compare our ratio to this method's mean on the same data set (MSE ratios);
+    /// default the section's `value.ratio_to`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
-    /// The value column; default `value`.
-    #[serde(default = "default_value_column")]
-    pub value_column: String,
+    /// The value column; default the section's `value_column`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_column: Option<String>,
     /// Whether a best ε other than the stated one is a regression (default: no, the
     /// stated ε may be an inference itself).
     #[serde(default)]
@@ -57,10 +66,6 @@ pub struct EpsilonMatchSpec {
 
 fn default_group_column() -> String {
     "table".to_string()
-}
-
-fn default_value_column() -> String {
-    "value".to_string()
 }
 
 /// One reported cell of a table whose ε is to be inferred.
@@ -252,13 +257,7 @@ pub fn read_grouped_cells(
         if matches!(raw, "" | "-" | "−" | "—") {
             continue;
         }
-        let key = how
-            .method_columns
-            .iter()
-            .map(|c| t.get(r, c))
-            .filter(|f| !f.is_empty())
-            .collect::<Vec<_>>()
-            .join("/");
+        let key = method_key(&t, r, how.method_columns);
         let Some(method) = how.methods.get(&key) else {
             continue;
         };
@@ -278,35 +277,26 @@ pub fn read_grouped_cells(
 }
 
 /// Our values for [`match_epsilons`] from selected rows: each private row's mean, or with
-/// `ratio_to` its mean over the mean of the `ratio_to` row (non-private, or at the same ε)
-/// of the same data set; rows without a denominator are left out.
+/// `ratio_to` its ratio as [`ratio_rows`] takes it (the `ratio_to` row at the same ε, else
+/// the non-private one, of the same data set); rows without a denominator are left out.
 pub fn our_values(
     selected: &[SelectedRow],
     ratio_to: Option<&str>,
 ) -> HashMap<(String, String, String), f64> {
-    let mut denominators: HashMap<(&str, String), f64> = HashMap::new();
-    if let Some(d) = ratio_to {
-        for r in selected.iter().filter(|r| r.method == d) {
-            let et = r.epsilon.map(eps_text).unwrap_or_default();
-            denominators.insert((r.dataset.as_str(), et), r.mean);
+    let ratios;
+    let rows = match ratio_to {
+        Some(d) => {
+            ratios = ratio_rows(selected, d);
+            &ratios[..]
         }
-    }
-    let mut out = HashMap::new();
-    for r in selected {
-        let Some(e) = r.epsilon else { continue };
-        let et = eps_text(e);
-        let value = match ratio_to {
-            None => Some(r.mean),
-            Some(_) => denominators
-                .get(&(r.dataset.as_str(), et.clone()))
-                .or_else(|| denominators.get(&(r.dataset.as_str(), String::new())))
-                .map(|d| r.mean / d),
-        };
-        if let Some(v) = value {
-            out.insert((r.dataset.clone(), r.method.clone(), et), v);
-        }
-    }
-    out
+        None => selected,
+    };
+    rows.iter()
+        .filter_map(|r| {
+            let e = r.epsilon?;
+            Some(((r.dataset.clone(), r.method.clone(), eps_text(e)), r.mean))
+        })
+        .collect()
 }
 
 /// The ε inference of a spec's `reported.epsilon_match` (empty without one): the file's
@@ -326,9 +316,16 @@ pub fn epsilon_matches(
     let Some(m) = &spec.epsilon_match else {
         return Ok(Vec::new());
     };
+    let method_columns = m.method_columns.as_ref().unwrap_or(&spec.method_columns);
+    let Some(methods) = m.methods.as_ref().or(spec.methods.as_ref()) else {
+        return Err(CheckError::Invalid {
+            field: "reported.epsilon_match.methods".to_string(),
+            message: "is missing here and in `reported.methods`; map each method key of the file to our method label".to_string(),
+        });
+    };
     for (field, empty) in [
-        ("method_columns", m.method_columns.is_empty()),
-        ("methods", m.methods.is_empty()),
+        ("method_columns", method_columns.is_empty()),
+        ("methods", methods.is_empty()),
     ] {
         if empty {
             return Err(CheckError::Invalid {
@@ -337,25 +334,36 @@ pub fn epsilon_matches(
             });
         }
     }
+    let file = match (&m.file, spec.files.as_slice()) {
+        (Some(f), _) => f,
+        (None, [f]) => f,
+        (None, _) => {
+            return Err(CheckError::Invalid {
+                field: "reported.epsilon_match.file".to_string(),
+                message: format!(
+                    "is missing and `reported.files` lists {} files; name the file whose tables' ε are inferred",
+                    spec.files.len()
+                ),
+            })
+        }
+    };
     let how = GroupedFile {
         group_column: &m.group_column,
-        method_columns: &m.method_columns,
-        methods: &m.methods,
-        value_column: &m.value_column,
+        method_columns,
+        methods,
+        value_column: m.value_column.as_deref().unwrap_or(&spec.value_column),
     };
-    let cells = read_grouped_cells(&spec_dir.join(&m.file), &how, |d| {
-        match spec.dataset_names {
-            DatasetNames::Abbreviation => abbreviations
-                .get(d)
-                .cloned()
-                .unwrap_or_else(|| d.to_string()),
-            DatasetNames::Name => d.to_string(),
-        }
+    let cells = read_grouped_cells(&spec_dir.join(file), &how, |d| match spec.dataset_names {
+        DatasetNames::Abbreviation => abbreviations
+            .get(d)
+            .cloned()
+            .unwrap_or_else(|| d.to_string()),
+        DatasetNames::Name => d.to_string(),
     })?;
     let mut epsilons: Vec<f64> = selected.iter().filter_map(|r| r.epsilon).collect();
     epsilons.sort_by(f64::total_cmp);
     epsilons.dedup();
-    let ours = our_values(selected, m.ratio_to.as_deref());
+    let ours = our_values(selected, m.ratio_to.as_deref().or(spec.ratio_to()));
     let mut matches = match_epsilons(&cells, &ours, &epsilons);
     for g in &mut matches {
         g.required = m.require_stated;

@@ -8,8 +8,12 @@
 //!   units of our standard error), with [`KnownDeviation`] selectors carrying a written
 //!   reason. See [`compare_reported`].
 //! - [`Claim`] (`claims:`): the paper's qualitative statements in a small grammar
-//!   (`better`, `significantly_better`, `best_among`, `improves_with_epsilon`), evaluated
-//!   on `selected.csv` and `tests.csv`. See [`evaluate_claims`].
+//!   (`better`, `significantly_better`, `best_among`, `improves_with_epsilon`, `level`,
+//!   `better_on_curve`, `best_rank_sum`, `within_factor`), evaluated on `selected.csv`,
+//!   `tests.csv` and the figures' curves. See [`evaluate_claims`].
+//! - `reported.epsilon_match` and `reported.rank_sums`: which of our ε fits each reported
+//!   table whose ε is not printed, and the paper's rank sums against our tables' (the
+//!   HistOfTree tables). See [`epsilon_matches`] and [`rank_sum_checks`].
 //! - [`GoldenSpec`] (`golden:`): `summary.csv` against a blessed copy, bit-exact or within a
 //!   relative tolerance. See [`compare_golden`] and [`bless`].
 //!
@@ -26,6 +30,7 @@
 pub mod claims;
 pub mod epsilon_match;
 pub mod golden;
+pub mod rank_sums;
 pub mod render;
 pub mod reported;
 
@@ -38,9 +43,13 @@ pub use epsilon_match::{
     epsilon_matches, match_epsilons, EpsilonMatch, EpsilonMatchSpec, EpsilonScore,
 };
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
+pub use rank_sums::{
+    compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck, RankSumSpec, RankSumTolerance,
+};
 pub use render::{quiet_lines, render_check};
 pub use reported::{
-    compare_reported, CellCheck, DatasetNames, KnownDeviation, ReportedSpec, Tolerance, Verdict,
+    compare_reported, ratio_rows, CellCheck, DatasetNames, KnownDeviation, ReportedSpec,
+    ReportedValue, Tolerance, Verdict,
 };
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
@@ -512,19 +521,26 @@ pub struct CheckReport {
     pub golden: Option<GoldenCheck>,
     /// The ε inference per reported table (`reported.epsilon_match`), in file order.
     pub epsilon_matches: Vec<EpsilonMatch>,
+    /// The paper's rank sums against ours (`reported.rank_sums`), in file order.
+    pub rank_sums: Vec<RankSumCheck>,
 }
 
 impl CheckReport {
     /// True when something regressed: a reported cell with verdict
     /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, a
-    /// golden comparison with a changed, missing or extra row, or an ε inference that
-    /// disagrees with a required stated ε. `dp-repro check` exits 1
+    /// golden comparison with a changed, missing or extra row, an ε inference that
+    /// disagrees with a required stated ε, or a rank sum with verdict
+    /// [`Verdict::Regression`]. `dp-repro check` exits 1
     /// then, 0 otherwise.
     pub fn regressed(&self) -> bool {
         self.cells.iter().any(|c| c.verdict == Verdict::Regression)
             || self.claims.iter().any(|c| c.regressed())
             || self.golden.as_ref().is_some_and(|g| g.regressed())
             || self.epsilon_matches.iter().any(EpsilonMatch::regressed)
+            || self
+                .rank_sums
+                .iter()
+                .any(|r| r.verdict == Verdict::Regression)
     }
 }
 

@@ -12,6 +12,9 @@
 //!   `method, counts[]`: per ε, `ok/compared` (cells within tolerance of those the paper
 //!   and we both have) or `—`, for the private methods;
 //! - `claims[]` with `label, description, result, counts, text, details`;
+//! - `epsilon_matches[]` (one line per inferred table) and `rank_sums[]` with `table,
+//!   epsilon, block, method, paper, ours, verdict`, `rank_sums_note` (both empty without
+//!   the sections);
 //! - `golden` (absent when not compared) with `file, mode, compared, changed[],
 //!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
 //!   line).
@@ -118,6 +121,21 @@ struct View {
     golden: Option<GoldenView>,
     /// One summary line per reported table whose ε was inferred (escaped).
     epsilon_matches: Vec<String>,
+    /// The paper's rank sums against ours (absent section: empty).
+    rank_sums: Vec<RankSumView>,
+    /// What the rank-sum table compares (empty without rank sums).
+    rank_sums_note: String,
+}
+
+#[derive(Serialize)]
+struct RankSumView {
+    table: String,
+    epsilon: String,
+    block: String,
+    method: String,
+    paper: String,
+    ours: String,
+    verdict: String,
 }
 
 /// Cells within tolerance per ε of one private method.
@@ -239,6 +257,25 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
             n_claim_reg
         )
     });
+    if !report.rank_sums.is_empty() {
+        let n = |p: fn(&Verdict) -> bool| report.rank_sums.iter().filter(|r| p(&r.verdict)).count();
+        summary.push(format!(
+            "Rank sums: {} — {} ok (within tolerance), {}, {}, {} not run.",
+            report.rank_sums.len(),
+            n(|v| *v == Verdict::Ok),
+            plural(
+                n(|v| matches!(v, Verdict::KnownDeviation(_))),
+                "known deviation",
+                "known deviations"
+            ),
+            plural(
+                n(|v| *v == Verdict::Regression),
+                "regression",
+                "regressions"
+            ),
+            n(|v| *v == Verdict::NotRun),
+        ));
+    }
     let mode = golden_mode;
     summary.push(match &report.golden {
         None => "Golden numbers: not checked.".to_string(),
@@ -304,6 +341,13 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
             "claim fails: {what}: {} of {} data sets, needs {}; {}",
             c.count, c.out_of, c.needed, c.details
         )));
+    }
+    for r in report
+        .rank_sums
+        .iter()
+        .filter(|r| r.verdict == Verdict::Regression)
+    {
+        lines.push(one_line(&format!("regression: {}", r.line())));
     }
     for m in &report.epsilon_matches {
         let flag = if m.regressed() { "regression: " } else { "" };
@@ -485,6 +529,28 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             .iter()
             .map(|m| esc(&m.summary_line()))
             .collect(),
+        rank_sums: report
+            .rank_sums
+            .iter()
+            .map(|r| RankSumView {
+                table: esc(&r.table),
+                epsilon: esc(&r.epsilon.map(eps_text).unwrap_or_else(|| "—".into())),
+                block: esc(&r.block),
+                method: esc(&r.method),
+                paper: esc(&format!("{}", r.paper)),
+                ours: esc(&r.ours.map(|o| format!("{o}")).unwrap_or_else(|| "—".into())),
+                verdict: match &r.verdict {
+                    Verdict::Regression => (f.bold)(&esc("regression")),
+                    Verdict::KnownDeviation(reason) => esc(&format!("known deviation: {reason}")),
+                    v => esc(v.name()),
+                },
+            })
+            .collect(),
+        rank_sums_note: if report.rank_sums.is_empty() {
+            String::new()
+        } else {
+            esc("Per table of the paper, at the ε the reported file states for it: the paper's rank sum and ours, computed by the spec table's own rules (ratios and printed precision as the table shows them, each block with its tie rule) over our data sets.")
+        },
     }
 }
 

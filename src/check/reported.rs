@@ -7,7 +7,7 @@
 //! mean over repetitions of the selected grid point, with its standard error
 //! std / √reps.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -53,6 +53,101 @@ pub struct ReportedSpec {
     /// HistOfTree tables, `histoftree.md` §10): one summary line per table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epsilon_match: Option<super::epsilon_match::EpsilonMatchSpec>,
+    /// The columns whose non-empty fields, joined by `/`, make a row's method key
+    /// (default `[method]`): the HistOfTree file's `[setting, method, partition]` gives
+    /// `aligned/HistOfTree/ME` and `personalized/Hist`.
+    #[serde(
+        default = "default_method_columns",
+        skip_serializing_if = "is_default_method_columns"
+    )]
+    pub method_columns: Vec<String>,
+    /// Method key → our method label. Absent: the key is the label. Given: rows whose key
+    /// is not in the map are left out; several keys may map onto one label (both Hist
+    /// keys onto `Hist`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<BTreeMap<String, String>>,
+    /// What the reported values are, when not our plain means: `{ratio_to: DT}` = the
+    /// paper's MSE ratios, compared with our mean over the mean of the `ratio_to` row
+    /// (the non-private one, or the one at the same ε) on the same data set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ReportedValue>,
+    /// Rank sums of the paper (one row per table, block and method) against those our
+    /// spec table computes (`reported.rank_sums`, the HistOfTree tables' last rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_sums: Option<super::rank_sums::RankSumSpec>,
+}
+
+/// `reported.value`: the reported numbers are ratios of our means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportedValue {
+    /// The denominator method's label (e.g. `DT`, the HistOfTree paper's non-private
+    /// tree, `histoftree.md` §10): ours = mean / mean of this method on the data set.
+    pub ratio_to: String,
+}
+
+fn default_method_columns() -> Vec<String> {
+    vec!["method".to_string()]
+}
+
+fn is_default_method_columns(c: &[String]) -> bool {
+    c == ["method"]
+}
+
+impl ReportedSpec {
+    /// The denominator of `value: {ratio_to: …}`, if any.
+    pub fn ratio_to(&self) -> Option<&str> {
+        self.value.as_ref().map(|v| v.ratio_to.as_str())
+    }
+
+    /// The method label of a row: its key (the non-empty fields of `method_columns`
+    /// joined by `/`) through the `methods` map; `None` when a map is given and lacks
+    /// the key.
+    pub fn method_label(&self, key: &str) -> Option<String> {
+        match &self.methods {
+            None => Some(key.to_string()),
+            Some(m) => m.get(key).cloned(),
+        }
+    }
+}
+
+/// The method key of a CSV record: the non-empty fields of `columns`, joined by `/`.
+pub(crate) fn method_key(t: &CsvTable, r: &csv::StringRecord, columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|c| t.get(r, c))
+        .filter(|f| !f.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Our rows as ratios to `denominator` (MSE ratios, `histoftree.md` §10): every row of
+/// another method whose data set has a `denominator` row at the same ε or a non-private
+/// one (preferred in that order) becomes mean / D, std / D, median / D with D the
+/// denominator's mean (the denominator's own noise is not propagated); rows without a
+/// denominator are left out, as are the denominator's own rows.
+pub fn ratio_rows(selected: &[SelectedRow], denominator: &str) -> Vec<SelectedRow> {
+    let mut means: HashMap<(&str, String), f64> = HashMap::new();
+    for r in selected.iter().filter(|r| r.method == denominator) {
+        let et = r.epsilon.map(eps_text).unwrap_or_default();
+        means.insert((r.dataset.as_str(), et), r.mean);
+    }
+    selected
+        .iter()
+        .filter(|r| r.method != denominator)
+        .filter_map(|r| {
+            let et = r.epsilon.map(eps_text).unwrap_or_default();
+            let d = means
+                .get(&(r.dataset.as_str(), et))
+                .or_else(|| means.get(&(r.dataset.as_str(), String::new())))?;
+            Some(SelectedRow {
+                mean: r.mean / d,
+                std: r.std / d,
+                median: r.median / d,
+                ..r.clone()
+            })
+        })
+        .collect()
 }
 
 fn default_value_column() -> String {
@@ -182,6 +277,33 @@ impl ReportedSpec {
                 }
             }
         }
+        if self.method_columns.is_empty() || self.method_columns.iter().any(|c| c.trim().is_empty())
+        {
+            return Err(invalid(
+                "reported.method_columns".into(),
+                "is empty or names an empty column; list the columns whose fields make the method key, e.g. [setting, method, partition]",
+            ));
+        }
+        if let Some(m) = &self.methods {
+            if m.is_empty() {
+                return Err(invalid(
+                    "reported.methods".into(),
+                    "is an empty map, which leaves every row out; map each method key to our label or omit the field",
+                ));
+            }
+            if let Some((k, _)) = m.iter().find(|(_, v)| v.trim().is_empty()) {
+                return Err(invalid(
+                    format!("reported.methods.{k}"),
+                    "is empty; give our method label",
+                ));
+            }
+        }
+        if self.ratio_to().is_some_and(|d| d.trim().is_empty()) {
+            return Err(invalid(
+                "reported.value.ratio_to".into(),
+                "is empty; name the denominator method (e.g. DT)",
+            ));
+        }
         for (i, k) in self.known_deviations.iter().enumerate() {
             let f = |s: &str| format!("reported.known_deviations[{i}].{s}");
             if k.reason.trim().is_empty() {
@@ -300,8 +422,16 @@ pub fn compare_reported(
 ) -> Result<Vec<CellCheck>, CheckError> {
     spec.validate()?;
     let ours_ds: HashSet<&str> = selected.iter().map(|r| r.dataset.as_str()).collect();
+    let ratios;
+    let compared: &[SelectedRow] = match spec.ratio_to() {
+        Some(d) => {
+            ratios = ratio_rows(selected, d);
+            &ratios
+        }
+        None => selected,
+    };
     let mut index: HashMap<(&str, &str, String), &SelectedRow> = HashMap::new();
-    for r in selected {
+    for r in compared {
         let e = r.epsilon.map(eps_text).unwrap_or_default();
         index
             .entry((r.dataset.as_str(), r.method.as_str(), e))
@@ -315,7 +445,9 @@ pub fn compare_reported(
     for file in &spec.files {
         let path = spec_dir.join(file);
         let value = spec.value_column.as_str();
-        let t = CsvTable::read(&path, &["dataset", "method", "epsilon", value])?;
+        let mut required = vec!["dataset", "epsilon", value];
+        required.extend(spec.method_columns.iter().map(String::as_str));
+        let t = CsvTable::read(&path, &required)?;
         let file_name = path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -324,7 +456,18 @@ pub fn compare_reported(
             let line = *line;
             any_rows = true;
             let reported = t.text(line, r, "dataset")?;
-            let method = t.text(line, r, "method")?;
+            let key = method_key(&t, r, &spec.method_columns);
+            if key.is_empty() {
+                return Err(t.field_error(
+                    line,
+                    &spec.method_columns.join("/"),
+                    "",
+                    "a method key (a non-empty field)",
+                ));
+            }
+            let Some(method) = spec.method_label(&key) else {
+                continue;
+            };
             let epsilon = t.epsilon(line, r, "epsilon")?;
             let raw = t.get(r, value);
             let paper = if matches!(raw, "" | "-" | "−" | "—") {

@@ -27,7 +27,10 @@ pub use matrix::Matrix;
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;
 pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitSizes};
-pub use synthetic::{lpdt_sine, DomainShift, LpctDesign, LpctLaw, RangeKnowledge, XScale};
+pub use synthetic::{
+    lpdt_sine, semi_feature_sine, semi_feature_sine_mean, DomainShift, LpctDesign, LpctLaw,
+    RangeKnowledge, SemiFeatureSine, XScale,
+};
 
 use serde::{Deserialize, Serialize};
 

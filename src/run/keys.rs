@@ -67,6 +67,14 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         } => {
             json!({"synthetic": "lpct_drift", "sizes": [public, private, test], "design": design, "stream": stream})
         }
+        DataSource::SemiFeatureSine {
+            public,
+            private,
+            test,
+            design,
+        } => {
+            json!({"synthetic": "semi_feature_sine", "sizes": [public, private, test], "design": design})
+        }
     };
     let split = exp.split.map(|s| [s.public, s.private, s.test]);
     let mut ctx = json!({

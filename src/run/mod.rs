@@ -19,7 +19,7 @@ pub use output::{check_output_folder, OutputFolder, OutputFolderError};
 pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
-use crate::data::{lpdt_sine, random_split, Dataset, MinMax, MissingPolicy};
+use crate::data::{lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy};
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, RepData};
 use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
@@ -185,6 +185,24 @@ pub fn repetition_data(
             let (a, rest) = idx.split_at(*public);
             let (b, c) = rest.split_at(*private);
             // Synthetic features already live in [0,1]: no scaling.
+            (all.select(a), all.select(b), all.select(c), Scaling::None)
+        }
+        (
+            DataSource::SemiFeatureSine {
+                public,
+                private,
+                test,
+                design,
+            },
+            _,
+        ) => {
+            let mut rng = seeds::stream(seed, &["data", &plan.name, &rep_text]);
+            let n = public + private + test;
+            let all = semi_feature_sine(&plan.name, n, design.d, design.sigma, &mut rng);
+            let idx: Vec<usize> = (0..n).collect();
+            let (a, rest) = idx.split_at(*public);
+            let (b, c) = rest.split_at(*private);
+            // Uniform features already live in [0,1]: no scaling.
             (all.select(a), all.select(b), all.select(c), Scaling::None)
         }
         (

@@ -383,7 +383,8 @@ pub struct InlineDataset {
     /// Only with `path`; a manifest says it in its own `missing` field.
     #[serde(default)]
     pub missing: Option<crate::data::MissingPolicy>,
-    /// A synthetic kind instead of a file: `lpdt_sine` or `{lpct_drift: {gamma: …}}`.
+    /// A synthetic kind instead of a file: `lpdt_sine`, `{lpct_drift: {gamma: …}}` or
+    /// `{semi_feature_sine: {d: …, sigma: …}}`.
     #[serde(default)]
     pub synthetic: Option<SyntheticKind>,
     /// `lpct_drift` only: the name its random streams are keyed on (default: the data
@@ -429,6 +430,9 @@ pub enum SyntheticKind {
     /// LPCT §6: X uniform on [0,1]², public labels from η_Q (with γ), private and test
     /// labels from η_P (lpct.md §8); see [`LpctDesign`].
     LpctDrift(LpctDesign),
+    /// HistOfTree Figure 2: X uniform on [0,1]^d, Y = (1/d) Σ sin(2π X_j) + σ N(0,1)
+    /// (`histoftree.md` §11, [G]); see [`crate::data::SemiFeatureSine`].
+    SemiFeatureSine(crate::data::SemiFeatureSine),
 }
 
 impl Serialize for SyntheticKind {
@@ -441,13 +445,18 @@ impl Serialize for SyntheticKind {
                 m.serialize_entry("lpct_drift", design)?;
                 m.end()
             }
+            SyntheticKind::SemiFeatureSine(design) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("semi_feature_sine", design)?;
+                m.end()
+            }
         }
     }
 }
 
 impl<'de> Deserialize<'de> for SyntheticKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional)";
+        let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional), or `{semi_feature_sine: {d: D, sigma: S}}` (sigma optional, default 0.5)";
         let v = serde_yaml::Value::deserialize(d)?;
         match &v {
             serde_yaml::Value::String(s) if s == "lpdt_sine" => Ok(SyntheticKind::LpdtSine),
@@ -455,6 +464,11 @@ impl<'de> Deserialize<'de> for SyntheticKind {
                 Some(params) => LpctDesign::deserialize(params.clone())
                     .map(SyntheticKind::LpctDrift)
                     .map_err(|e| de::Error::custom(format!("lpct_drift: {e}"))),
+                None if m.contains_key("semi_feature_sine") => {
+                    crate::data::SemiFeatureSine::deserialize(m["semi_feature_sine"].clone())
+                        .map(SyntheticKind::SemiFeatureSine)
+                        .map_err(|e| de::Error::custom(format!("semi_feature_sine: {e}")))
+                }
                 None => Err(de::Error::custom(format!(
                     "unknown synthetic kind; expected {expected}"
                 ))),

@@ -65,6 +65,14 @@ pub enum DataSource {
         design: LpctDesign,
         stream: String,
     },
+    /// The HistOfTree simulation design (`histoftree.md` §11), drawn afresh in every
+    /// repetition with these sizes from the stream ("data", data set, repetition).
+    SemiFeatureSine {
+        public: usize,
+        private: usize,
+        test: usize,
+        design: crate::data::SemiFeatureSine,
+    },
 }
 
 impl DataSource {
@@ -72,7 +80,9 @@ impl DataSource {
     pub fn is_synthetic(&self) -> bool {
         matches!(
             self,
-            DataSource::LpdtSine { .. } | DataSource::LpctDrift { .. }
+            DataSource::LpdtSine { .. }
+                | DataSource::LpctDrift { .. }
+                | DataSource::SemiFeatureSine { .. }
         )
     }
 }
@@ -129,9 +139,31 @@ fn synthetic_plan(
                 stream: d.stream.clone().unwrap_or_else(|| d.name.clone()),
             }
         }
+        SyntheticKind::SemiFeatureSine(design) => {
+            for (set, name) in [
+                (d.x_scale.is_some(), "x_scale"),
+                (d.stream.is_some(), "stream"),
+            ] {
+                if set {
+                    return Err((
+                        format!("{field}.{name}"),
+                        "is not valid with `synthetic: {semi_feature_sine: …}`".into(),
+                    ));
+                }
+            }
+            design.check().map_err(|(f, message)| {
+                (format!("{field}.synthetic.semi_feature_sine.{f}"), message)
+            })?;
+            DataSource::SemiFeatureSine {
+                public: s.public,
+                private: s.private,
+                test: s.test,
+                design,
+            }
+        }
     };
     let task = match kind {
-        SyntheticKind::LpdtSine => Task::Regression,
+        SyntheticKind::LpdtSine | SyntheticKind::SemiFeatureSine(_) => Task::Regression,
         SyntheticKind::LpctDrift(_) => Task::Classification,
     };
     Ok(DatasetPlan {
@@ -253,7 +285,9 @@ impl DatasetPlan {
                     dropped_rows: loaded.dropped_rows,
                 }))
             }
-            DataSource::LpdtSine { .. } | DataSource::LpctDrift { .. } => Ok(None),
+            DataSource::LpdtSine { .. }
+            | DataSource::LpctDrift { .. }
+            | DataSource::SemiFeatureSine { .. } => Ok(None),
         }
     }
 
@@ -266,7 +300,8 @@ impl DatasetPlan {
 
     /// Shape (n rows, d features) as far as known without loading: a manifest's
     /// `n_rows` × `n_features` (a `pair`: both data sets' rows), the synthetic sizes
-    /// (d = 1 for `lpdt_sine`, 2 for `lpct_drift`); None for inline files.
+    /// (d = 1 for `lpdt_sine`, 2 for `lpct_drift`, its d for `semi_feature_sine`); None
+    /// for inline files.
     pub fn known_shape(&self) -> Option<(usize, usize)> {
         match &self.source {
             DataSource::Manifest(m) => Some((m.n_rows, m.n_features)),
@@ -288,6 +323,12 @@ impl DatasetPlan {
                 test,
                 ..
             } => Some((public + private + test, 2)),
+            DataSource::SemiFeatureSine {
+                public,
+                private,
+                test,
+                design,
+            } => Some((public + private + test, design.d)),
             DataSource::File { .. } => None,
         }
     }
@@ -928,9 +969,9 @@ pub fn validate(
     if spec.label_bounds == LabelBoundsFrom::Public {
         for d in &datasets {
             let no_public = match &d.source {
-                DataSource::LpdtSine { public, .. } | DataSource::LpctDrift { public, .. } => {
-                    *public == 0
-                }
+                DataSource::LpdtSine { public, .. }
+                | DataSource::LpctDrift { public, .. }
+                | DataSource::SemiFeatureSine { public, .. } => *public == 0,
                 DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. } => {
                     false
                 }
