@@ -492,6 +492,12 @@ impl FigureContext {
                     private,
                     test,
                     ..
+                }
+                | crate::spec::DataSource::SemiFeatureSine {
+                    public,
+                    private,
+                    test,
+                    ..
                 } => Some((d.name.clone(), [*public, *private, *test])),
                 _ => None,
             })
