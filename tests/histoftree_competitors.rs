@@ -498,3 +498,89 @@ fn hist_sparse_runs_on_107_features_and_dt_leaf_matches_dt() {
     );
     assert_ne!(leaf(20), dt);
 }
+
+// ---------------------------------------------------------------------------------------
+// ParDT `impute: nan_aware` (card §8 [G]): CART with missing values, sklearn ≥ 1.3's rule.
+
+/// One feature: three low rows (y = 0), three high rows (y = 10) and three rows missing it
+/// with label `y_missing`.
+fn with_missing(y_missing: f64) -> (Matrix, Vec<f64>) {
+    let x = vec![0.1, 0.2, 0.3, 0.7, 0.8, 0.9, f64::NAN, f64::NAN, f64::NAN];
+    let mut y = vec![0.0, 0.0, 0.0, 10.0, 10.0, 10.0];
+    y.extend([y_missing; 3]);
+    (Matrix::new(9, 1, x), y)
+}
+
+#[test]
+fn missing_values_go_to_the_side_with_the_larger_reduction() {
+    let p = CartParams {
+        max_depth: 1,
+        min_samples_leaf: 1,
+        missing: Missing::BestSide,
+    };
+    let test = Matrix::new(2, 1, vec![0.2, 0.8]);
+    // Missing rows labelled like the high rows join them on the right; like the low rows,
+    // on the left: either way the split between 0.3 and 0.7 is pure.
+    for (y_missing, counts) in [(10.0, [3, 6]), (0.0, [6, 3])] {
+        let (x, y) = with_missing(y_missing);
+        let t = cart_nested(&x, &y, &p);
+        assert_eq!(t.node_counts.len(), 3, "one split");
+        assert_eq!(
+            [t.node_counts[1], t.node_counts[2]],
+            counts,
+            "y_missing {y_missing}"
+        );
+        let pred: Vec<f64> = (0..2).map(|i| t.predict_at_depth(test.row(i), 1)).collect();
+        assert_eq!(pred, [0.0, 10.0]);
+    }
+    // Observed rows all alike, missing rows apart: the split is "observed | missing"
+    // (threshold +inf), so every complete test point lands with the observed rows.
+    let x = Matrix::new(6, 1, vec![0.1, 0.5, 0.9, f64::NAN, f64::NAN, f64::NAN]);
+    let y = [0.0, 0.0, 0.0, 10.0, 10.0, 10.0];
+    let t = cart_nested(&x, &y, &p);
+    assert_eq!([t.node_counts[1], t.node_counts[2]], [3, 3]);
+    assert_eq!(t.predict_at_depth(&[0.95], 1), 0.0);
+    assert_eq!(t.predict_at_depth(&[0.05], 1), 0.0);
+}
+
+#[test]
+fn best_side_on_complete_data_is_the_refusing_cart_bit_for_bit() {
+    let Some(ds) = abalone() else { return };
+    for depth in [1, 4, 8] {
+        let refuse = cart_with(&ds.x, &ds.y, &params(depth, 5));
+        let best = cart_with(
+            &ds.x,
+            &ds.y,
+            &CartParams {
+                missing: Missing::BestSide,
+                ..params(depth, 5)
+            },
+        );
+        assert_eq!(refuse, best, "depth {depth}");
+    }
+}
+
+#[test]
+fn pardt_nan_aware_marks_exactly_the_private_entries_missing() {
+    use dp_repro::methods::pardt::public_columns_missing;
+    let mut rng = Pcg64::seed_from_u64(4);
+    let x = Matrix::new(50, 3, (0..150).map(|_| rng.gen()).collect());
+    let rows: Vec<Vec<bool>> = (0..50)
+        .map(|i| vec![true, i % 2 == 0, i % 5 == 0])
+        .collect();
+    let mask = dp_repro::data::PrivacyMask::from_rows(rows);
+    let (m, kept) = public_columns_missing(&x, &mask);
+    // Column 0 has no public entry: dropped, as public_mean drops it.
+    assert_eq!(kept, [1, 2]);
+    assert_eq!(kept, public_columns(&x, &mask).1);
+    for i in 0..50 {
+        for (c, &j) in kept.iter().enumerate() {
+            let v = m.row(i)[c];
+            if mask.is_private(i, j) {
+                assert!(v.is_nan());
+            } else {
+                assert_eq!(v, x.row(i)[j]);
+            }
+        }
+    }
+}

@@ -27,7 +27,7 @@ use super::{
 };
 use crate::data::{Matrix, PrivacyMask, Task};
 use crate::estimate::LabelBounds;
-use crate::partition::Grid;
+use crate::partition::{Grid, Missing};
 use crate::privacy::{Budget, Grr};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -176,7 +176,11 @@ impl Prepared for PreparedKrr {
                     value,
                     rng,
                 );
-                Ok(Release { x: Arc::new(x), y })
+                Ok(Release {
+                    x: Arc::new(x),
+                    y,
+                    missing: Missing::Refuse,
+                })
             },
             &self.test,
             (m.usize(MAX_DEPTH.name), m.usize(MIN_SAMPLES_LEAF.name)),

@@ -48,6 +48,8 @@ pub(crate) struct Release {
     pub x: Arc<Matrix>,
     /// n noisy labels.
     pub y: Vec<f64>,
+    /// How the tree treats NaN entries of `x` (ParDT `impute: nan_aware`).
+    pub missing: Missing,
 }
 
 /// One cached release with its deepest trees.
@@ -123,7 +125,7 @@ impl TreeCache {
                 let p = CartParams {
                     max_depth: max_depth.max(DEEPEST),
                     min_samples_leaf,
-                    missing: Missing::Refuse,
+                    missing: e.release.missing,
                 };
                 let t = Arc::new(Grown {
                     tree: cart_nested(&e.release.x, &e.release.y, &p),

@@ -137,6 +137,13 @@ pub enum Missing {
     /// No missing values: every feature value must be a number (a NaN is a caller's bug).
     #[default]
     Refuse,
+    /// NaN marks a missing value (HistOfTree card §8 [G], ParDT `impute: nan_aware`), as
+    /// scikit-learn ≥ 1.3's `DecisionTreeRegressor` treats it: at every split the rows
+    /// missing the split feature go to the side with the larger variance reduction (each
+    /// threshold is scored with them on the left and on the right, and "observed left,
+    /// missing right" is a candidate of its own, threshold +∞). Test points must be
+    /// complete: the partition routes by threshold only.
+    BestSide,
 }
 
 /// Parameters of the exhaustive CART [`cart_with`] (sklearn's `DecisionTreeRegressor`
@@ -285,6 +292,7 @@ fn grow_exhaustive(
             !x.data.iter().any(|v| v.is_nan()),
             "cart: a feature value is NaN (missing) and missing values are refused"
         ),
+        Missing::BestSide => {}
     }
     let mut g = Grower::new(x, y);
     if stats {
@@ -397,13 +405,15 @@ impl<'a> Grower<'a> {
         rule: &mut Rule,
     ) -> usize {
         let chosen = match rule {
-            Rule::Quantile(st) => self.choose_quantile(a, b, depth, st),
+            Rule::Quantile(st) => self
+                .choose_quantile(a, b, depth, st)
+                .map(|(k, t)| (k, t, false)),
             Rule::Exhaustive {
                 max_depth,
                 min_samples_leaf,
             } => self.choose_exhaustive(a, b, depth, *max_depth, *min_samples_leaf),
         };
-        let Some((k, t)) = chosen else {
+        let Some((k, t, nan_left)) = chosen else {
             let mean = self.node_mean(a, b);
             let node = self.b.leaf(lo, hi, mean, b - a);
             if let Some(st) = &mut self.node_stats {
@@ -418,7 +428,7 @@ impl<'a> Grower<'a> {
                 st.push((mean, b - a));
             }
         }
-        let mid = a + self.partition(a, b, k, t);
+        let mid = a + self.partition(a, b, k, t, nan_left);
 
         let old_hi = hi[k];
         hi[k] = t;
@@ -445,11 +455,13 @@ impl<'a> Grower<'a> {
     }
 
     /// Splits the node `rows[a..b]` by x_k < t in `rows` and in every feature's order
-    /// (stably); returns the number of left rows.
-    fn partition(&mut self, a: usize, b: usize, k: usize, t: f64) -> usize {
+    /// (stably), rows missing x_k (NaN) to the left iff `nan_left`; returns the number of
+    /// left rows.
+    fn partition(&mut self, a: usize, b: usize, k: usize, t: f64, nan_left: bool) -> usize {
         let n = self.n;
         for &i in &self.rows[a..b] {
-            self.goes_left[i] = self.col[k * n + i] < t;
+            let v = self.col[k * n + i];
+            self.goes_left[i] = if v.is_nan() { nan_left } else { v < t };
         }
         let gl = &self.goes_left;
         let n_left = stable_partition(&mut self.rows[a..b], &mut self.scratch, |i| gl[i]);
@@ -538,7 +550,9 @@ impl<'a> Grower<'a> {
             })
     }
 
-    /// sklearn-like best split for the node `rows[a..b]` (see [`cart_with`]).
+    /// sklearn-like best split for the node `rows[a..b]` (see [`cart_with`]): (feature,
+    /// threshold, whether rows missing the feature go left). Missing values (NaN, only
+    /// under [`Missing::BestSide`]) sort after every number in each feature's order.
     fn choose_exhaustive(
         &mut self,
         a: usize,
@@ -546,7 +560,7 @@ impl<'a> Grower<'a> {
         depth: usize,
         max_depth: usize,
         msl: usize,
-    ) -> Option<(usize, f64)> {
+    ) -> Option<(usize, f64, bool)> {
         let m = b - a;
         if depth >= max_depth || m < 2 || m < 2 * msl {
             return None;
@@ -559,36 +573,64 @@ impl<'a> Grower<'a> {
         }
         let tol = tie_tolerance(m, sum_sq);
         let n = self.n;
-        // (r, feature, sorted position of the last left point)
-        let mut best: Option<(f64, usize, usize)> = None;
+        let fits = |n_l: usize| n_l >= msl && m - n_l >= msl;
+        // (r, feature, sorted position of the last observed left point or None for
+        // "observed | missing", missing rows left)
+        let mut best: Option<(f64, usize, Option<usize>, bool)> = None;
+        let mut consider = |r: f64, cand: (usize, Option<usize>, bool)| {
+            if best.is_none_or(|(rb, _, _, _)| r > rb + tol) {
+                best = Some((r, cand.0, cand.1, cand.2));
+            }
+        };
         for k in 0..self.x.d {
             let seg = &self.order[k * n + a..k * n + b];
             let col = &self.col[k * n..(k + 1) * n];
+            let m_nan = seg.iter().rev().take_while(|&&i| col[i].is_nan()).count();
+            let m_obs = m - m_nan;
+            let s_nan: f64 = seg[m_obs..].iter().map(|&i| self.y[i] - shift).sum();
             let mut s_l = 0.0;
-            for j in 0..m - 1 {
+            for j in 0..m_obs.saturating_sub(1) {
                 s_l += self.y[seg[j]] - shift;
-                if col[seg[j + 1]] > col[seg[j]] && j + 1 >= msl && m - j - 1 >= msl {
-                    let r = reduction(j + 1, s_l, m - j - 1, total - s_l);
-                    if best.is_none_or(|(rb, _, _)| r > rb + tol) {
-                        best = Some((r, k, j));
+                if col[seg[j + 1]] > col[seg[j]] {
+                    let n_l = j + 1;
+                    if fits(n_l) {
+                        consider(
+                            reduction(n_l, s_l, m - n_l, total - s_l),
+                            (k, Some(j), false),
+                        );
+                    }
+                    if m_nan > 0 && fits(n_l + m_nan) {
+                        let (n_l, s) = (n_l + m_nan, s_l + s_nan);
+                        consider(reduction(n_l, s, m - n_l, total - s), (k, Some(j), true));
                     }
                 }
             }
+            if m_nan > 0 && m_obs > 0 && fits(m_obs) {
+                let s_obs = total - s_nan;
+                consider(reduction(m_obs, s_obs, m_nan, s_nan), (k, None, false));
+            }
         }
-        let (_, k, j) = best?;
+        let (_, k, j, nan_left) = best?;
+        let Some(j) = j else {
+            return Some((k, f64::INFINITY, false));
+        };
         let seg = &self.order[k * n + a..k * n + b];
         let (va, vb) = (self.col[k * n + seg[j]], self.col[k * n + seg[j + 1]]);
         let mut t = va / 2.0 + vb / 2.0;
         if t == vb || t.is_infinite() {
             t = va;
         }
-        Some((k, t.next_up()))
+        Some((k, t.next_up(), nan_left))
     }
 }
 
 /// Maps `v` to a `u64` whose unsigned order is `f64::total_cmp`'s order.
 #[inline]
 fn total_order_key(v: f64) -> u64 {
+    if v.is_nan() {
+        // Missing values last in every feature's order, whatever the NaN's sign bit.
+        return u64::MAX;
+    }
     let b = v.to_bits();
     if b >> 63 == 1 {
         !b
