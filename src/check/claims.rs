@@ -1219,10 +1219,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
                 };
                 compared += 1;
                 if !within(p.mean, b, *factor, lower) {
-                    let e = p
-                        .epsilon
-                        .map(|e| format!(" ε {}", eps_text(e)))
-                        .unwrap_or_default();
+                    let e = epsilon_suffix(p.epsilon);
                     fails.push(format!(
                         "x = {}{e}: {method} {} vs best {m} {}",
                         p.x,
@@ -1231,17 +1228,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
                     ));
                 }
             }
-            if compared == 0 {
-                return Err(format!(
-                    "{method} and {} share no x in figure {figure}",
-                    of.join(", ")
-                ));
-            }
-            Ok(if fails.is_empty() {
-                Ok(())
-            } else {
-                Err(fails.join("; "))
-            })
+            curve_verdict(compared, fails, method, of, figure)
         }
         Claim::ImprovesWithEpsilon { method, .. } => {
             let mut rows: Vec<&SelectedRow> = index
@@ -1346,10 +1333,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
                     if let Some(o) = at(other, p.x, p.epsilon) {
                         compared += 1;
                         if !is_better(p.mean, o, lower) {
-                            let e = p
-                                .epsilon
-                                .map(|e| format!(" ε {}", eps_text(e)))
-                                .unwrap_or_default();
+                            let e = epsilon_suffix(p.epsilon);
                             fails.push(format!(
                                 "x = {}{e}: {method} {} vs {other} {}",
                                 p.x,
@@ -1360,17 +1344,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
                     }
                 }
             }
-            if compared == 0 {
-                return Err(format!(
-                    "{method} and {} share no x in figure {figure}",
-                    than.join(", ")
-                ));
-            }
-            Ok(if fails.is_empty() {
-                Ok(())
-            } else {
-                Err(fails.join("; "))
-            })
+            curve_verdict(compared, fails, method, than, figure)
         }
     }
 }
@@ -1492,4 +1466,34 @@ fn best_rank_sum(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {
         ));
     }
     (holds, details)
+}
+
+/// " ε 2" for a curve point at ε = 2, nothing for a non-private point.
+fn epsilon_suffix(epsilon: Option<f64>) -> String {
+    epsilon
+        .map(|e| format!(" ε {}", eps_text(e)))
+        .unwrap_or_default()
+}
+
+/// The verdict of a curve claim that compared `method` with `others` at `compared` points
+/// of `figure` and failed at `fails`: an error when no point was compared (the claim is not
+/// defined), else holds (`Ok(Ok)`) or fails with the points joined.
+fn curve_verdict(
+    compared: usize,
+    fails: Vec<String>,
+    method: &str,
+    others: &[String],
+    figure: &str,
+) -> Result<Result<(), String>, String> {
+    if compared == 0 {
+        return Err(format!(
+            "{method} and {} share no x in figure {figure}",
+            others.join(", ")
+        ));
+    }
+    Ok(if fails.is_empty() {
+        Ok(())
+    } else {
+        Err(fails.join("; "))
+    })
 }
