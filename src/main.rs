@@ -745,6 +745,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 let model = match m.privacy_model() {
                     PrivacyModel::LocalPublicData => "",
                     PrivacyModel::SemiFeature => " (semi-feature)",
+                    PrivacyModel::Central => " (central DP)",
                     PrivacyModel::NonPrivate => " (non-private)",
                 };
                 println!("{}{model}\n  {}", m.name(), m.description());

@@ -28,6 +28,7 @@ fn step(n: usize, flip: bool) -> Dataset {
         y,
         task: Task::Classification,
         fixed_public: 0,
+        categorical: Vec::new(),
     }
 }
 
@@ -40,6 +41,7 @@ fn probes() -> Dataset {
         x: Matrix::new(x.len(), 1, x),
         task: Task::Classification,
         fixed_public: 0,
+        categorical: Vec::new(),
     }
 }
 

@@ -323,6 +323,7 @@ fn load_rows(
     let loaded = Loaded {
         dataset: Dataset {
             fixed_public: 0,
+            categorical: Vec::new(),
             name: name.to_string(),
             x: Matrix::new(y.len(), d, x),
             y,

@@ -291,6 +291,7 @@ pub fn load_csv(
     Ok(Loaded {
         dataset: Dataset {
             fixed_public: 0,
+            categorical: Vec::new(),
             name: name.to_string(),
             x: Matrix::new(n, d, x),
             y,

@@ -59,6 +59,11 @@ pub struct Dataset {
     /// data set, the rows a `public_by_rule` makes public): the split ratios divide only
     /// the rows before them. 0 for an ordinary data set and for any selection of rows.
     pub fixed_public: usize,
+    /// Indices (0-based, < d) of the features that are categorical codes rather than
+    /// numbers, in increasing order; empty when every feature is numeric. Central-DP trees
+    /// split them by binary subsets of their categories (DiPriMe card diprime.md §3.5);
+    /// every other method reads codes as numbers.
+    pub categorical: Vec<usize>,
 }
 
 impl Dataset {
@@ -66,6 +71,7 @@ impl Dataset {
     pub fn select(&self, idx: &[usize]) -> Dataset {
         Dataset {
             fixed_public: 0,
+            categorical: self.categorical.clone(),
             name: self.name.clone(),
             x: self.x.select_rows(idx),
             y: idx.iter().map(|&i| self.y[i]).collect(),

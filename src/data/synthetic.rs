@@ -42,6 +42,7 @@ pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &m
         y: ys,
         task: Task::Regression,
         fixed_public: 0,
+        categorical: Vec::new(),
     }
 }
 
@@ -122,6 +123,7 @@ pub fn semi_feature_sine<R: Rng + ?Sized>(
         y: ys,
         task: Task::Regression,
         fixed_public: 0,
+        categorical: Vec::new(),
     }
 }
 
@@ -314,6 +316,7 @@ impl LpctDesign {
             y: ys,
             task: Task::Classification,
             fixed_public: 0,
+            categorical: Vec::new(),
         }
     }
 

@@ -58,6 +58,11 @@ pub enum PrivacyModel {
     /// Semi-feature local DP (HistOfTree): a user's public coordinates in the clear, its
     /// private coordinates (per the mask) and label only through releases.
     SemiFeature,
+    /// Central DP (DiPriMe forests): a trusted curator holds the private training rows and
+    /// reads them only through central mechanisms (exponential mechanism, permute-and-flip,
+    /// Laplace), composed sequentially along a tree and in parallel across disjoint shares
+    /// (diprime.md §3.11).
+    Central,
     /// No privacy (baselines such as DT).
     NonPrivate,
 }
@@ -68,6 +73,7 @@ impl PrivacyModel {
         match self {
             PrivacyModel::LocalPublicData => "local-dp-public-data",
             PrivacyModel::SemiFeature => "semi-feature",
+            PrivacyModel::Central => "central",
             PrivacyModel::NonPrivate => "non-private",
         }
     }

@@ -109,6 +109,7 @@ pub fn render_curves(
                 y: vec![0.0; grid.len()],
                 task: rep.test.task,
                 fixed_public: 0,
+                categorical: Vec::new(),
             };
             let on_grid = RepData { test, ..rep };
             let mut ps = seeds::partition_stream(
