@@ -1,0 +1,6 @@
+//! Central-DP tree engine of the DiPriMe paper and its forests (DESIGN.md, `forest/`;
+//! method card `../shared/methods/diprime.md` §3, §4.3, §5).
+
+pub mod depth_rule;
+
+pub use depth_rule::{d_full, d_mult, d_part, depth_rule};
