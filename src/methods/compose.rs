@@ -25,9 +25,11 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod forest;
 mod lpct;
 mod semi_feature;
 
+pub use forest::{Accuracy, ForestBlock};
 pub use semi_feature::{SemiShape, SemiTree};
 
 /// How the feature space is cut into cells.
@@ -224,9 +226,13 @@ impl Default for BudgetBlock {
     }
 }
 
-/// A method made of blocks.
+/// A method made of blocks: the local-DP blocks (`partition`, `cell_mechanism`,
+/// `label_mechanism`, `estimator`, `budget`, …) or a central-DP `forest` block alone
+/// (`compose/forest.rs`). In a forest composition the local-DP fields hold inert values
+/// ([`Composition::forest_only`]) that no code path reads: every method below dispatches
+/// on `forest` first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawComposition")]
 pub struct Composition {
     /// Partition rule and its data.
     pub partition: PartitionBlock,
@@ -250,6 +256,63 @@ pub struct Composition {
     /// [`Composition::check`] for those blocks and stated in every table note.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub non_private_users: bool,
+    /// A central-DP forest of the DiPriMe tree engine (`compose/forest.rs`); excludes every
+    /// local-DP block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forest: Option<ForestBlock>,
+}
+
+/// A composition as written in YAML, before the local-DP blocks and the `forest` block
+/// are told apart.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawComposition {
+    partition: Option<PartitionBlock>,
+    cell_mechanism: Option<CellMechanism>,
+    label_mechanism: Option<LabelMechanism>,
+    estimator: Option<EstimatorBlock>,
+    budget: Option<BudgetBlock>,
+    #[serde(default)]
+    subsample: Option<bool>,
+    #[serde(default)]
+    non_private_users: Option<bool>,
+    forest: Option<ForestBlock>,
+}
+
+impl TryFrom<RawComposition> for Composition {
+    type Error = String;
+    fn try_from(r: RawComposition) -> Result<Self, String> {
+        if let Some(f) = r.forest {
+            let local = [
+                ("partition", r.partition.is_some()),
+                ("cell_mechanism", r.cell_mechanism.is_some()),
+                ("label_mechanism", r.label_mechanism.is_some()),
+                ("estimator", r.estimator.is_some()),
+                ("budget", r.budget.is_some()),
+                ("subsample", r.subsample.is_some()),
+                ("non_private_users", r.non_private_users.is_some()),
+            ];
+            if let Some((field, _)) = local.iter().find(|(_, given)| *given) {
+                return Err(format!(
+                    "`{field}` is a local-DP block and `forest` a central-DP one (DESIGN.md, Privacy models): a composition takes either the local blocks (partition, cell_mechanism, label_mechanism, estimator, budget) or `forest` alone; remove `{field}` or `forest`"
+                ));
+            }
+            return Ok(Composition::forest_only(f));
+        }
+        let need = |field: &str| {
+            format!("missing field `{field}` (a composition needs partition, cell_mechanism, label_mechanism and estimator, or a `forest` block alone)")
+        };
+        Ok(Composition {
+            partition: r.partition.ok_or_else(|| need("partition"))?,
+            cell_mechanism: r.cell_mechanism.ok_or_else(|| need("cell_mechanism"))?,
+            label_mechanism: r.label_mechanism.ok_or_else(|| need("label_mechanism"))?,
+            estimator: r.estimator.ok_or_else(|| need("estimator"))?,
+            budget: r.budget.unwrap_or_default(),
+            subsample: r.subsample.unwrap_or(false),
+            non_private_users: r.non_private_users.unwrap_or(false),
+            forest: None,
+        })
+    }
 }
 
 /// The YAML word of a unit enum value (`max_edge`, `public`, …).
@@ -262,6 +325,9 @@ fn word<T: Serialize>(v: &T) -> String {
 
 impl fmt::Display for Composition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(block) = &self.forest {
+            return write!(f, "{}", forest::describe(block));
+        }
         let criterion = match self.partition.criterion {
             SplitCriterion::Variance => String::new(),
             c => format!(" ({})", word(&c)),
@@ -459,8 +525,33 @@ const Y_CENTER: ParamDecl = ParamDecl {
 };
 
 impl Composition {
+    /// A composition of the `forest` block alone; the local-DP fields hold inert values
+    /// (no partition, no mechanisms) that are never read.
+    pub fn forest_only(block: ForestBlock) -> Composition {
+        Composition {
+            partition: PartitionBlock {
+                rule: Rule::RandomMaxEdge,
+                grown_on: GrownOn::None,
+                criterion: SplitCriterion::Variance,
+                option: RuleOption::None,
+                tree: None,
+                shape: None,
+            },
+            cell_mechanism: CellMechanism::None,
+            label_mechanism: LabelMechanism::None,
+            estimator: EstimatorBlock::LeafMean,
+            budget: BudgetBlock::default(),
+            subsample: false,
+            non_private_users: false,
+            forest: Some(block),
+        }
+    }
+
     /// Whether the method spends a privacy budget.
     pub fn private(&self) -> bool {
+        if let Some(f) = &self.forest {
+            return f.private();
+        }
         self.cell_mechanism != CellMechanism::None || self.label_mechanism != LabelMechanism::None
     }
 
@@ -472,6 +563,9 @@ impl Composition {
         use CellMechanism as C;
         use EstimatorBlock as E;
         use LabelMechanism as L;
+        if let Some(f) = &self.forest {
+            return forest::check(f);
+        }
         let p = self.partition;
         if p.rule == Rule::HistogramXTree
             || p.grown_on == GrownOn::Released
@@ -575,6 +669,9 @@ impl Composition {
 
     /// The parameters of the composition, structural first, in a fixed order.
     pub fn params(&self) -> Vec<ParamDecl> {
+        if let Some(f) = &self.forest {
+            return forest::params(f);
+        }
         let p = self.partition;
         let with_data = p.grown_on != GrownOn::None;
         let mss = if p.criterion == SplitCriterion::Entropy
@@ -626,6 +723,9 @@ impl Composition {
     /// Sentences for table notes on what this composition does with privacy beyond its
     /// ε: private users used in the clear (`non_private_users`).
     pub fn privacy_notes(&self) -> Vec<String> {
+        if let Some(f) = &self.forest {
+            return forest::privacy_notes(f);
+        }
         let mut out = Vec::new();
         if self.non_private_users {
             out.push("grows its partition on a mixture of public points and 1 - delta private users' records used in the clear (LPDT Sec. 4.3, distribution shift); those users get no privacy, the others epsilon-LDP".to_string());
@@ -698,6 +798,9 @@ impl Method for Composed {
         self.composition.private()
     }
     fn tasks(&self) -> &'static [Task] {
+        if self.composition.forest.is_some() {
+            return &[Task::Regression, Task::Classification];
+        }
         match self.composition.estimator {
             EstimatorBlock::LeafMajority | EstimatorBlock::Lpct | EstimatorBlock::LpctPrune => {
                 &[Task::Classification]
@@ -714,6 +817,13 @@ impl Method for Composed {
         self.composition.privacy_notes()
     }
     fn privacy_model(&self) -> super::PrivacyModel {
+        if self.composition.forest.is_some() {
+            return if self.private() {
+                super::PrivacyModel::Central
+            } else {
+                super::PrivacyModel::NonPrivate
+            };
+        }
         match self.composition.partition.grown_on {
             GrownOn::Released => super::PrivacyModel::SemiFeature,
             _ if self.private() => super::PrivacyModel::LocalPublicData,
@@ -721,9 +831,21 @@ impl Method for Composed {
         }
     }
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
+        if self.composition.forest.is_some() {
+            return Ok(());
+        }
         super::mask_params::check_mask_grid(points)
     }
+    fn score(&self, task: Task, params: &Params, y: &[f64], pred: &[f64]) -> f64 {
+        match &self.composition.forest {
+            Some(f) => forest::score(f, task, params, y, pred),
+            None => task.score(y, pred),
+        }
+    }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
+        if self.composition.forest.is_some() {
+            return None;
+        }
         if self.composition.partition.rule == Rule::HistogramXTree {
             return semi_feature::skip_reason(&self.composition, p, d);
         }
@@ -740,6 +862,9 @@ impl Method for Composed {
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         let c = &self.composition;
+        if c.forest.is_some() {
+            return forest::prepare(c, data);
+        }
         if c.partition.rule == Rule::HistogramXTree {
             return semi_feature::prepare(c, data, p, rng);
         }
@@ -1314,6 +1439,26 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "specs/methods/histoftree/adhistoftree-cart.yaml",
         include_str!("../../specs/methods/histoftree/adhistoftree-cart.yaml"),
+    ),
+    (
+        "specs/methods/diprime/diprime.yaml",
+        include_str!("../../specs/methods/diprime/diprime.yaml"),
+    ),
+    (
+        "specs/methods/diprime/diprimeexp.yaml",
+        include_str!("../../specs/methods/diprime/diprimeexp.yaml"),
+    ),
+    (
+        "specs/methods/diprime/diprimeflip.yaml",
+        include_str!("../../specs/methods/diprime/diprimeflip.yaml"),
+    ),
+    (
+        "specs/methods/diprime/median.yaml",
+        include_str!("../../specs/methods/diprime/median.yaml"),
+    ),
+    (
+        "specs/methods/diprime/dp-ert.yaml",
+        include_str!("../../specs/methods/diprime/dp-ert.yaml"),
     ),
 ];
 

@@ -139,6 +139,14 @@ pub trait Method: Send + Sync {
         let _ = points;
         Ok(())
     }
+    /// The test metric of predictions `pred` against labels `y` at grid point `params`,
+    /// called by the runner for every scored prediction. The default is
+    /// [`Task::score`]; a forest composition with `accuracy: soft` scores DP-ERT's soft
+    /// accuracy `1 − mean|y − p̂|` (DiPriMe card §4.3).
+    fn score(&self, task: Task, params: &Params, y: &[f64], pred: &[f64]) -> f64 {
+        let _ = params;
+        task.score(y, pred)
+    }
     /// Sentences for table notes on what the method does with privacy beyond spending ε
     /// per user, e.g. private users' records used in the clear; empty by default.
     fn privacy_notes(&self) -> Vec<String> {

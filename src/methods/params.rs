@@ -79,6 +79,8 @@ pub enum ParamKind {
     Bool,
     /// One of the listed names.
     Choice(&'static [&'static str]),
+    /// An integer ≥ min, or the one word `word` (e.g. `depth: rule`, `k: all`).
+    IntOrWord { min: i64, word: &'static str },
 }
 
 impl ParamKind {
@@ -97,6 +99,11 @@ impl ParamKind {
             (ParamKind::Bool, _) => Err("true or false".into()),
             (ParamKind::Choice(names), ParamValue::Str(s)) if names.contains(&s.as_str()) => Ok(()),
             (ParamKind::Choice(names), _) => Err(format!("one of {}", names.join(", "))),
+            (ParamKind::IntOrWord { min, .. }, ParamValue::Int(i)) if *i >= *min => Ok(()),
+            (ParamKind::IntOrWord { word, .. }, ParamValue::Str(s)) if s == word => Ok(()),
+            (ParamKind::IntOrWord { min, word }, _) => {
+                Err(format!("an integer >= {min} or `{word}`"))
+            }
         }
     }
 }

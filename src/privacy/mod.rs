@@ -5,18 +5,25 @@
 //! seed and the task (see `run::seeds`), so results do not depend on thread scheduling.
 
 mod budget;
+mod exponential;
 mod gaussian;
 mod generalized_rr;
 mod laplace;
+mod permute_flip;
 mod priv_unit_g;
 mod randomized_response;
 
 pub use budget::{Budget, BudgetError};
+pub use exponential::{
+    draw_index, exponential_log_weights, exponential_mechanism, exponential_probabilities,
+    Normalisation,
+};
 pub use gaussian::{
     gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
     symmetric_gaussian_release, GaussianAggregate,
 };
 pub use generalized_rr::Grr;
 pub use laplace::{laplace, laplace_sum};
+pub use permute_flip::{permute_and_flip, permute_and_flip_probabilities};
 pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CAP};
 pub use randomized_response::{flip_threshold, rr_keep_probability, KeepProbability};

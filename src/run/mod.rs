@@ -909,7 +909,10 @@ fn run_structural_point(
                     seconds: fit_secs + t0.elapsed().as_secs_f64(),
                 })
             };
-            push(metric.to_string(), task.score(&data.test.y, &pred));
+            push(
+                metric.to_string(),
+                m.method.score(task, &params, &data.test.y, &pred),
+            );
             if !tuning.folds.is_empty() {
                 // cv: mean held-out metric over the folds, each fitted with fresh noise.
                 let mut total = 0.0;
@@ -923,7 +926,7 @@ fn run_structural_point(
                     let p = fit
                         .predict(mech, eps, &mut stream("cv", &f.to_string()))
                         .map_err(|e| err(key.clone(), e))?;
-                    total += task.score(&fold.test.y, &p);
+                    total += m.method.score(task, &params, &fold.test.y, &p);
                 }
                 push(format!("cv_{metric}"), total / tuning.folds.len() as f64);
             }
@@ -944,7 +947,10 @@ fn run_structural_point(
                     .map_err(|e| err(key.clone(), e))?;
                 let (p_val, p_test) = p.split_at(*n_v);
                 let (y_val, y_test) = pv.test.y.split_at(*n_v);
-                push(format!("pv_{metric}"), task.score(y_test, p_test));
+                push(
+                    format!("pv_{metric}"),
+                    m.method.score(task, &params, y_test, p_test),
+                );
                 push(
                     "pv_score".to_string(),
                     validation_score(task, data.bounds, y_val, p_val, eps, grid_size, &mut rng),

@@ -1,0 +1,136 @@
+//! Candidate attributes and the choice among them (card diprime.md §3.6 `split_count`).
+
+use super::ranges::Split;
+use crate::data::Matrix;
+use crate::privacy::{exponential_mechanism, permute_and_flip, Normalisation};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// How a node chooses among its candidate splits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttributeMechanism {
+    /// The smallest within-child squared error, first on ties (Median forest; non-private).
+    Argmin,
+    /// A uniformly random candidate (DiPriMe with K = 1, DP-ERT); reads no data.
+    Uniform,
+    /// The exponential mechanism on −mse with sensitivity 4B∞²/n (DiPriMeExp).
+    Exponential,
+    /// Permute-and-flip on −mse with sensitivity 4B∞²/n (DiPriMeFlip).
+    PermuteFlip,
+}
+
+impl AttributeMechanism {
+    /// Whether the choice spends budget (EM, PF), so the split budget is shared with it.
+    pub fn spends(self) -> bool {
+        matches!(
+            self,
+            AttributeMechanism::Exponential | AttributeMechanism::PermuteFlip
+        )
+    }
+}
+
+/// Population variance of `y[rows]` times the count (Σ (y − ȳ)²); 0 for no rows.
+fn sse(y: &[f64], rows: impl Iterator<Item = usize> + Clone) -> (usize, f64) {
+    let (mut n, mut s, mut s2) = (0usize, 0.0, 0.0);
+    for i in rows {
+        n += 1;
+        s += y[i];
+        s2 += y[i] * y[i];
+    }
+    if n == 0 {
+        return (0, 0.0);
+    }
+    (n, (s2 - s * s / n as f64).max(0.0))
+}
+
+/// The score of a candidate split (card §3.6 step 3): the size-weighted within-child
+/// population variance of the target `(n_up Var(y_up) + n_low Var(y_low)) / n`; the
+/// parent's variance when one child is empty; `40 B∞²` when both are (n = 0).
+/// With `categorical_bug` a subset split is scored as the reference code does: both
+/// "children" are the rows in `C`, giving `2 n_C Var(y_C) / n`, and `40 B∞²` when
+/// `n_C = 0`.
+pub fn split_mse(
+    x: &Matrix,
+    y: &[f64],
+    rows: &[usize],
+    split: &Split,
+    b_inf: f64,
+    categorical_bug: bool,
+) -> f64 {
+    let n = rows.len();
+    let worst = 40.0 * b_inf * b_inf;
+    if n == 0 {
+        return worst;
+    }
+    let up = rows.iter().cloned().filter(|&i| split.upper(x.row(i)));
+    let (n_up, sse_up) = sse(y, up);
+    if categorical_bug && matches!(split, Split::Subset { .. }) {
+        return if n_up == 0 {
+            worst
+        } else {
+            2.0 * sse_up / n as f64
+        };
+    }
+    let low = rows.iter().cloned().filter(|&i| !split.upper(x.row(i)));
+    let (n_low, sse_low) = sse(y, low);
+    if n_up == 0 || n_low == 0 {
+        let (_, all) = sse(y, rows.iter().cloned());
+        return all / n as f64;
+    }
+    (sse_up + sse_low) / n as f64
+}
+
+/// The index of the chosen candidate among `mse` (card §3.6 step 4). `n` is the node's
+/// exact row count (the reference uses it for the sensitivity `4B∞²/n`; card §3.11), `b_inf`
+/// the largest absolute target bound, `epsilon` the node's ε_a. An empty node chooses
+/// uniformly. `floors`: the reference's unshifted weights with the uniform fallback on
+/// underflow (EM, no floor) and PF's `+1e-12`.
+pub fn choose<R: Rng + ?Sized>(
+    rng: &mut R,
+    mech: AttributeMechanism,
+    mse: &[f64],
+    n: usize,
+    b_inf: f64,
+    epsilon: f64,
+    floors: bool,
+) -> usize {
+    let k = mse.len();
+    if k == 1 {
+        return 0;
+    }
+    match mech {
+        AttributeMechanism::Argmin => {
+            let best = mse.iter().cloned().fold(f64::INFINITY, f64::min);
+            mse.iter().position(|&m| m == best).unwrap_or(0)
+        }
+        AttributeMechanism::Uniform => rng.gen_range(0..k),
+        _ if n == 0 || b_inf == 0.0 => rng.gen_range(0..k),
+        AttributeMechanism::Exponential => {
+            let scores: Vec<f64> = mse.iter().map(|m| -m).collect();
+            let norm = if floors {
+                Normalisation::Floored(0.0)
+            } else {
+                Normalisation::LogSumExp
+            };
+            exponential_mechanism(
+                rng,
+                &scores,
+                4.0 * b_inf * b_inf / n as f64,
+                epsilon,
+                None,
+                norm,
+            )
+        }
+        AttributeMechanism::PermuteFlip => {
+            let scores: Vec<f64> = mse.iter().map(|m| -m).collect();
+            permute_and_flip(
+                rng,
+                &scores,
+                4.0 * b_inf * b_inf / n as f64,
+                epsilon,
+                if floors { 1e-12 } else { 0.0 },
+            )
+        }
+    }
+}

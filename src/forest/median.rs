@@ -1,0 +1,243 @@
+//! Split points of one attribute at a node: the continuous private median (card
+//! diprime.md §3.4) and the categorical binary-subset median (§3.5), under the four median
+//! mechanisms of the engine.
+
+use super::ranges::Split;
+use super::ForestError;
+use crate::privacy::{
+    draw_index, exponential_log_weights, exponential_probabilities, permute_and_flip, Normalisation,
+};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// How a node draws its split point on a candidate attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MedianMechanism {
+    /// The exact median (Median forest; non-private).
+    Exact,
+    /// The exponential mechanism with score −|n_L − n_R| and Lebesgue base measure
+    /// (DiPriMe, DiPriMeExp).
+    Exponential,
+    /// Permute-and-flip over the same bins (DiPriMeFlip; see [`PfWidth`]).
+    PermuteFlip,
+    /// A threshold drawn uniformly on the node's range, a uniformly random partition for a
+    /// categorical attribute (DP-ERT, §4.3); reads no data.
+    Uniform,
+}
+
+/// How permute-and-flip weighs a bin's width (card §3.4, §9 item 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PfWidth {
+    /// The reference code: score `2 ln w_i − |2i − M|`, so the width enters as `w_i^ε`.
+    Power,
+    /// The width enters linearly, as in the exponential mechanism's base measure:
+    /// acceptance `(w_i / w_*) · e^{−ε(|2i−M| − |2i*−M|)/2}`.
+    Linear,
+}
+
+/// The options of a median draw that are reference quirks (card §9).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MedianOptions {
+    /// The weight floors `+1e-12` (continuous EM, PF) and `+1e-6` (categorical EM) of the
+    /// reference code (true), or exact log-sum-exp weights and PF without floor (false).
+    pub floors: bool,
+    /// PF width weighting.
+    pub pf_width: PfWidth,
+    /// The classification code's `ln(w + 1e-12)` for zero-width bins under PF (true; the
+    /// regression code uses `ln 0 = −∞`). Only read when `floors`.
+    pub pf_log_width_floor: bool,
+}
+
+/// The exact median of `v` (mean of the two middle values for even length); `v` non-empty.
+pub fn exact_median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len();
+    if m % 2 == 1 {
+        v[m / 2]
+    } else {
+        0.5 * (v[m / 2 - 1] + v[m / 2])
+    }
+}
+
+/// The probabilities of the `M + 1` bins of the EM median (card §3.4) for the sorted
+/// values `sorted` in `[lo, hi]`: bin `i` (`I_0 = [lo, x_(1)]`, `I_i = [x_(i), x_(i+1)]`,
+/// `I_M = [x_(M), hi]`) has weight `w_i · exp(−ε |2i − M| / 2)` (`+1e-12` with floors),
+/// normalised. Returns (bin edges `e_0..e_{M+1}`, probabilities).
+pub fn em_bin_probabilities(
+    sorted: &[f64],
+    lo: f64,
+    hi: f64,
+    epsilon: f64,
+    floors: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    let m = sorted.len();
+    let mut edges = Vec::with_capacity(m + 2);
+    edges.push(lo);
+    edges.extend_from_slice(sorted);
+    edges.push(hi);
+    let widths: Vec<f64> = edges.windows(2).map(|w| (w[1] - w[0]).max(0.0)).collect();
+    let scores: Vec<f64> = (0..=m)
+        .map(|i| -((2 * i) as f64 - m as f64).abs())
+        .collect();
+    let lw = exponential_log_weights(&scores, 1.0, epsilon, Some(&widths));
+    let norm = if floors {
+        Normalisation::Floored(1e-12)
+    } else {
+        Normalisation::LogSumExp
+    };
+    (edges, exponential_probabilities(&lw, norm))
+}
+
+/// The private (or exact, or uniform) threshold on a continuous attribute with node values
+/// `v` (M of them) and range `[lo, hi]` (card §3.4). `M ≤ 1` gives `Uniform(lo, hi)` for
+/// every mechanism (the reference's data-dependent special case).
+pub fn continuous_threshold<R: Rng + ?Sized>(
+    rng: &mut R,
+    v: &mut [f64],
+    (lo, hi): (f64, f64),
+    mech: MedianMechanism,
+    epsilon: f64,
+    opt: &MedianOptions,
+) -> f64 {
+    let uniform = |rng: &mut R| lo + rng.gen::<f64>() * (hi - lo);
+    if v.len() <= 1 || mech == MedianMechanism::Uniform {
+        return uniform(rng);
+    }
+    if mech == MedianMechanism::Exact {
+        return exact_median(v);
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len();
+    let bin = match mech {
+        MedianMechanism::Exponential => {
+            let (edges, p) = em_bin_probabilities(v, lo, hi, epsilon, opt.floors);
+            let i = draw_index(rng, &p);
+            return edges[i] + rng.gen::<f64>() * (edges[i + 1] - edges[i]).max(0.0);
+        }
+        MedianMechanism::PermuteFlip => {
+            let edges: Vec<f64> = std::iter::once(lo)
+                .chain(v.iter().cloned())
+                .chain(std::iter::once(hi))
+                .collect();
+            let factor = match opt.pf_width {
+                PfWidth::Power => epsilon,
+                PfWidth::Linear => 1.0,
+            };
+            let scores: Vec<f64> = edges
+                .windows(2)
+                .enumerate()
+                .map(|(i, w)| {
+                    let width = (w[1] - w[0]).max(0.0);
+                    let lw = if opt.floors && opt.pf_log_width_floor {
+                        (width + 1e-12).ln()
+                    } else {
+                        width.ln()
+                    };
+                    // Acceptance exp((s_i − s*)/2) with s_i = 2·factor·ln w_i − ε|2i − M|.
+                    let s = 2.0 * factor * lw - epsilon * ((2 * i) as f64 - m as f64).abs();
+                    if s.is_nan() {
+                        f64::NEG_INFINITY
+                    } else {
+                        s
+                    }
+                })
+                .collect();
+            let floor = if opt.floors { 1e-12 } else { 0.0 };
+            let i = permute_and_flip(rng, &scores, 1.0, 1.0, floor);
+            (edges[i], edges[i + 1])
+        }
+        MedianMechanism::Exact | MedianMechanism::Uniform => unreachable!(),
+    };
+    bin.0 + rng.gen::<f64>() * (bin.1 - bin.0).max(0.0)
+}
+
+/// The largest category list whose `2^(m−1) − 1` partitions are enumerated (card §3.5:
+/// the data sets reach m = 12).
+pub const MAX_CATEGORIES: usize = 16;
+
+/// Partition `j` (1 ≤ j ≤ 2^(m−1) − 1) of the category list `cats` (m codes) in the
+/// reference encoding (card §3.5): write `j` in m binary digits, most significant first;
+/// digit k set ⇔ `cats[k] ∈ C`. The leading digit is 0, so `cats[0]` is never in C.
+/// Returns `(C, S ∖ C)`.
+pub fn partition_of(j: usize, cats: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let m = cats.len();
+    let mut c = Vec::new();
+    let mut rest = Vec::new();
+    for (k, &code) in cats.iter().enumerate() {
+        if j >> (m - 1 - k) & 1 == 1 {
+            c.push(code);
+        } else {
+            rest.push(code);
+        }
+    }
+    (c, rest)
+}
+
+/// The categorical median (card §3.5): node values `v`, category list `cats` (m ≥ 2).
+/// Scores `−|2 n_C − M|` over the `2^(m−1) − 1` partitions; exact = the first minimiser,
+/// EM with weights `e^{−ε|2n_C−M|/2}` (`+1e-6` with floors), PF (`+1e-12` with floors),
+/// uniform = a uniformly random partition (DP-ERT).
+///
+/// # Errors
+/// More than [`MAX_CATEGORIES`] categories (attribute `attr`).
+pub fn categorical_split<R: Rng + ?Sized>(
+    rng: &mut R,
+    attr: usize,
+    v: &[f64],
+    cats: &[f64],
+    mech: MedianMechanism,
+    epsilon: f64,
+    opt: &MedianOptions,
+) -> Result<Split, ForestError> {
+    let m = cats.len();
+    if m > MAX_CATEGORIES {
+        return Err(ForestError::TooManyCategories { attr, m });
+    }
+    let count = (1usize << (m - 1)) - 1;
+    let j = if mech == MedianMechanism::Uniform {
+        1 + rng.gen_range(0..count)
+    } else {
+        let mut c = vec![0usize; m];
+        for x in v {
+            if let Some(k) = cats.iter().position(|code| code == x) {
+                c[k] += 1;
+            }
+        }
+        let big_m = v.len() as f64;
+        let scores: Vec<f64> = (1..=count)
+            .map(|j| {
+                let n_c: usize = (0..m)
+                    .filter(|&k| j >> (m - 1 - k) & 1 == 1)
+                    .map(|k| c[k])
+                    .sum();
+                -(2.0 * n_c as f64 - big_m).abs()
+            })
+            .collect();
+        1 + match mech {
+            MedianMechanism::Exact => {
+                let best = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                scores.iter().position(|&s| s == best).expect("non-empty")
+            }
+            MedianMechanism::Exponential => {
+                let lw = exponential_log_weights(&scores, 1.0, epsilon, None);
+                let norm = if opt.floors {
+                    Normalisation::Floored(1e-6)
+                } else {
+                    Normalisation::LogSumExp
+                };
+                draw_index(rng, &exponential_probabilities(&lw, norm))
+            }
+            MedianMechanism::PermuteFlip => permute_and_flip(
+                rng,
+                &scores,
+                1.0,
+                epsilon,
+                if opt.floors { 1e-12 } else { 0.0 },
+            ),
+            MedianMechanism::Uniform => unreachable!(),
+        }
+    };
+    let (subset, rest) = partition_of(j, cats);
+    Ok(Split::Subset { attr, subset, rest })
+}

@@ -1,0 +1,230 @@
+//! One DiPriMe tree: the recursion of card diprime.md §3.3 over the median (§3.4–§3.5),
+//! attribute (§3.6), range (§3.7) and leaf (§3.8) modules.
+
+use super::attribute::{choose, split_mse, AttributeMechanism};
+use super::leaf::leaf_value;
+use super::median::{categorical_split, continuous_threshold, MedianMechanism, MedianOptions};
+use super::ranges::{AttrRange, Ranges, Split};
+use super::ForestError;
+use crate::data::{Matrix, Task};
+use crate::estimate::LabelBounds;
+use rand::seq::index::sample;
+use rand::Rng;
+
+/// Everything one tree needs besides its rows and root ranges.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeConfig {
+    /// Median mechanism.
+    pub median: MedianMechanism,
+    /// Attribute mechanism.
+    pub attribute: AttributeMechanism,
+    /// K, candidate attributes per node (None = all).
+    pub k: Option<usize>,
+    /// d_max: leaves sit at this depth (root 0).
+    pub depth: usize,
+    /// ε_s of one median draw (unused by exact and uniform medians).
+    pub eps_median: f64,
+    /// ε_a of one attribute choice (unused by argmin and uniform).
+    pub eps_attribute: f64,
+    /// ε_ℓ of the leaves; None = exact leaves (non-private forest).
+    pub eps_leaf: Option<f64>,
+    /// Target bounds [y_lo, y_hi] (card: [0, 1] in every experiment).
+    pub bounds: LabelBounds,
+    /// Regression or binary classification.
+    pub task: Task,
+    /// Median quirks.
+    pub median_options: MedianOptions,
+    /// The reference's categorical scoring bug (card §3.6).
+    pub categorical_bug: bool,
+}
+
+/// A node of a fitted tree.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// A leaf with its value and the exact number of training rows that reached it.
+    Leaf {
+        /// Stored value (mean or fraction of label 1).
+        value: f64,
+        /// Exact row count (bookkeeping, e.g. leaf-occupancy histograms).
+        count: usize,
+    },
+    /// An internal node.
+    Internal {
+        /// The split.
+        split: Split,
+        /// Index of the upper (`x_a ≥ r`, `x_a ∈ C`) child.
+        upper: usize,
+        /// Index of the lower child.
+        lower: usize,
+    },
+}
+
+/// A fitted tree; node 0 is the root.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// Nodes in creation order (depth first, upper child first).
+    pub nodes: Vec<Node>,
+}
+
+impl Tree {
+    /// Grows a tree on rows `rows` of (`x`, `y`) from the root dict `ranges`. Every random
+    /// draw comes from `rng`, in a fixed order (depth first, upper child first).
+    ///
+    /// # Errors
+    /// A categorical attribute with too many categories ([`ForestError`]).
+    pub fn fit<R: Rng + ?Sized>(
+        x: &Matrix,
+        y: &[f64],
+        rows: Vec<usize>,
+        ranges: Ranges,
+        cfg: &TreeConfig,
+        rng: &mut R,
+    ) -> Result<Tree, ForestError> {
+        let mut tree = Tree { nodes: Vec::new() };
+        tree.grow(x, y, rows, ranges, 0, cfg, rng)?;
+        Ok(tree)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn grow<R: Rng + ?Sized>(
+        &mut self,
+        x: &Matrix,
+        y: &[f64],
+        rows: Vec<usize>,
+        ranges: Ranges,
+        depth: usize,
+        cfg: &TreeConfig,
+        rng: &mut R,
+    ) -> Result<usize, ForestError> {
+        let id = self.nodes.len();
+        if depth >= cfg.depth || ranges.is_empty() {
+            let ys: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
+            let value = leaf_value(rng, &ys, cfg.task, cfg.bounds, cfg.eps_leaf);
+            self.nodes.push(Node::Leaf {
+                value,
+                count: rows.len(),
+            });
+            return Ok(id);
+        }
+        let split = find_split(x, y, &rows, &ranges, cfg, rng)?;
+        let (up_rows, low_rows): (Vec<usize>, Vec<usize>) =
+            rows.iter().partition(|&&i| split.upper(x.row(i)));
+        let (up_ranges, low_ranges) = ranges.children(&split);
+        self.nodes.push(Node::Internal {
+            split,
+            upper: 0,
+            lower: 0,
+        });
+        let up = self.grow(x, y, up_rows, up_ranges, depth + 1, cfg, rng)?;
+        let low = self.grow(x, y, low_rows, low_ranges, depth + 1, cfg, rng)?;
+        if let Node::Internal { upper, lower, .. } = &mut self.nodes[id] {
+            *upper = up;
+            *lower = low;
+        }
+        Ok(id)
+    }
+
+    /// The leaf `x` falls in (routing by the same rules as training, card §3.7).
+    pub fn leaf_of(&self, x: &[f64]) -> usize {
+        let mut at = 0;
+        loop {
+            match &self.nodes[at] {
+                Node::Leaf { .. } => return at,
+                Node::Internal {
+                    split,
+                    upper,
+                    lower,
+                } => {
+                    at = if split.upper(x) { *upper } else { *lower };
+                }
+            }
+        }
+    }
+
+    /// The value of the leaf `x` falls in.
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        match &self.nodes[self.leaf_of(x)] {
+            Node::Leaf { value, .. } => *value,
+            Node::Internal { .. } => unreachable!("leaf_of returns a leaf"),
+        }
+    }
+
+    /// The exact training-row count of every leaf (card §7, Fig 3), in node order.
+    pub fn leaf_counts(&self) -> Vec<usize> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Leaf { count, .. } => Some(*count),
+                Node::Internal { .. } => None,
+            })
+            .collect()
+    }
+}
+
+/// `find_split` (card §3.6): K' = min(K, |A|) candidates drawn uniformly without
+/// replacement, a median draw on each with ε_s, the within-child mse of each (only when
+/// the attribute mechanism reads it), and the choice with ε_a.
+fn find_split<R: Rng + ?Sized>(
+    x: &Matrix,
+    y: &[f64],
+    rows: &[usize],
+    ranges: &Ranges,
+    cfg: &TreeConfig,
+    rng: &mut R,
+) -> Result<Split, ForestError> {
+    let a = ranges.0.len();
+    let k = cfg.k.unwrap_or(a).clamp(1, a);
+    let picked = sample(rng, a, k).into_vec();
+    let mut splits = Vec::with_capacity(k);
+    for &c in &picked {
+        let (attr, range) = &ranges.0[c];
+        let split = match range {
+            AttrRange::Continuous { lo, hi } => {
+                let mut v: Vec<f64> = rows.iter().map(|&i| x.get(i, *attr)).collect();
+                let r = continuous_threshold(
+                    rng,
+                    &mut v,
+                    (*lo, *hi),
+                    cfg.median,
+                    cfg.eps_median,
+                    &cfg.median_options,
+                );
+                Split::Threshold { attr: *attr, r }
+            }
+            AttrRange::Categorical(cats) => {
+                let v: Vec<f64> = rows.iter().map(|&i| x.get(i, *attr)).collect();
+                categorical_split(
+                    rng,
+                    *attr,
+                    &v,
+                    cats,
+                    cfg.median,
+                    cfg.eps_median,
+                    &cfg.median_options,
+                )?
+            }
+        };
+        splits.push(split);
+    }
+    if splits.len() == 1 {
+        return Ok(splits.pop().expect("one split"));
+    }
+    let b_inf = cfg.bounds.lo.abs().max(cfg.bounds.hi.abs());
+    let mse: Vec<f64> = match cfg.attribute {
+        AttributeMechanism::Uniform => vec![0.0; splits.len()],
+        _ => splits
+            .iter()
+            .map(|s| split_mse(x, y, rows, s, b_inf, cfg.categorical_bug))
+            .collect(),
+    };
+    let j = choose(
+        rng,
+        cfg.attribute,
+        &mse,
+        rows.len(),
+        b_inf,
+        cfg.eps_attribute,
+        cfg.median_options.floors,
+    );
+    Ok(splits.swap_remove(j))
+}

@@ -1,0 +1,430 @@
+//! The `forest` composition block: central-DP forests of the DiPriMe tree engine
+//! (`crate::forest`; method card diprime.md §3, §4.2, §4.3, §9, §10).
+//!
+//! ```yaml
+//! compose:
+//!   forest: {median: permute_flip, attribute: uniform, tree_rows: disjoint}
+//! params: {k: 1}
+//! ```
+//!
+//! Block fields (the method's structure): `median` (exact | exponential | permute_flip |
+//! uniform), `attribute` (argmin | uniform | exponential | permute_flip), and the defaults
+//! of three parameters a preset fixes: `tree_rows` (disjoint), `k` (1), `epsilon_factor`
+//! (1); `reference_accuracy` (hard | soft) says how the reference code scored the
+//! method's classification accuracy (soft for DP-ERT, card §4.3, §9 item 11).
+//!
+//! Parameters ([`params`]): `trees`, `k` (int or `all`), `depth` (int or `rule` =
+//! floor(log2(n_train / (occupancy · parts))) with parts = `trees` for disjoint rows,
+//! else 1; card §5), `occupancy`, `tree_rows`, `ranges` (full_data | train), and for a
+//! private forest `rho`, `epsilon_factor`; `mode` (reference_quirks | paper) and one
+//! parameter per quirk whose value `mode` (the default) follows it: `median_budget`
+//! (halved | full), `categorical_score` (code_bug | correct), `pf_width` (power |
+//! linear), `weight_floors` (on | off), `accuracy` (soft | hard; reference = the block's
+//! `reference_accuracy`, paper = hard).
+//!
+//! The whole forest is drawn in [`Prepared::predict`] from the runner's noise stream of
+//! (data set, repetition, method, grid point, ε): a forest is one release of the curator.
+//! Central DP reads `RepData.private` (the training rows) directly; the test rows only for
+//! `ranges: full_data` (card §3.1, §3.11 caveat 5, said in the table notes).
+
+use super::Composition;
+use crate::data::{Dataset, Task};
+use crate::estimate::LabelBounds;
+use crate::forest::{
+    depth_rule, node_budgets, AttributeMechanism, Forest, MedianBudget, MedianMechanism,
+    MedianOptions, PfWidth, Ranges, TreeConfig, TreeRows,
+};
+use crate::methods::{
+    MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, Prepared, RepData,
+};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// `k` in a block: a number or `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BlockK {
+    /// K candidate attributes.
+    N(u32),
+    /// Every attribute.
+    All(AllWord),
+}
+
+/// The word `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllWord {
+    /// All attributes.
+    All,
+}
+
+/// How the reference code scored a classification forest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accuracy {
+    /// The share of thresholded predictions equal to the label.
+    #[default]
+    Hard,
+    /// `1 − mean|y − p̂|` of the unthresholded mean leaf fraction (DP-ERT, card §4.3).
+    Soft,
+}
+
+/// The `forest` block.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForestBlock {
+    /// The median mechanism.
+    pub median: MedianMechanism,
+    /// The attribute mechanism.
+    pub attribute: AttributeMechanism,
+    /// Default of the parameter `tree_rows` (default: disjoint).
+    #[serde(default = "disjoint")]
+    pub tree_rows: TreeRows,
+    /// Default of the parameter `k` (default: 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<BlockK>,
+    /// Default of the parameter `epsilon_factor` (default: 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_factor: Option<f64>,
+    /// The reference code's accuracy for this method (default: hard).
+    #[serde(default)]
+    pub reference_accuracy: Accuracy,
+}
+
+fn disjoint() -> TreeRows {
+    TreeRows::Disjoint
+}
+
+impl ForestBlock {
+    /// Whether the forest spends ε: neither mechanism reads the data in the clear.
+    pub fn private(&self) -> bool {
+        self.median != MedianMechanism::Exact && self.attribute != AttributeMechanism::Argmin
+    }
+
+    /// Whether the attribute choice reads the split scores.
+    fn scores_attributes(&self) -> bool {
+        self.attribute != AttributeMechanism::Uniform
+    }
+}
+
+/// `word` of a serde unit enum value.
+fn word<T: Serialize>(v: &T) -> String {
+    super::word(v)
+}
+
+/// Checks the block (called by [`Composition::check`]).
+///
+/// # Errors
+/// A private mechanism next to one that reads the data in the clear (the forest would
+/// spend ε and still not be private), or a bad block default.
+pub(super) fn check(f: &ForestBlock) -> Result<(), String> {
+    let exact = f.median == MedianMechanism::Exact;
+    let argmin = f.attribute == AttributeMechanism::Argmin;
+    let private_median = matches!(
+        f.median,
+        MedianMechanism::Exponential | MedianMechanism::PermuteFlip
+    );
+    if (exact && f.attribute.spends()) || (argmin && private_median) {
+        return Err(format!(
+            "forest: `median: {}` with `attribute: {}` mixes a mechanism that reads the data in the clear with a private one, so the forest is not private; a private forest takes median exponential|permute_flip|uniform with attribute uniform|exponential|permute_flip, a non-private one median exact|uniform with attribute argmin|uniform",
+            word(&f.median),
+            word(&f.attribute)
+        ));
+    }
+    if let Some(e) = f.epsilon_factor {
+        if !(e > 0.0 && e.is_finite()) {
+            return Err(format!("forest.epsilon_factor: a number > 0, got {e}"));
+        }
+        if !f.private() {
+            return Err(
+                "forest.epsilon_factor: a non-private forest spends no epsilon; remove it".into(),
+            );
+        }
+    }
+    if f.k == Some(BlockK::N(0)) {
+        return Err("forest.k: an integer >= 1 or `all`".into());
+    }
+    Ok(())
+}
+
+/// A `&'static str` for a block-derived default (interned: each distinct text is leaked
+/// once, so repeated validation does not grow memory).
+fn intern(s: String) -> &'static str {
+    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let set = seen.get_or_insert_with(HashSet::new);
+    if let Some(&t) = set.get(s.as_str()) {
+        return t;
+    }
+    let t: &'static str = Box::leak(s.into_boxed_str());
+    set.insert(t);
+    t
+}
+
+const fn choice(
+    name: &'static str,
+    names: &'static [&'static str],
+    default: &'static str,
+    role: ParamRole,
+    doc: &'static str,
+) -> ParamDecl {
+    ParamDecl {
+        name,
+        role,
+        kind: ParamKind::Choice(names),
+        default: Some(default),
+        doc,
+    }
+}
+
+/// The parameters of a forest composition (see the module docs), all release-side but
+/// `accuracy` (curator-side: soft and hard accuracy score the same forests).
+pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
+    let r = ParamRole::Release;
+    let k_default = match f.k {
+        None => "1",
+        Some(BlockK::All(_)) => "all",
+        Some(BlockK::N(k)) => intern(k.to_string()),
+    };
+    let rows_default = match f.tree_rows {
+        TreeRows::Disjoint => "disjoint",
+        TreeRows::All => "all",
+    };
+    let mut out = vec![
+        ParamDecl { name: "trees", role: r, kind: ParamKind::Int { min: 1 }, default: Some("10"), doc: "N_T, trees in the forest (card §3.9)" },
+        ParamDecl { name: "k", role: r, kind: ParamKind::IntOrWord { min: 1, word: "all" }, default: Some(k_default), doc: "K, candidate attributes per node drawn without replacement (card §3.6; min(K, attributes left))" },
+        ParamDecl { name: "depth", role: r, kind: ParamKind::IntOrWord { min: 0, word: "rule" }, default: Some("rule"), doc: "d_max, or `rule` = floor(log2(n_train / (occupancy * parts))), parts = trees for disjoint tree rows, else 1 (card §5: d_part, d_full)" },
+        ParamDecl { name: "occupancy", role: r, kind: ParamKind::Int { min: 1 }, default: Some("25"), doc: "expected leaf occupancy of the depth rule (25; 10 on Banknote)" },
+        choice("tree_rows", &["disjoint", "all"], rows_default, r, "disjoint: each tree on its own random share of the rows with the whole epsilon (partition = True); all: every tree on all rows with epsilon / trees (card §3.9)"),
+        choice("ranges", &["full_data", "train"], "full_data", r, "root ranges and category lists from all rows, train and test, not privatised (reference, card §3.1) or from the training rows"),
+    ];
+    if f.private() {
+        out.push(ParamDecl {
+            name: "rho",
+            role: r,
+            kind: ParamKind::Float {
+                lo: 0.0,
+                hi: 1.0,
+                open: true,
+            },
+            default: Some("0.5"),
+            doc: "share of a tree's budget on splits; the leaves get 1 - rho (card §3.2)",
+        });
+        out.push(ParamDecl {
+            name: "epsilon_factor",
+            role: r,
+            kind: ParamKind::Float { lo: 0.0, hi: f64::INFINITY, open: true },
+            default: Some(match f.epsilon_factor {
+                None => "1",
+                Some(e) => intern(ParamValue::Float(e).to_string()),
+            }),
+            doc: "the forest is called with epsilon_factor x the spec's epsilon (the paper's calling conventions: DP-ERT 2 in the tables; card §6.3, §7)",
+        });
+    }
+    out.push(choice("mode", &["reference_quirks", "paper"], "reference_quirks", r, "reference_quirks: the authors' code, which produced the tables; paper: every quirk off (card §9, §10); each quirk below defaults to `mode`"));
+    if f.private() && !f.attribute.spends() && f.median != MedianMechanism::Uniform {
+        out.push(choice("median_budget", &["mode", "halved", "full"], "mode", r, "halved: the median gets rho*eps_T/(2 d) although the attribute choice spends nothing (reference); full: rho*eps_T/d (paper; card §3.2, §9 item 1)"));
+    }
+    if f.scores_attributes() {
+        out.push(choice("categorical_score", &["mode", "code_bug", "correct"], "mode", r, "code_bug: a categorical candidate is scored on the rows in C twice (reference, card §3.6); correct: both children"));
+    }
+    if f.median == MedianMechanism::PermuteFlip {
+        out.push(choice("pf_width", &["mode", "power", "linear"], "mode", r, "power: PF weighs a bin's width as width^eps (reference, card §3.4); linear: as the EM base measure"));
+    }
+    if matches!(
+        f.median,
+        MedianMechanism::Exponential | MedianMechanism::PermuteFlip
+    ) || f.attribute.spends()
+    {
+        out.push(choice("weight_floors", &["mode", "on", "off"], "mode", r, "on: the reference's weight floors (+1e-12, +1e-6), unshifted EM weights with a uniform fallback (card §2.2); off: exact log-sum-exp"));
+    }
+    out.push(choice("accuracy", &["mode", "soft", "hard"], "mode", ParamRole::Curator, "classification score: hard = share of thresholded predictions right; soft = 1 - mean|y - p| of the mean leaf fraction (DP-ERT's reference, card §4.3); reference_quirks = the block's reference_accuracy, paper = hard"));
+    out
+}
+
+/// The value of quirk `name` at grid point `p`: its own value, or when `mode`, `reference`
+/// under `mode: reference_quirks` and `paper` otherwise. Undeclared quirks read as
+/// `reference` (they do not apply to the composition).
+fn quirk<'a>(p: &'a Params, name: &str, reference: &'a str, paper: &'a str) -> &'a str {
+    match p.0.iter().find(|(k, _)| k == name) {
+        Some((_, ParamValue::Str(v))) if v != "mode" => v,
+        _ if p.str("mode") == "paper" => paper,
+        _ => reference,
+    }
+}
+
+/// The accuracy the grid point asks for.
+fn accuracy(f: &ForestBlock, p: &Params) -> Accuracy {
+    let reference = match f.reference_accuracy {
+        Accuracy::Soft => "soft",
+        Accuracy::Hard => "hard",
+    };
+    match quirk(p, "accuracy", reference, "hard") {
+        "soft" => Accuracy::Soft,
+        _ => Accuracy::Hard,
+    }
+}
+
+/// The test metric of a forest composition's predictions: `1 − mean|y − p̂|` for soft
+/// classification accuracy, else `task.score`.
+pub(super) fn score(f: &ForestBlock, task: Task, p: &Params, y: &[f64], pred: &[f64]) -> f64 {
+    if task == Task::Classification && accuracy(f, p) == Accuracy::Soft {
+        let n = y.len() as f64;
+        return 1.0 - y.iter().zip(pred).map(|(a, b)| (a - b).abs()).sum::<f64>() / n;
+    }
+    task.score(y, pred)
+}
+
+/// Table-note sentences: what a forest reads in the clear.
+pub(super) fn privacy_notes(f: &ForestBlock) -> Vec<String> {
+    if !f.private() {
+        return vec!["non-private forest on the training rows (DiPriMe card §4.2)".into()];
+    }
+    vec![format!(
+        "central DP (DiPriMe card §3.11): the curator reads the training rows through the {} median and the {} attribute choice and Laplace leaves; exact node counts are used in the clear (attribute sensitivity 4B^2/n, leaf noise scale, the M <= 1 and empty-node cases), the K candidate medians are charged one eps_s, and with `ranges: full_data` the root ranges and category lists come from all rows (train and test) without privacy; the `mode` parameter (default reference_quirks) and each quirk are in the run's params",
+        word(&f.median),
+        word(&f.attribute)
+    )]
+}
+
+/// One line for `list methods`.
+pub(super) fn describe(f: &ForestBlock) -> String {
+    format!(
+        "forest: median {}, attribute {}, tree_rows {}",
+        word(&f.median),
+        word(&f.attribute),
+        word(&f.tree_rows)
+    )
+}
+
+/// Reads the training rows; nothing is drawn here.
+pub(super) fn prepare(
+    c: &Composition,
+    data: &RepData,
+) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+    let f = c.forest.expect("a forest composition");
+    let train = &data.private;
+    if train.task == Task::Classification {
+        if let Some(bad) = train.y.iter().find(|&&v| v != 0.0 && v != 1.0) {
+            return Err(MethodError::Other(format!(
+                "a forest classifies 0/1 labels (DiPriMe card §3.8); found label {bad} in data set `{}`",
+                train.name
+            )));
+        }
+    }
+    Ok(Some(Box::new(PreparedForest {
+        block: f,
+        full: Ranges::root(&[&train.x, &data.test.x], &train.categorical),
+        train_only: Ranges::root(&[&train.x], &train.categorical),
+        train: train.clone(),
+        test_x: data.test.x.clone(),
+        bounds: match train.task {
+            Task::Regression => data.bounds,
+            Task::Classification => LabelBounds { lo: 0.0, hi: 1.0 },
+        },
+    })))
+}
+
+struct PreparedForest {
+    block: ForestBlock,
+    full: Ranges,
+    train_only: Ranges,
+    train: Dataset,
+    test_x: crate::data::Matrix,
+    bounds: LabelBounds,
+}
+
+impl Prepared for PreparedForest {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let f = &self.block;
+        let trees = m.usize("trees");
+        let rows = match m.str("tree_rows") {
+            "all" => TreeRows::All,
+            _ => TreeRows::Disjoint,
+        };
+        let k = match m.get("k") {
+            ParamValue::Int(k) => Some(*k as usize),
+            _ => None,
+        };
+        let depth = match m.get("depth") {
+            ParamValue::Int(d) => *d as usize,
+            _ => {
+                let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
+                depth_rule(self.train.n(), m.usize("occupancy"), 2, parts)
+            }
+        };
+        let eps = if f.private() {
+            Some(crate::methods::required_epsilon("a forest", epsilon)? * m.f64("epsilon_factor"))
+        } else {
+            None
+        };
+        let median_budget = match quirk(m, "median_budget", "halved", "full") {
+            "full" => MedianBudget::Full,
+            _ => MedianBudget::Halved,
+        };
+        let (eps_median, eps_attribute, eps_leaf) = match eps {
+            Some(e) => {
+                let b = node_budgets(
+                    e,
+                    rows,
+                    trees,
+                    m.f64("rho"),
+                    depth,
+                    f.attribute.spends(),
+                    median_budget,
+                );
+                (b.median, b.attribute, Some(b.leaf))
+            }
+            None => (0.0, 0.0, None),
+        };
+        let floors = quirk(m, "weight_floors", "on", "off") == "on";
+        let cfg = TreeConfig {
+            median: f.median,
+            attribute: f.attribute,
+            k,
+            depth,
+            eps_median,
+            eps_attribute,
+            eps_leaf,
+            bounds: self.bounds,
+            task: self.train.task,
+            median_options: MedianOptions {
+                floors,
+                pf_width: match quirk(m, "pf_width", "power", "linear") {
+                    "linear" => PfWidth::Linear,
+                    _ => PfWidth::Power,
+                },
+                pf_log_width_floor: self.train.task == Task::Classification,
+            },
+            categorical_bug: quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
+        };
+        let ranges = match m.str("ranges") {
+            "train" => &self.train_only,
+            _ => &self.full,
+        };
+        let forest = Forest::fit(
+            &self.train.x,
+            &self.train.y,
+            ranges,
+            &cfg,
+            (trees, rows),
+            rng,
+        )
+        .map_err(|e| MethodError::Other(e.to_string()))?;
+        let mean = forest.predict_mean(&self.test_x);
+        Ok(match (self.train.task, accuracy(f, m)) {
+            (Task::Classification, Accuracy::Hard) => mean
+                .into_iter()
+                .map(|p| f64::from(u8::from(p >= 0.5)))
+                .collect(),
+            _ => mean,
+        })
+    }
+}

@@ -1,0 +1,187 @@
+//! The exponential mechanism over a finite list of candidates (McSherry & Talwar 2007;
+//! DiPriMe card diprime.md §2.2).
+//!
+//! **Law.** Candidates `j = 0..m` with scores `q_j` (higher is better), sensitivity `Δ > 0`,
+//! budget `ε ≥ 0` and optional base weights `μ_j ≥ 0` (all 1 when absent). The mechanism
+//! returns `j` with probability
+//!
+//! ```text
+//! P(j) = μ_j · exp(ε q_j / (2Δ)) / Σ_k μ_k · exp(ε q_k / (2Δ)),
+//! ```
+//!
+//! which is ε-DP when every `q_j` changes by at most `Δ` between neighbouring data sets and
+//! `μ` does not depend on the data. [`Normalisation::LogSumExp`] computes it exactly in log
+//! space (the weights never underflow). [`Normalisation::Floored`] reproduces the authors'
+//! code (card §2.2 quirks 1–3): weights `μ_j · exp(ε q_j/(2Δ)) + floor` computed without
+//! subtracting the largest score, and a uniform draw when they all underflow to 0.
+
+use rand::Rng;
+
+/// How the weights are normalised.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Normalisation {
+    /// Exact: log-sum-exp over `ln μ_j + ε q_j/(2Δ)`.
+    LogSumExp,
+    /// The reference code: `μ_j · exp(ε q_j/(2Δ)) + floor` unshifted (the floor is `1e-12`
+    /// for the continuous median, `1e-6` for the categorical median, `0` for DiPriMe's
+    /// attribute choice), uniform when every weight is 0 or the sum is not finite.
+    Floored(f64),
+}
+
+/// The unnormalised log weights `ln μ_j + ε q_j/(2Δ)` (−∞ for `μ_j = 0` or `q_j = −∞`).
+///
+/// # Panics
+/// If `Δ ≤ 0`, `ε < 0`, or `base` has a different length than `scores`.
+pub fn exponential_log_weights(
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    base: Option<&[f64]>,
+) -> Vec<f64> {
+    assert!(
+        sensitivity > 0.0,
+        "exponential mechanism: sensitivity must be > 0"
+    );
+    assert!(
+        epsilon >= 0.0,
+        "exponential mechanism: epsilon must be >= 0"
+    );
+    if let Some(b) = base {
+        assert_eq!(b.len(), scores.len(), "one base weight per candidate");
+    }
+    scores
+        .iter()
+        .enumerate()
+        .map(|(j, &q)| {
+            let mu = base.map_or(1.0, |b| b[j]);
+            let e = if epsilon == 0.0 {
+                0.0
+            } else {
+                epsilon * q / (2.0 * sensitivity)
+            };
+            mu.ln() + e
+        })
+        .collect()
+}
+
+/// The probabilities `P(j)` of the law above under `norm` (length m, sum 1).
+///
+/// When every weight is zero (all log weights −∞ under `LogSumExp`, or all underflowing
+/// under `Floored(0)`), the law is uniform: the reference code's fallback, and the only
+/// choice left when no candidate has positive weight.
+pub fn exponential_probabilities(log_weights: &[f64], norm: Normalisation) -> Vec<f64> {
+    let m = log_weights.len();
+    assert!(m > 0, "exponential mechanism over an empty list");
+    let uniform = || vec![1.0 / m as f64; m];
+    match norm {
+        Normalisation::LogSumExp => {
+            let top = log_weights
+                .iter()
+                .cloned()
+                .fold(f64::NEG_INFINITY, f64::max);
+            if top == f64::NEG_INFINITY || top.is_nan() {
+                return uniform();
+            }
+            let w: Vec<f64> = log_weights.iter().map(|&l| (l - top).exp()).collect();
+            let total: f64 = w.iter().sum();
+            w.into_iter().map(|x| x / total).collect()
+        }
+        Normalisation::Floored(floor) => {
+            let w: Vec<f64> = log_weights.iter().map(|&l| l.exp() + floor).collect();
+            let total: f64 = w.iter().sum();
+            if !(total > 0.0 && total.is_finite()) {
+                return uniform();
+            }
+            w.into_iter().map(|x| x / total).collect()
+        }
+    }
+}
+
+/// One draw from the probabilities `probs` (summing to 1): the first `j` whose cumulative
+/// probability exceeds a uniform draw (one `f64` from `rng`); the last candidate with
+/// positive probability absorbs rounding.
+pub fn draw_index<R: Rng + ?Sized>(rng: &mut R, probs: &[f64]) -> usize {
+    let u: f64 = rng.gen::<f64>();
+    let mut acc = 0.0;
+    let mut last = 0;
+    for (j, &p) in probs.iter().enumerate() {
+        if p > 0.0 {
+            last = j;
+            acc += p;
+            if u < acc {
+                return j;
+            }
+        }
+    }
+    last
+}
+
+/// The exponential mechanism: one index drawn from [`exponential_probabilities`] of
+/// [`exponential_log_weights`]`(scores, sensitivity, epsilon, base)`.
+///
+/// # Panics
+/// As [`exponential_log_weights`], or on an empty list.
+pub fn exponential_mechanism<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    base: Option<&[f64]>,
+    norm: Normalisation,
+) -> usize {
+    let lw = exponential_log_weights(scores, sensitivity, epsilon, base);
+    draw_index(rng, &exponential_probabilities(&lw, norm))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probabilities_follow_the_law() {
+        let q = [0.0, -1.0, -3.0];
+        let mu = [1.0, 2.0, 0.5];
+        let lw = exponential_log_weights(&q, 1.0, 2.0, Some(&mu));
+        let p = exponential_probabilities(&lw, Normalisation::LogSumExp);
+        let w: Vec<f64> = q
+            .iter()
+            .zip(&mu)
+            .map(|(q, m)| m * (q * 2.0 / 2.0f64).exp())
+            .collect();
+        let s: f64 = w.iter().sum();
+        for j in 0..3 {
+            assert!((p[j] - w[j] / s).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn log_sum_exp_survives_what_underflows_in_the_reference() {
+        // exp(-2000) underflows: the reference falls back to uniform, log-sum-exp does not.
+        let lw = [-2000.0, -2001.0];
+        let exact = exponential_probabilities(&lw, Normalisation::LogSumExp);
+        assert!((exact[0] - 1.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-12);
+        assert_eq!(
+            exponential_probabilities(&lw, Normalisation::Floored(0.0)),
+            vec![0.5, 0.5]
+        );
+        // With a floor the floor dominates: uniform as well.
+        let f = exponential_probabilities(&lw, Normalisation::Floored(1e-12));
+        assert!((f[0] - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn zero_base_weight_is_never_drawn() {
+        let mut rng = rand_pcg::Pcg64::new(1, 2);
+        for _ in 0..200 {
+            let j = exponential_mechanism(
+                &mut rng,
+                &[0.0, 0.0, 0.0],
+                1.0,
+                1.0,
+                Some(&[1.0, 0.0, 1.0]),
+                Normalisation::LogSumExp,
+            );
+            assert_ne!(j, 1);
+        }
+    }
+}
