@@ -841,4 +841,143 @@ mod tests {
         .to_string();
         assert!(e.contains("names 2 columns but the file has 3"), "{e}");
     }
+
+    const DATED: &str = "when,kind,v,y\n2016-01-11 17:00:00,b,1.5,10\n2016-03-06 08:30:00,a,2.5,30\n2016-05-27 23:10:00,c,3.5,20\n";
+
+    fn regression(p: &Path, enc: &str) -> Result<Loaded, DataError> {
+        load_encoded(
+            p,
+            "t",
+            3,
+            true,
+            Task::Regression,
+            MissingPolicy::Error,
+            &yaml(enc),
+        )
+    }
+
+    #[test]
+    fn derived_columns_category_codes_and_declarations() {
+        let (_d, p) = file(DATED);
+        let enc = "drop: [when]\ncategory_codes: [kind]\nderive:\n  \
+                   - {name: month, from: when, format: '%Y-%m-%d %H:%M:%S', part: month}\n  \
+                   - {name: wd, from: when, format: '%Y-%m-%d %H:%M:%S', part: weekday}\n  \
+                   - {name: h, from: when, format: '%Y-%m-%d %H:%M:%S', part: hour}\n  \
+                   - {name: dd, from: when, format: '%Y-%m-%d %H:%M:%S', part: day}\n\
+                   categorical: [wd, kind]\nunbinned: [v]\n";
+        let ds = regression(&p, enc).unwrap().dataset;
+        // kind (codes a=0 b=1 c=2), v, then the derived columns in the order listed:
+        // 2016-01-11 is a Monday (0), 2016-03-06 a Sunday (6), 2016-05-27 a Friday (4).
+        assert_eq!(ds.x.row(0), &[1.0, 1.5, 1.0, 0.0, 17.0, 11.0]);
+        assert_eq!(ds.x.row(1), &[0.0, 2.5, 3.0, 6.0, 8.0, 6.0]);
+        assert_eq!(ds.x.row(2), &[2.0, 3.5, 5.0, 4.0, 23.0, 27.0]);
+        assert_eq!(ds.categorical, vec![0, 3], "sorted feature indices");
+        assert_eq!(ds.unbinned, vec![1]);
+        assert_eq!(ds.y, vec![10.0, 30.0, 20.0], "no target rule: file units");
+    }
+
+    #[test]
+    fn a_malformed_timestamp_names_file_line_column_and_format() {
+        let (_d, p) = file(&DATED.replace("2016-03-06 08:30:00", "2016-03-06T08:30"));
+        let enc = "drop: [when, kind]\nderive: [{name: m, from: when, format: '%Y-%m-%d %H:%M:%S', part: month}]\n";
+        let e = regression(&p, enc).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&p.display().to_string())
+                && e.contains("line 3, column 0 (\"when\")")
+                && e.contains("\"2016-03-06T08:30\"")
+                && e.contains("%Y-%m-%d %H:%M:%S"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn derive_and_declarations_refuse_what_does_not_fit() {
+        let (_d, p) = file(DATED);
+        let err = |enc: &str| regression(&p, enc).unwrap_err().to_string();
+        let f = "format: '%Y-%m-%d %H:%M:%S'";
+        let e = err(&format!(
+            "drop: [kind]\nderive: [{{name: m, from: when, {f}, part: month}}]\n"
+        ));
+        assert!(e.contains("must also be listed in encode.drop"), "{e}");
+        let e = err(&format!(
+            "drop: [when, kind]\nderive: [{{name: v, from: when, {f}, part: month}}]\n"
+        ));
+        assert!(e.contains("\"v\" is already a column"), "{e}");
+        let e = err(&format!(
+            "drop: [when, kind]\nderive: [{{name: m, from: date, {f}, part: month}}]\n"
+        ));
+        assert!(
+            e.contains("\"date\"") && e.contains("when, kind, v, y"),
+            "{e}"
+        );
+        let e = err("drop: [when]\none_hot: [kind]\ncategorical: [kind]\n");
+        assert!(
+            e.contains("encode.categorical") && e.contains("one-hot"),
+            "{e}"
+        );
+        let e = err("drop: [when, kind]\ncategorical: [when]\n");
+        assert!(
+            e.contains("label or dropped") && e.contains("(valid: v)"),
+            "{e}"
+        );
+        let e = err("drop: [when, kind]\nunbinned: [w]\n");
+        assert!(e.contains("encode.unbinned: \"w\" is not a column"), "{e}");
+        let e = err("drop: [when, kind]\ncategorical: [v, v]\n");
+        assert!(e.contains("listed twice"), "{e}");
+        let e = err("drop: [when, kind]\ncategorical: [v]\nunbinned: [v]\n");
+        assert!(e.contains("never binned"), "{e}");
+        let e = err("drop: [when]\ncodes: {kind: {a: 0, b: 1, c: 2}}\ncategory_codes: [kind]\n");
+        assert!(e.contains("already"), "{e}");
+    }
+
+    #[test]
+    fn target_rescaling_min_max_and_max() {
+        let (_d, p) = file(DATED);
+        let y = |rule: &str| {
+            regression(
+                &p,
+                &format!("drop: [when, kind]\ntarget: {{rescale: {rule}}}\n"),
+            )
+            .unwrap()
+            .dataset
+            .y
+        };
+        assert_eq!(y("min_max"), vec![0.0, 1.0, 0.5]);
+        assert_eq!(y("max"), vec![10.0 / 30.0, 1.0, 20.0 / 30.0]);
+        // A constant target cannot be min-max scaled, a negative one not divided by its max.
+        let (_d, p) = file("a,y\n1,-2\n2,-2\n");
+        for (rule, need) in [("min_max", "max > min"), ("max", "min >= 0 and max > 0")] {
+            let e = load_encoded(
+                &p,
+                "t",
+                1,
+                true,
+                Task::Regression,
+                MissingPolicy::Error,
+                &yaml(&format!("target: {{rescale: {rule}}}\n")),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains(&format!("encode.target.rescale {rule}"))
+                    && e.contains("[-2, -2]")
+                    && e.contains(need),
+                "{e}"
+            );
+        }
+        // Classification labels are classes, never rescaled.
+        let (_d, p) = file("a,y\n1,0\n2,1\n");
+        let e = load_encoded(
+            &p,
+            "t",
+            1,
+            true,
+            Task::Classification,
+            MissingPolicy::Error,
+            &yaml("target: {rescale: min_max}\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("classification"), "{e}");
+    }
 }
