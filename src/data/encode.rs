@@ -170,12 +170,17 @@ fn encoding_error(path: &Path, message: String) -> DataError {
 /// cell (empty, `?`, `NA`, NaN, inf) anywhere in a row, dropped columns included, follows
 /// `missing` as in [`super::load_csv`]: the row is an error or is dropped, as a `dropna`
 /// before the columns are selected (which is what reproduces the LPCT paper's row counts,
-/// e.g. Census's 45,222 complete rows).
+/// e.g. Census's 45,222 complete rows). `categorical` and `unbinned` set the data set's
+/// [`Dataset::categorical`] and [`Dataset::unbinned`]; `target` rescales the labels over all
+/// kept rows.
 ///
 /// # Errors
 /// [`DataError::Encoding`] for a name the file does not have, a column named twice, a
-/// `columns` list of the wrong length, or a label or code value the encoding does not map
-/// (naming line, column and the valid values); and the errors of [`super::load_csv`]
+/// `columns` list of the wrong length, a label or code value the encoding does not map
+/// (naming line, column and the valid values), a timestamp that does not fit its `derive`
+/// format (naming line, column and format), a `categorical`/`unbinned` name that is not a
+/// kept, coded or derived feature, or a `target` rule that does not fit the task or the
+/// target's range; and the errors of [`super::load_csv`]
 /// (missing and non-numeric cells, ragged rows, bad class labels, empty files).
 pub fn load_encoded(
     path: &Path,
