@@ -777,7 +777,10 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 let paper = m
                     .paper
                     .first()
-                    .map(|p| format!(" [{} {}: n={}, d={}]", p.table, p.abbreviation, p.n, p.d))
+                    .map(|p| {
+                        let d = p.d.map(|d| format!(", d={d}")).unwrap_or_default();
+                        format!(" [{} {}: n={}{d}]", p.table, p.abbreviation, p.n)
+                    })
                     .unwrap_or_default();
                 println!(
                     "{:<12} {:?}, {} rows × {} features, file {}{}",

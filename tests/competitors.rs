@@ -37,6 +37,7 @@ fn dataset(n: usize, rng: &mut Pcg64) -> Dataset {
         task: Task::Classification,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 

@@ -128,6 +128,7 @@ fn step_data() -> RepData {
             task: Task::Regression,
             fixed_public: 0,
             categorical: Vec::new(),
+            unbinned: Vec::new(),
         }
     };
     RepData {

@@ -37,6 +37,7 @@ fn dataset(x: Matrix, y: Vec<f64>) -> Dataset {
         task: Task::Regression,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 

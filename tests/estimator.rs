@@ -181,6 +181,7 @@ fn dataset(rows: Vec<Vec<f64>>, y: Vec<f64>) -> Dataset {
         task: Task::Regression,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 

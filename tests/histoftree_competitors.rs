@@ -112,6 +112,7 @@ fn uniform(name: &str, n: usize, d: usize, rng: &mut Pcg64) -> Dataset {
         task: Task::Regression,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 

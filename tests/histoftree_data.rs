@@ -82,7 +82,7 @@ fn each_manifest_cites_the_papers_row_and_names_its_mismatch() {
         if let Some(t) = &table {
             assert_eq!(
                 (paper.n, paper.d),
-                t[abbreviation],
+                (t[abbreviation].0, Some(t[abbreviation].1)),
                 "{name} ({abbreviation})"
             );
         }
@@ -91,11 +91,11 @@ fn each_manifest_cites_the_papers_row_and_names_its_mismatch() {
             note.contains("HistOfTree"),
             "{name}: the note covers the paper"
         );
-        let differs = paper.n != m.n_rows || paper.d != m.n_features;
+        let differs = paper.n != m.n_rows || paper.d != Some(m.n_features);
         assert_eq!(
             differs,
             DIFFER.contains(&name),
-            "{name}: file {rows}x{features} against the paper's {}x{}",
+            "{name}: file {rows}x{features} against the paper's {}x{:?}",
             paper.n,
             paper.d
         );

@@ -29,6 +29,7 @@ fn step(n: usize, flip: bool) -> Dataset {
         task: Task::Classification,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 
@@ -42,6 +43,7 @@ fn probes() -> Dataset {
         task: Task::Classification,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Raw files made numeric by rules a manifest declares, never by a hand-edited copy of the
 //! file: the label's values mapped to classes, columns dropped, categorical columns one-hot
-//! encoded or given codes (the pre-processing the LPCT paper, App. C.1, describes in words;
-//! the choices that reproduce its Table 1 dimensions are recorded in each manifest).
+//! encoded or given codes, columns derived from a timestamp, the regression target rescaled,
+//! and which encoded features are category codes (the pre-processing the LPCT paper, App.
+//! C.1, and the DiPriMe paper, §4 and method card diprime.md §6.2, describe in words; the
+//! choices that reproduce the papers' data are recorded in each manifest).
 //!
 //! ```yaml
 //! encode:
@@ -10,16 +12,28 @@
 //!   drop: [education, native-country]        # columns left out
 //!   one_hot: [workclass, occupation]         # one 0/1 column per category, categories sorted
 //!   codes: {sex: {Male: 0, Female: 1}}       # one column of codes
+//!   category_codes: [holiday, weather_main]  # code = index in the sorted distinct values
+//!   derive:                                  # columns read from a timestamp, appended
+//!     - {name: weekday, from: date_time, format: "%Y-%m-%d %H:%M:%S", part: weekday}
+//!   categorical: [holiday, weekday]          # encoded features that are category codes
+//!   unbinned: [PAY_0]                        # numeric features the 5-bin discretisation keeps
+//!   target: {rescale: min_max}               # regression target to [0, 1] (or `max`)
 //! ```
 //!
 //! Every other column must be numeric. Columns keep their file order; a one-hot column
-//! becomes its categories' indicator columns in sorted order. Categories are the distinct
-//! values of the file's complete rows (those without a missing cell), so the encoding does
-//! not depend on the split.
+//! becomes its categories' indicator columns in sorted order; derived columns follow the
+//! file's columns in the order listed (as pandas appends new columns). Categories (one-hot
+//! and `category_codes`) are the distinct values of the file's complete rows (those without
+//! a missing cell), sorted by code point as pandas sorts strings, so the encoding does not
+//! depend on the split. `category_codes` are pandas' `Categorical(col).cat.codes`: the index
+//! of the value in that sorted list (pandas < 2.0 reads the text `None` as a category, which
+//! is what these codes do too). A target rescaled by `min_max` is `(y − min y)/(max y −
+//! min y)`, by `max` it is `y / max y`, both over the loaded rows of the whole file.
 
 use super::load::{clean_cell, csv_error, open_csv, Loaded};
 use super::missing::{classify, Cell};
-use super::{ColumnRef, DataError, Dataset, Matrix, MissingPolicy, Task};
+use super::{ColumnRef, DataError, Dataset, Matrix, MinMax, MissingPolicy, Task};
+use chrono::{Datelike, NaiveDateTime, Timelike};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -44,6 +58,94 @@ pub struct Encoding {
     /// Categorical columns replaced by one column of codes: value text → code.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub codes: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Categorical columns replaced by pandas category codes: the index (0, 1, …) of the
+    /// value among the column's distinct values in sorted order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub category_codes: Vec<String>,
+    /// Columns read from a timestamp column, appended after the file's columns in this
+    /// order. The timestamp column itself must be in `drop`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derive: Vec<Derived>,
+    /// Encoded features (by column name: kept, coded or derived; not one-hot) whose values
+    /// are category codes; their indices become
+    /// [`Dataset::categorical`](super::Dataset::categorical).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<String>,
+    /// Numeric encoded features (by column name, not `categorical`) that the 5-bin
+    /// discretisation of DP-RF and DP-DF (method card diprime.md §4.7) leaves as they are;
+    /// their indices become [`Dataset::unbinned`](super::Dataset::unbinned).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbinned: Vec<String>,
+    /// How the regression target is rescaled at load (absent: left as in the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+}
+
+/// A feature read from a timestamp column (`encode.derive`), e.g. the month of
+/// `"2016-01-11 17:00:00"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derived {
+    /// Name of the new column (for `categorical`, `unbinned` and error messages); must
+    /// differ from the file's column names.
+    pub name: String,
+    /// The timestamp column it is read from; that column must also be in `drop`.
+    pub from: String,
+    /// The timestamp's layout, date and time, in strftime syntax as Python's
+    /// `datetime.strptime` and chrono read it, e.g. `"%Y-%m-%d %H:%M:%S"`.
+    pub format: String,
+    /// Which part of the timestamp becomes the value.
+    pub part: DatePart,
+}
+
+/// A part of a timestamp, as Python's `datetime` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatePart {
+    /// The year, e.g. 2016.
+    Year,
+    /// The month, 1 (January) to 12.
+    Month,
+    /// The day of the month, 1 to 31.
+    Day,
+    /// The day of the week, 0 (Monday) to 6 (Sunday), as `datetime.weekday()`.
+    Weekday,
+    /// The hour, 0 to 23.
+    Hour,
+    /// The minute, 0 to 59.
+    Minute,
+}
+
+impl DatePart {
+    /// This part of `t` as a number.
+    fn of(self, t: &NaiveDateTime) -> f64 {
+        f64::from(match self {
+            DatePart::Year => return f64::from(t.year()),
+            DatePart::Month => t.month(),
+            DatePart::Day => t.day(),
+            DatePart::Weekday => t.weekday().num_days_from_monday(),
+            DatePart::Hour => t.hour(),
+            DatePart::Minute => t.minute(),
+        })
+    }
+}
+
+/// What loading does to a regression target (`encode.target`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The rescaling, computed over the loaded rows of the whole file (before any split).
+    pub rescale: Rescale,
+}
+
+/// A rescaling of the regression target to [0, 1] (DiPriMe, method card diprime.md §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rescale {
+    /// `(y − min y) / (max y − min y)`: onto [0, 1] exactly. Needs max y > min y.
+    MinMax,
+    /// `y / max y`: into [min y / max y, 1]. Needs min y ≥ 0 and max y > 0.
+    Max,
 }
 
 /// What an encoding does with one column.
@@ -68,12 +170,17 @@ fn encoding_error(path: &Path, message: String) -> DataError {
 /// cell (empty, `?`, `NA`, NaN, inf) anywhere in a row, dropped columns included, follows
 /// `missing` as in [`super::load_csv`]: the row is an error or is dropped, as a `dropna`
 /// before the columns are selected (which is what reproduces the LPCT paper's row counts,
-/// e.g. Census's 45,222 complete rows).
+/// e.g. Census's 45,222 complete rows). `categorical` and `unbinned` set the data set's
+/// [`Dataset::categorical`] and [`Dataset::unbinned`]; `target` rescales the labels over all
+/// kept rows.
 ///
 /// # Errors
 /// [`DataError::Encoding`] for a name the file does not have, a column named twice, a
-/// `columns` list of the wrong length, or a label or code value the encoding does not map
-/// (naming line, column and the valid values); and the errors of [`super::load_csv`]
+/// `columns` list of the wrong length, a label or code value the encoding does not map
+/// (naming line, column and the valid values), a timestamp that does not fit its `derive`
+/// format (naming line, column and format), a `categorical`/`unbinned` name that is not a
+/// kept, coded or derived feature, or a `target` rule that does not fit the task or the
+/// target's range; and the errors of [`super::load_csv`]
 /// (missing and non-numeric cells, ragged rows, bad class labels, empty files).
 pub fn load_encoded(
     path: &Path,
@@ -203,6 +310,16 @@ fn load_rows(
         }
     }
     let roles = column_roles(path, &names, label_column, encoding, &rows)?;
+    let derived = derived_sources(path, &names, &roles, encoding)?;
+    let (categorical, unbinned) = declared_features(path, &names, &roles, encoding)?;
+    if encoding.target.is_some() && task != Task::Regression {
+        return Err(encoding_error(
+            path,
+            "encode.target rescales a regression target; this data set's task is \
+             classification (its labels are classes 0, 1, …): remove encode.target"
+                .into(),
+        ));
+    }
     let rule = match rule {
         Some((column, values)) => {
             let k = names.iter().position(|n| n == column).ok_or_else(|| {
@@ -231,7 +348,8 @@ fn load_rows(
             Role::OneHot(c) => c.len(),
             Role::Label | Role::Drop => 0,
         })
-        .sum();
+        .sum::<usize>()
+        + derived.len();
     let (mut x, mut y) = (
         Vec::with_capacity(rows.len() * d),
         Vec::with_capacity(rows.len()),
@@ -294,6 +412,22 @@ fn load_rows(
                 }
             }
         }
+        for &(k, derive) in &derived {
+            let cell = &cells[k];
+            let t = NaiveDateTime::parse_from_str(cell, &derive.format).map_err(|e| {
+                encoding_error(
+                    path,
+                    format!(
+                        "line {line}, {}: {cell:?} is not a timestamp of the format {:?} that \
+                         encode.derive {:?} reads ({e})",
+                        column(k),
+                        derive.format,
+                        derive.name
+                    ),
+                )
+            })?;
+            features.push(derive.part.of(&t));
+        }
         if task == Task::Classification && !(label >= 0.0 && label.fract() == 0.0) {
             return Err(DataError::BadClassLabel {
                 path: path.to_path_buf(),
@@ -320,10 +454,14 @@ fn load_rows(
             }
         });
     }
+    if let Some(target) = &encoding.target {
+        rescale_target(path, &mut y, target.rescale)?;
+    }
     let loaded = Loaded {
         dataset: Dataset {
             fixed_public: 0,
-            categorical: Vec::new(),
+            categorical,
+            unbinned,
             name: name.to_string(),
             x: Matrix::new(y.len(), d, x),
             y,
@@ -381,22 +519,190 @@ fn column_roles(
     }
     for n in &encoding.one_hot {
         let k = index("encode.one_hot", n)?;
-        // Categories of the complete rows (the rows a `drop_rows` policy keeps), so a value
-        // that only occurs beside a missing cell makes no column.
-        let complete = |cells: &Vec<String>| {
-            !cells
-                .iter()
-                .any(|c| matches!(classify(c), Cell::Missing(_)))
-        };
-        let categories: BTreeSet<&str> = rows
-            .iter()
-            .filter(|(_, cells)| complete(cells))
-            .map(|(_, cells)| cells[k].as_str())
+        claim(k, "encode.one_hot", Role::OneHot(categories(rows, k)))?;
+    }
+    for n in &encoding.category_codes {
+        let k = index("encode.category_codes", n)?;
+        let codes = categories(rows, k)
+            .into_iter()
+            .enumerate()
+            .map(|(code, value)| (value, code as f64))
             .collect();
-        let categories = categories.into_iter().map(str::to_string).collect();
-        claim(k, "encode.one_hot", Role::OneHot(categories))?;
+        claim(k, "encode.category_codes", Role::Codes(codes))?;
     }
     Ok(roles)
+}
+
+/// The distinct values of column `k` over the file's complete rows (the rows a
+/// `drop_rows` policy keeps, so a value that only occurs beside a missing cell is no
+/// category), sorted by code point.
+fn categories(rows: &[(u64, Vec<String>)], k: usize) -> Vec<String> {
+    let complete = |cells: &Vec<String>| {
+        !cells
+            .iter()
+            .any(|c| matches!(classify(c), Cell::Missing(_)))
+    };
+    let categories: BTreeSet<&str> = rows
+        .iter()
+        .filter(|(_, cells)| complete(cells))
+        .map(|(_, cells)| cells[k].as_str())
+        .collect();
+    categories.into_iter().map(str::to_string).collect()
+}
+
+/// The file column of every `encode.derive` entry, in order: it must exist and be
+/// dropped (a timestamp is no number), and the new name must be new.
+fn derived_sources<'a>(
+    path: &Path,
+    names: &[String],
+    roles: &[Role],
+    encoding: &'a Encoding,
+) -> Result<Vec<(usize, &'a Derived)>, DataError> {
+    let mut seen = BTreeSet::new();
+    encoding
+        .derive
+        .iter()
+        .map(|derive| {
+            if names.contains(&derive.name) || !seen.insert(derive.name.as_str()) {
+                return Err(encoding_error(
+                    path,
+                    format!(
+                        "encode.derive: the name {:?} is already a column of the file or of \
+                         encode.derive; give the derived column a new name",
+                        derive.name
+                    ),
+                ));
+            }
+            let k = names
+                .iter()
+                .position(|n| *n == derive.from)
+                .ok_or_else(|| {
+                    encoding_error(
+                        path,
+                        format!(
+                            "encode.derive {:?} reads column {:?}, which the file does not have \
+                         (columns: {})",
+                            derive.name,
+                            derive.from,
+                            names.join(", ")
+                        ),
+                    )
+                })?;
+            if roles[k] != Role::Drop {
+                return Err(encoding_error(
+                    path,
+                    format!(
+                        "encode.derive {:?} reads column {:?}, which must also be listed in \
+                         encode.drop (a timestamp is not a number)",
+                        derive.name, derive.from
+                    ),
+                ));
+            }
+            Ok((k, derive))
+        })
+        .collect()
+}
+
+/// The feature indices (0-based, increasing) of `encode.categorical` and
+/// `encode.unbinned`: names of kept, coded or derived columns, each once, and no name in
+/// both lists.
+fn declared_features(
+    path: &Path,
+    names: &[String],
+    roles: &[Role],
+    encoding: &Encoding,
+) -> Result<(Vec<usize>, Vec<usize>), DataError> {
+    // The encoded features in order: (name, whether it is a one-hot indicator).
+    let mut features: Vec<(&str, bool)> = Vec::new();
+    for (name, role) in names.iter().zip(roles) {
+        match role {
+            Role::Numeric | Role::Codes(_) => features.push((name.as_str(), false)),
+            Role::OneHot(c) => features.extend(c.iter().map(|_| (name.as_str(), true))),
+            Role::Label | Role::Drop => {}
+        }
+    }
+    features.extend(encoding.derive.iter().map(|d| (d.name.as_str(), false)));
+    let valid = || {
+        features
+            .iter()
+            .filter(|f| !f.1)
+            .map(|f| f.0)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let resolve = |field: &str, list: &[String]| -> Result<Vec<usize>, DataError> {
+        let mut out = Vec::with_capacity(list.len());
+        for name in list {
+            let why = match features.iter().position(|f| f.0 == name) {
+                Some(j) if !features[j].1 => {
+                    if out.contains(&j) {
+                        "is listed twice"
+                    } else {
+                        out.push(j);
+                        continue;
+                    }
+                }
+                Some(_) => "is one-hot coded (its indicator columns are 0/1 numbers, not codes)",
+                None if names.contains(name) => "is the label or dropped, not a feature",
+                None => "is not a column of the file or of encode.derive",
+            };
+            return Err(encoding_error(
+                path,
+                format!("{field}: {name:?} {why} (valid: {})", valid()),
+            ));
+        }
+        out.sort_unstable();
+        Ok(out)
+    };
+    let categorical = resolve("encode.categorical", &encoding.categorical)?;
+    let unbinned = resolve("encode.unbinned", &encoding.unbinned)?;
+    if let Some(j) = unbinned.iter().find(|j| categorical.contains(j)) {
+        return Err(encoding_error(
+            path,
+            format!(
+                "encode.unbinned: {:?} is categorical, and categorical features are never \
+                 binned; list only numeric features there",
+                features[*j].0
+            ),
+        ));
+    }
+    Ok((categorical, unbinned))
+}
+
+/// Rescales the regression target `y` in place over all its values (see [`Rescale`]),
+/// with the min-max scaler of [`MinMax`].
+///
+/// # Errors
+/// [`DataError::Encoding`] when `y` is constant (`min_max`) or not non-negative with a
+/// positive maximum (`max`).
+fn rescale_target(path: &Path, y: &mut Vec<f64>, rescale: Rescale) -> Result<(), DataError> {
+    let mut target = Matrix::new(y.len(), 1, std::mem::take(y));
+    let fitted = MinMax::fit(&target);
+    let (lo, hi) = (fitted.lo[0], fitted.hi[0]);
+    let scaler = match rescale {
+        Rescale::MinMax if hi > lo => fitted,
+        Rescale::Max if lo >= 0.0 && hi > 0.0 => MinMax {
+            lo: vec![0.0],
+            hi: vec![hi],
+        },
+        _ => {
+            let need = match rescale {
+                Rescale::MinMax => "max > min",
+                Rescale::Max => "min >= 0 and max > 0",
+            };
+            return Err(encoding_error(
+                path,
+                format!(
+                    "encode.target.rescale {}: the target ranges over [{lo}, {hi}], but it \
+                     needs {need}",
+                    serde_yaml::to_string(&rescale).unwrap_or_default().trim()
+                ),
+            ));
+        }
+    };
+    scaler.transform(&mut target);
+    *y = target.data;
+    Ok(())
 }
 
 fn number(path: &Path, line: u64, column: ColumnRef, cell: &str) -> Result<f64, DataError> {
@@ -539,5 +845,144 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("names 2 columns but the file has 3"), "{e}");
+    }
+
+    const DATED: &str = "when,kind,v,y\n2016-01-11 17:00:00,b,1.5,10\n2016-03-06 08:30:00,a,2.5,30\n2016-05-27 23:10:00,c,3.5,20\n";
+
+    fn regression(p: &Path, enc: &str) -> Result<Loaded, DataError> {
+        load_encoded(
+            p,
+            "t",
+            3,
+            true,
+            Task::Regression,
+            MissingPolicy::Error,
+            &yaml(enc),
+        )
+    }
+
+    #[test]
+    fn derived_columns_category_codes_and_declarations() {
+        let (_d, p) = file(DATED);
+        let enc = "drop: [when]\ncategory_codes: [kind]\nderive:\n  \
+                   - {name: month, from: when, format: '%Y-%m-%d %H:%M:%S', part: month}\n  \
+                   - {name: wd, from: when, format: '%Y-%m-%d %H:%M:%S', part: weekday}\n  \
+                   - {name: h, from: when, format: '%Y-%m-%d %H:%M:%S', part: hour}\n  \
+                   - {name: dd, from: when, format: '%Y-%m-%d %H:%M:%S', part: day}\n\
+                   categorical: [wd, kind]\nunbinned: [v]\n";
+        let ds = regression(&p, enc).unwrap().dataset;
+        // kind (codes a=0 b=1 c=2), v, then the derived columns in the order listed:
+        // 2016-01-11 is a Monday (0), 2016-03-06 a Sunday (6), 2016-05-27 a Friday (4).
+        assert_eq!(ds.x.row(0), &[1.0, 1.5, 1.0, 0.0, 17.0, 11.0]);
+        assert_eq!(ds.x.row(1), &[0.0, 2.5, 3.0, 6.0, 8.0, 6.0]);
+        assert_eq!(ds.x.row(2), &[2.0, 3.5, 5.0, 4.0, 23.0, 27.0]);
+        assert_eq!(ds.categorical, vec![0, 3], "sorted feature indices");
+        assert_eq!(ds.unbinned, vec![1]);
+        assert_eq!(ds.y, vec![10.0, 30.0, 20.0], "no target rule: file units");
+    }
+
+    #[test]
+    fn a_malformed_timestamp_names_file_line_column_and_format() {
+        let (_d, p) = file(&DATED.replace("2016-03-06 08:30:00", "2016-03-06T08:30"));
+        let enc = "drop: [when, kind]\nderive: [{name: m, from: when, format: '%Y-%m-%d %H:%M:%S', part: month}]\n";
+        let e = regression(&p, enc).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&p.display().to_string())
+                && e.contains("line 3, column 0 (\"when\")")
+                && e.contains("\"2016-03-06T08:30\"")
+                && e.contains("%Y-%m-%d %H:%M:%S"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn derive_and_declarations_refuse_what_does_not_fit() {
+        let (_d, p) = file(DATED);
+        let err = |enc: &str| regression(&p, enc).unwrap_err().to_string();
+        let f = "format: '%Y-%m-%d %H:%M:%S'";
+        let e = err(&format!(
+            "drop: [kind]\nderive: [{{name: m, from: when, {f}, part: month}}]\n"
+        ));
+        assert!(e.contains("must also be listed in encode.drop"), "{e}");
+        let e = err(&format!(
+            "drop: [when, kind]\nderive: [{{name: v, from: when, {f}, part: month}}]\n"
+        ));
+        assert!(e.contains("\"v\" is already a column"), "{e}");
+        let e = err(&format!(
+            "drop: [when, kind]\nderive: [{{name: m, from: date, {f}, part: month}}]\n"
+        ));
+        assert!(
+            e.contains("\"date\"") && e.contains("when, kind, v, y"),
+            "{e}"
+        );
+        let e = err("drop: [when]\none_hot: [kind]\ncategorical: [kind]\n");
+        assert!(
+            e.contains("encode.categorical") && e.contains("one-hot"),
+            "{e}"
+        );
+        let e = err("drop: [when, kind]\ncategorical: [when]\n");
+        assert!(
+            e.contains("label or dropped") && e.contains("(valid: v)"),
+            "{e}"
+        );
+        let e = err("drop: [when, kind]\nunbinned: [w]\n");
+        assert!(e.contains("encode.unbinned: \"w\" is not a column"), "{e}");
+        let e = err("drop: [when, kind]\ncategorical: [v, v]\n");
+        assert!(e.contains("listed twice"), "{e}");
+        let e = err("drop: [when, kind]\ncategorical: [v]\nunbinned: [v]\n");
+        assert!(e.contains("never binned"), "{e}");
+        let e = err("drop: [when]\ncodes: {kind: {a: 0, b: 1, c: 2}}\ncategory_codes: [kind]\n");
+        assert!(e.contains("already"), "{e}");
+    }
+
+    #[test]
+    fn target_rescaling_min_max_and_max() {
+        let (_d, p) = file(DATED);
+        let y = |rule: &str| {
+            regression(
+                &p,
+                &format!("drop: [when, kind]\ntarget: {{rescale: {rule}}}\n"),
+            )
+            .unwrap()
+            .dataset
+            .y
+        };
+        assert_eq!(y("min_max"), vec![0.0, 1.0, 0.5]);
+        assert_eq!(y("max"), vec![10.0 / 30.0, 1.0, 20.0 / 30.0]);
+        // A constant target cannot be min-max scaled, a negative one not divided by its max.
+        let (_d, p) = file("a,y\n1,-2\n2,-2\n");
+        for (rule, need) in [("min_max", "max > min"), ("max", "min >= 0 and max > 0")] {
+            let e = load_encoded(
+                &p,
+                "t",
+                1,
+                true,
+                Task::Regression,
+                MissingPolicy::Error,
+                &yaml(&format!("target: {{rescale: {rule}}}\n")),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains(&format!("encode.target.rescale {rule}"))
+                    && e.contains("[-2, -2]")
+                    && e.contains(need),
+                "{e}"
+            );
+        }
+        // Classification labels are classes, never rescaled.
+        let (_d, p) = file("a,y\n1,0\n2,1\n");
+        let e = load_encoded(
+            &p,
+            "t",
+            1,
+            true,
+            Task::Classification,
+            MissingPolicy::Error,
+            &yaml("target: {rescale: min_max}\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("classification"), "{e}");
     }
 }

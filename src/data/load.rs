@@ -292,6 +292,7 @@ pub fn load_csv(
         dataset: Dataset {
             fixed_public: 0,
             categorical: Vec::new(),
+            unbinned: Vec::new(),
             name: name.to_string(),
             x: Matrix::new(n, d, x),
             y,

@@ -147,8 +147,11 @@ pub struct PaperRef {
     pub abbreviation: String,
     /// Sample size n as printed in the paper.
     pub n: usize,
-    /// Dimension d as printed in the paper.
-    pub d: usize,
+    /// Dimension d as printed in the paper; absent when the paper prints none (the
+    /// DiPriMe paper gives only N: the manifest's `note` then compares `n_features` with
+    /// the d the authors' code used, method card diprime.md §6.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d: Option<usize>,
 }
 
 /// Strips serde_yaml's own " at line L column C" suffix (the location is reported

@@ -51,7 +51,8 @@ pub struct Dataset {
     pub name: String,
     /// n×d features, in the file's units until scaled.
     pub x: Matrix,
-    /// n labels, in original units (never scaled).
+    /// n labels, in the file's units, or rescaled to [0, 1] at load when the manifest
+    /// declares `encode.target` (DiPriMe's regression targets); never scaled later.
     pub y: Vec<f64>,
     /// Regression or classification.
     pub task: Task,
@@ -64,6 +65,13 @@ pub struct Dataset {
     /// split them by binary subsets of their categories (DiPriMe card diprime.md §3.5);
     /// every other method reads codes as numbers.
     pub categorical: Vec<usize>,
+    /// Indices (0-based, < d, increasing, none of them in `categorical`) of numeric
+    /// features that the 5-bin discretisation of DP-RF and DP-DF (method card diprime.md
+    /// §4.7) leaves as they are: that discretisation bins feature k iff k is in neither
+    /// `categorical` nor `unbinned`. Only Credit Card declares some (PAY_0, PAY_2..PAY_6,
+    /// as the authors' notebook did); empty for every other data set. Set from the
+    /// manifest's `encode.unbinned`; no other method reads it.
+    pub unbinned: Vec<usize>,
 }
 
 impl Dataset {
@@ -72,6 +80,7 @@ impl Dataset {
         Dataset {
             fixed_public: 0,
             categorical: self.categorical.clone(),
+            unbinned: self.unbinned.clone(),
             name: self.name.clone(),
             x: self.x.select_rows(idx),
             y: idx.iter().map(|&i| self.y[i]).collect(),

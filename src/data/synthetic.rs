@@ -43,6 +43,7 @@ pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &m
         task: Task::Regression,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 
@@ -124,6 +125,7 @@ pub fn semi_feature_sine<R: Rng + ?Sized>(
         task: Task::Regression,
         fixed_public: 0,
         categorical: Vec::new(),
+        unbinned: Vec::new(),
     }
 }
 
@@ -317,6 +319,7 @@ impl LpctDesign {
             task: Task::Classification,
             fixed_public: 0,
             categorical: Vec::new(),
+            unbinned: Vec::new(),
         }
     }
 

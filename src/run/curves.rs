@@ -110,6 +110,7 @@ pub fn render_curves(
                 task: rep.test.task,
                 fixed_public: 0,
                 categorical: Vec::new(),
+                unbinned: Vec::new(),
             };
             let on_grid = RepData { test, ..rep };
             let mut ps = seeds::partition_stream(
