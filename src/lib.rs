@@ -7,6 +7,7 @@
 pub mod check;
 pub mod data;
 pub mod estimate;
+pub mod forest;
 pub mod methods;
 pub mod partition;
 pub mod privacy;

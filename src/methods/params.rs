@@ -79,6 +79,9 @@ pub enum ParamKind {
     Bool,
     /// One of the listed names.
     Choice(&'static [&'static str]),
+    /// Any value one of the listed kinds accepts, e.g. an integer or a name (`depth: 7` or
+    /// `depth: rule`; `k: 5` or `k: all`).
+    Either(&'static [ParamKind]),
 }
 
 impl ParamKind {
@@ -97,6 +100,16 @@ impl ParamKind {
             (ParamKind::Bool, _) => Err("true or false".into()),
             (ParamKind::Choice(names), ParamValue::Str(s)) if names.contains(&s.as_str()) => Ok(()),
             (ParamKind::Choice(names), _) => Err(format!("one of {}", names.join(", "))),
+            (ParamKind::Either(kinds), v) => {
+                let mut wants = Vec::with_capacity(kinds.len());
+                for k in kinds.iter() {
+                    match k.check(v) {
+                        Ok(()) => return Ok(()),
+                        Err(want) => wants.push(want),
+                    }
+                }
+                Err(wants.join(" or "))
+            }
         }
     }
 }
