@@ -171,6 +171,44 @@ impl Discretizer {
     }
 }
 
+/// A discretised n×d matrix as category indices: entry (i, k) is the index of the row's
+/// coded value in column k's category list (< `levels[k]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coded {
+    /// Number of rows.
+    pub n: usize,
+    /// Number of columns.
+    pub d: usize,
+    /// Row-major category indices, length n·d.
+    pub codes: Vec<u32>,
+    /// Number of categories of each column (over the full data).
+    pub levels: Vec<usize>,
+}
+
+impl Coded {
+    /// Category index of row i in column k.
+    #[inline]
+    pub fn get(&self, i: usize, k: usize) -> usize {
+        self.codes[i * self.d + k] as usize
+    }
+}
+
+impl Discretizer {
+    /// `x` discretised ([`Discretizer::apply`]) and mapped to category indices
+    /// ([`Discretizer::category_indices`]).
+    ///
+    /// # Panics
+    /// As those two.
+    pub fn encode(&self, x: &Matrix) -> Coded {
+        Coded {
+            n: x.n,
+            d: x.d,
+            codes: self.category_indices(&self.apply(x)),
+            levels: self.categories.iter().map(Vec::len).collect(),
+        }
+    }
+}
+
 fn code(coding: &ColumnCoding, v: f64) -> f64 {
     match coding {
         ColumnCoding::Codes => v,
