@@ -8,15 +8,10 @@
 //! over the full data.
 //!
 //! **Credit's rule** (§4.7: only LIMIT_BAL, AGE, BILL_AMT1–6 and PAY_AMT1–6 are binned; SEX,
-//! EDUCATION, MARRIAGE and PAY_0, PAY_2..PAY_6 keep their values) is expressed by
-//! `keep_codes_up_to`: a numeric column with at most that many distinct values over the
-//! full data keeps its values as codes. On Credit the PAY_* columns have 10–11 distinct
-//! values and the binned ones at least 56, so any value in 11..=55 gives exactly the
-//! authors' rule (SEX, EDUCATION, MARRIAGE are declared categorical anyway); the default 0
-//! bins every numeric column, the rule of every other data set. A threshold rather than a
-//! list of columns keeps the choice a scalar method parameter and leaves
-//! `Dataset::categorical` (which drives DiPriMe's subset splits, where PAY_* are numeric)
-//! untouched.
+//! EDUCATION, MARRIAGE and PAY_0, PAY_2..PAY_6 keep their values) is data, not code: the
+//! caller passes the columns that keep their values — the data set's categorical columns
+//! and those its manifest declares unbinned (Credit's PAY_*) — so DiPriMe's own view of
+//! the columns (`Dataset::categorical`, where PAY_* are numeric) stays as it is.
 
 use crate::data::Matrix;
 
@@ -65,8 +60,7 @@ pub fn pandas_cut_code(edges: &[f64], v: f64) -> Option<usize> {
 pub enum ColumnCoding {
     /// Binned with these edges ([`pandas_cut_edges`]).
     Binned(Vec<f64>),
-    /// Values kept as category codes (categorical columns, and numeric columns with few
-    /// distinct values under `keep_codes_up_to`).
+    /// Values kept as category codes (categorical and declared-unbinned columns).
     Codes,
 }
 
@@ -82,13 +76,13 @@ pub struct Discretizer {
 
 impl Discretizer {
     /// Fits the coding on the full data `parts` (all of the same width d; for a repetition,
-    /// its private and test rows — the contract's "full data"). `categorical` lists the
-    /// columns that keep their codes; a numeric column with at most `keep_codes_up_to`
-    /// distinct values keeps its values too (Credit's rule, see the module documentation).
+    /// its private and test rows — the contract's "full data"). The columns in `kept`
+    /// (categorical and declared-unbinned ones, see the module documentation) keep their
+    /// values as codes; every other column is binned.
     ///
     /// # Panics
     /// If the parts differ in width, hold no row, or a value is not finite.
-    pub fn fit(parts: &[&Matrix], categorical: &[usize], keep_codes_up_to: usize) -> Self {
+    pub fn fit(parts: &[&Matrix], kept: &[usize]) -> Self {
         let d = parts.first().map_or(0, |m| m.d);
         assert!(
             parts.iter().all(|m| m.d == d),
@@ -111,7 +105,7 @@ impl Discretizer {
             );
             vals.sort_by(f64::total_cmp);
             vals.dedup();
-            let coding = if categorical.contains(&k) || vals.len() <= keep_codes_up_to {
+            let coding = if kept.contains(&k) {
                 ColumnCoding::Codes
             } else {
                 ColumnCoding::Binned(pandas_cut_edges(vals[0], vals[vals.len() - 1], BINS))
@@ -262,7 +256,7 @@ mod tests {
             vec![3.0, 7.0, 2.0],
         ]);
         let test = Matrix::from_rows(&[vec![11.0, 9.0, 2.0]]);
-        let dz = Discretizer::fit(&[&train, &test], &[1], 0);
+        let dz = Discretizer::fit(&[&train, &test], &[1]);
         // Column 0: min 1, max 11, step 2: edges 0.99, 3, 5, 7, 9, 11.
         assert_eq!(
             dz.columns[0],
@@ -282,9 +276,8 @@ mod tests {
         assert_eq!(dz.categories[1], vec![7.0, 9.0]);
         assert_eq!(dz.categories[2], vec![0.0, 1.0, 4.0]);
         assert_eq!(dz.category_indices(&coded), vec![0, 0, 0, 0, 1, 1, 0, 0, 2]);
-        // keep_codes_up_to 3: column 2 (3 distinct values) keeps its values, column 0
-        // (4 distinct values) is still binned.
-        let kept = Discretizer::fit(&[&train, &test], &[1], 3);
+        // Column 2 declared unbinned as well: it keeps its values, column 0 is still binned.
+        let kept = Discretizer::fit(&[&train, &test], &[1, 2]);
         assert_eq!(kept.columns[2], ColumnCoding::Codes);
         assert!(matches!(kept.columns[0], ColumnCoding::Binned(_)));
         assert_eq!(kept.categories[2], vec![-1.0, 0.0, 2.0]);
