@@ -17,7 +17,8 @@
 //!
 //! Modules: [`depth_rule`] (§5), [`ranges`] (§3.1, §3.7), [`median`] (§3.4–§3.5),
 //! [`attribute`] (§3.6), [`leaf`] (§3.8), [`budget`] (§3.2), [`tree`] (§3.3),
-//! [`ensemble`] (§3.9).
+//! [`ensemble`] (§3.9); the baselines [`sklearn`] (RF, ERT, §4.1), [`dp_rf`] (§4.4–§4.5),
+//! [`dp_df`] (§4.6) and [`discretize`] (§4.7).
 
 pub mod attribute;
 pub mod budget;
@@ -27,6 +28,12 @@ pub mod leaf;
 pub mod median;
 pub mod ranges;
 pub mod tree;
+
+// The baselines of card §4.1, §4.4–§4.7 (RF, ERT, DP-RF, DP-DF and their discretisation).
+pub mod discretize;
+pub mod dp_df;
+pub mod dp_rf;
+pub mod sklearn;
 
 pub use attribute::AttributeMechanism;
 pub use budget::{node_budgets, MedianBudget, NodeBudgets, TreeRows};

@@ -7,6 +7,7 @@
 
 pub mod compose;
 pub mod deconv;
+pub mod diprime_baselines;
 pub mod krr;
 pub mod mask_params;
 mod params;
@@ -192,6 +193,10 @@ pub fn registry() -> Vec<Arc<dyn Method>> {
             v.push(Arc::new(pardt::PARDT));
             v.push(Arc::new(pardt::LABELDT));
             v.push(Arc::new(krr::KRR));
+            v.push(Arc::new(diprime_baselines::RF));
+            v.push(Arc::new(diprime_baselines::ERT));
+            v.push(Arc::new(diprime_baselines::DP_RF));
+            v.push(Arc::new(diprime_baselines::DP_DF));
             v
         })
         .clone()

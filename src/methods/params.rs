@@ -79,8 +79,9 @@ pub enum ParamKind {
     Bool,
     /// One of the listed names.
     Choice(&'static [&'static str]),
-    /// An integer ≥ min, or the one word `word` (e.g. `depth: rule`, `k: all`).
-    IntOrWord { min: i64, word: &'static str },
+    /// Any value one of the listed kinds accepts, e.g. an integer or a name (`depth: 7` or
+    /// `depth: rule`; `k: 5` or `k: all`).
+    Either(&'static [ParamKind]),
 }
 
 impl ParamKind {
@@ -99,10 +100,15 @@ impl ParamKind {
             (ParamKind::Bool, _) => Err("true or false".into()),
             (ParamKind::Choice(names), ParamValue::Str(s)) if names.contains(&s.as_str()) => Ok(()),
             (ParamKind::Choice(names), _) => Err(format!("one of {}", names.join(", "))),
-            (ParamKind::IntOrWord { min, .. }, ParamValue::Int(i)) if *i >= *min => Ok(()),
-            (ParamKind::IntOrWord { word, .. }, ParamValue::Str(s)) if s == word => Ok(()),
-            (ParamKind::IntOrWord { min, word }, _) => {
-                Err(format!("an integer >= {min} or `{word}`"))
+            (ParamKind::Either(kinds), v) => {
+                let mut wants = Vec::with_capacity(kinds.len());
+                for k in kinds.iter() {
+                    match k.check(v) {
+                        Ok(()) => return Ok(()),
+                        Err(want) => wants.push(want),
+                    }
+                }
+                Err(wants.join(" or "))
             }
         }
     }

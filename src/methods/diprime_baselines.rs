@@ -1,0 +1,606 @@
+//! The baselines of the DiPriMe paper as builtins (card diprime.md §4): `RF` and `ERT`
+//! (non-private, scikit-learn semantics, [`crate::forest::sklearn`]), `DP-RF`
+//! ([`crate::forest::dp_rf`]) and `DP-DF` ([`crate::forest::dp_df`]) on the 5-bin
+//! discretisation of [`crate::forest::discretize`].
+//!
+//! **Modes.** `mode: reference_quirks` (default) reproduces what produced the paper's
+//! tables; `mode: paper` turns every quirk off. Each quirk is also a parameter of its own
+//! whose default `mode` follows the `mode` parameter (reference / paper value in brackets):
+//! * DP-RF: `k` (all / 5 candidate attributes), `row_sample` (shared / bootstrap),
+//!   `gini_sensitivity` (one / friedman_schuster), `split_budget` (whole_tree / per_level),
+//!   `node_means` (unclamped / clamped), `weight_floors` (true / false);
+//! * DP-DF: `height_limit` (false / true), `root_exclusion` (false / true), `descent`
+//!   (root_only / categories).
+//!
+//! DP-DF's ε as run (1.0 in Table 2 where the paper says 2; 0.5ε in Fig 2) is the spec's
+//! `epsilon_factor: 0.5`, not a constant here.
+//!
+//! **Depth.** `depth` is an integer or `rule`: the card §5 rule with the spec's `occupancy`
+//! on the training rows, d_full for RF and ERT, d_mult (5-way) for DP-RF and DP-DF.
+//!
+//! **Full data.** Bins and category lists come from the repetition's private ∪ test rows,
+//! the contract's "full data" (card §4.7: once, before the split, on all rows). Columns
+//! declared categorical (or unbinned, Credit's PAY_*) keep their values.
+
+use super::{
+    required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params,
+    Prepared, PrivacyModel, RepData,
+};
+use crate::data::{Dataset, Task};
+use crate::estimate::LabelBounds;
+use crate::forest::discretize::{Coded, Discretizer};
+use crate::forest::dp_df::{fit_dp_df, Descent, DpDfParams};
+use crate::forest::dp_rf::{
+    fit_dp_rf, DpRfParams, DpRfTask, GiniScore, NodeMeans, RowSample, SplitBudget,
+};
+use crate::forest::sklearn::{fit_forest, ForestParams, Target};
+use crate::forest::{d_full, d_mult};
+use crate::privacy::Budget;
+use rand_pcg::Pcg64;
+
+const TREES: ParamDecl = ParamDecl {
+    name: "trees",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 1 },
+    default: Some("10"),
+    doc: "number of trees N_T (card §6.3: 10)",
+};
+
+const DEPTH: ParamDecl = ParamDecl {
+    name: "depth",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Int { min: 0 }, ParamKind::Choice(&["rule"])]),
+    default: Some("rule"),
+    doc: "maximum depth, or rule = card §5 floor(log_b(n_train/occupancy)) (b = 2 for RF/ERT: d_full; b = 5 for DP-RF/DP-DF: d_mult)",
+};
+
+const OCCUPANCY: ParamDecl = ParamDecl {
+    name: "occupancy",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 1 },
+    default: Some("25"),
+    doc: "expected leaf occupancy of the depth rule (card §5: 25, Banknote 10)",
+};
+
+const MODE: ParamDecl = ParamDecl {
+    name: "mode",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["reference_quirks", "paper"]),
+    default: Some("reference_quirks"),
+    doc: "reference_quirks = as the authors' code ran (card §9), paper = every quirk off; each quirk parameter set to `mode` follows this",
+};
+
+const EPSILON_FACTOR: ParamDecl = ParamDecl {
+    name: "epsilon_factor",
+    role: ParamRole::Release,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: f64::INFINITY,
+        open: true,
+    },
+    default: Some("1"),
+    doc: "the method is called with factor x the spec's epsilon (DP-DF as run: 0.5, card §6.4 and Fig 2)",
+};
+
+const RHO: ParamDecl = ParamDecl {
+    name: "rho",
+    role: ParamRole::Release,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: 1.0,
+        open: true,
+    },
+    default: Some("0.5"),
+    doc: "share of each level's budget on the split, the rest on the node counts/means (card §4.4)",
+};
+
+const RF_K: ParamDecl = ParamDecl {
+    name: "k",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["all"])]),
+    default: Some("5"),
+    doc: "max_features: candidate features per node (card §4.1: 5, Banknote 4, Fig 1 10); all = every feature",
+};
+
+const MIN_SAMPLES_LEAF: ParamDecl = ParamDecl {
+    name: "min_samples_leaf",
+    role: ParamRole::Structural,
+    kind: ParamKind::Int { min: 1 },
+    default: Some("5"),
+    doc: "sklearn's min_samples_leaf (card §4.1: 5)",
+};
+
+const DPRF_K: ParamDecl = ParamDecl {
+    name: "k",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["all", "mode"])]),
+    default: Some("mode"),
+    doc: "candidate attributes per node: mode = all as run (reference_quirks), 5 as the paper says (paper); Fig 2 uses 4",
+};
+
+const ROWS_FRACTION: ParamDecl = ParamDecl {
+    name: "rows_fraction",
+    role: ParamRole::Structural,
+    kind: ParamKind::Float {
+        lo: 0.0,
+        hi: 1.0,
+        open: false,
+    },
+    default: Some("1"),
+    doc: "fraction f in (0, 1] of the training rows the trees grow on (card §4.4: 1 in the tables, 0.25 in Fig 2)",
+};
+
+const ROW_SAMPLE: ParamDecl = ParamDecl {
+    name: "row_sample",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "shared", "bootstrap"]),
+    default: Some("mode"),
+    doc: "shared = floor(f n) rows drawn once without replacement for all trees (as run); bootstrap = each tree its own floor(f n) rows with replacement (paper); mode follows `mode`",
+};
+
+const GINI_SENSITIVITY: ParamDecl = ParamDecl {
+    name: "gini_sensitivity",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "one", "friedman_schuster"]),
+    default: Some("mode"),
+    doc: "classification split EM: one = normalised Gini score with sensitivity 1 (as run); friedman_schuster = count-weighted Gini with sensitivity 2 (paper); mode follows `mode`",
+};
+
+const SPLIT_BUDGET: ParamDecl = ParamDecl {
+    name: "split_budget",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "whole_tree", "per_level"]),
+    default: Some("mode"),
+    doc: "regression split EM budget: whole_tree = eps_T at every node (as run, card §4.5 bug); per_level = rho eps_T/(d+1) (paper); mode follows `mode`",
+};
+
+const NODE_MEANS: ParamDecl = ParamDecl {
+    name: "node_means",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "unclamped", "clamped"]),
+    default: Some("mode"),
+    doc: "regression node values: unclamped (as run) or clamped to the label bounds (paper); mode follows `mode`",
+};
+
+const WEIGHT_FLOORS: ParamDecl = ParamDecl {
+    name: "weight_floors",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
+    default: Some("mode"),
+    doc: "regression split EM weights exp(score) + 1e-12 without max subtraction (true, as run: uniform when all underflow) or an exact softmax (false, paper); mode follows `mode`",
+};
+
+const HEIGHT_LIMIT: ParamDecl = ParamDecl {
+    name: "height_limit",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
+    default: Some("mode"),
+    doc: "stop at depth h-1 so a path makes 2h-1 queries (true, paper) or grow until attributes or rows run out (false, as run: tracer 0, card §4.6); mode follows `mode`",
+};
+
+const ROOT_EXCLUSION: ParamDecl = ParamDecl {
+    name: "root_exclusion",
+    role: ParamRole::Structural,
+    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
+    default: Some("mode"),
+    doc: "exclude earlier trees' root attributes at the root (true, paper) or not (false, as run: tracer 0); mode follows `mode`",
+};
+
+const PRUNE: ParamDecl = ParamDecl {
+    name: "prune",
+    role: ParamRole::Structural,
+    kind: ParamKind::Bool,
+    default: Some("false"),
+    doc: "bottom-up pruning (card §4.6; the tables prune on every data set but Banknote)",
+};
+
+const DESCENT: ParamDecl = ParamDecl {
+    name: "descent",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "root_only", "categories"]),
+    default: Some("mode"),
+    doc: "root_only = every record gets the trees' noisy root majorities (as run: string keys never match, card §4.6); categories = descend by the record's values (paper); mode follows `mode`",
+};
+
+static RF_PARAMS: [ParamDecl; 5] = [TREES, RF_K, DEPTH, OCCUPANCY, MIN_SAMPLES_LEAF];
+
+static DPRF_PARAMS: [ParamDecl; 13] = [
+    TREES,
+    DPRF_K,
+    DEPTH,
+    OCCUPANCY,
+    MODE,
+    ROWS_FRACTION,
+    ROW_SAMPLE,
+    GINI_SENSITIVITY,
+    SPLIT_BUDGET,
+    NODE_MEANS,
+    WEIGHT_FLOORS,
+    RHO,
+    EPSILON_FACTOR,
+];
+
+static DPDF_PARAMS: [ParamDecl; 9] = [
+    TREES,
+    DEPTH,
+    OCCUPANCY,
+    MODE,
+    HEIGHT_LIMIT,
+    ROOT_EXCLUSION,
+    PRUNE,
+    DESCENT,
+    EPSILON_FACTOR,
+];
+
+/// Whether the grid point runs in `mode: paper`.
+fn paper(p: &Params) -> bool {
+    p.str(MODE.name) == "paper"
+}
+
+/// A named quirk choice: its value, or (`mode`) the reference / paper value.
+fn quirk<'a>(p: &'a Params, name: &str, reference: &'a str, paper_value: &'a str) -> &'a str {
+    match p.str(name) {
+        "mode" if paper(p) => paper_value,
+        "mode" => reference,
+        v => v,
+    }
+}
+
+/// A boolean quirk: its value, or (`mode`) `reference` / its negation in paper mode.
+fn quirk_bool(p: &Params, name: &str, reference: bool) -> bool {
+    match p.get(name) {
+        ParamValue::Bool(b) => *b,
+        _ => reference != paper(p),
+    }
+}
+
+/// `depth` at this grid point: the integer, or the §5 rule with base `rule` on the
+/// training rows.
+fn depth_of(p: &Params, n_train: usize, rule: fn(usize, usize) -> usize) -> usize {
+    match p.get(DEPTH.name) {
+        ParamValue::Int(d) => *d as usize,
+        _ => rule(n_train, p.usize(OCCUPANCY.name)),
+    }
+}
+
+/// `k`: Some(integer) or None for all features.
+fn k_of(p: &Params, paper_default: usize) -> Option<usize> {
+    match p.get("k") {
+        ParamValue::Int(k) => Some(*k as usize),
+        ParamValue::Str(s) if s == "mode" && paper(p) => Some(paper_default),
+        _ => None,
+    }
+}
+
+/// The number of classes of a classification data set: 1 + the largest training label
+/// (at least 2).
+fn classes_of(train: &Dataset) -> usize {
+    train.y.iter().fold(1.0f64, |m, &v| m.max(v)).max(1.0) as usize + 1
+}
+
+/// The label-code check the forests rely on: classification labels are 0, 1, ….
+fn check_labels(name: &str, train: &Dataset) -> Result<(), MethodError> {
+    if train.task == Task::Classification && !train.y.iter().all(|&v| v >= 0.0 && v.fract() == 0.0)
+    {
+        return Err(MethodError::Other(format!(
+            "{name}: classification labels must be codes 0, 1, … (data set {})",
+            train.name
+        )));
+    }
+    Ok(())
+}
+
+/// Predictions computed once in `prepare` (non-private methods).
+struct Fixed(Vec<f64>);
+
+impl Prepared for Fixed {
+    fn predict(
+        &self,
+        _m: &Params,
+        _epsilon: Option<f64>,
+        _rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        Ok(self.0.clone())
+    }
+}
+
+/// `RF` or `ERT`; registered as [`RF`] and [`ERT`].
+#[derive(Debug, Clone, Copy)]
+pub struct SklearnForest {
+    extra: bool,
+}
+
+/// RF: sklearn `RandomForest{Regressor,Classifier}` semantics (card §4.1).
+pub static RF: SklearnForest = SklearnForest { extra: false };
+
+/// ERT: sklearn `ExtraTrees{Regressor,Classifier}` semantics (card §4.1).
+pub static ERT: SklearnForest = SklearnForest { extra: true };
+
+impl Method for SklearnForest {
+    fn name(&self) -> &str {
+        if self.extra {
+            "ERT"
+        } else {
+            "RF"
+        }
+    }
+    fn description(&self) -> &str {
+        if self.extra {
+            "non-private extremely randomized trees, sklearn ExtraTrees semantics (no bootstrap, one uniform threshold per candidate feature, best candidate kept, min_samples_leaf); DiPriMe card §4.1"
+        } else {
+            "non-private random forest, sklearn RandomForest semantics (bootstrap, best split over k random features, min_samples_leaf, squared error / Gini, averaged class probabilities); DiPriMe card §4.1"
+        }
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &RF_PARAMS
+    }
+    fn private(&self) -> bool {
+        false
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Regression, Task::Classification]
+    }
+    fn prepare(
+        &self,
+        data: &RepData,
+        p: &Params,
+        rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        let train = &data.private;
+        check_labels(self.name(), train)?;
+        if train.n() == 0 {
+            return Err(MethodError::Other(format!(
+                "{}: no training rows",
+                self.name()
+            )));
+        }
+        let k = k_of(p, 5).unwrap_or(train.d()).max(1);
+        let depth = depth_of(p, train.n(), d_full);
+        let (trees, msl) = (p.usize(TREES.name), p.usize(MIN_SAMPLES_LEAF.name));
+        let fp = if self.extra {
+            ForestParams::extra_trees(trees, k, depth, msl)
+        } else {
+            ForestParams::random_forest(trees, k, depth, msl)
+        };
+        let target = match train.task {
+            Task::Regression => Target::Regression,
+            Task::Classification => Target::Classes(classes_of(train)),
+        };
+        let forest = fit_forest(&train.x, &train.y, target, &fp, rng);
+        Ok(Some(Box::new(Fixed(forest.predict(&data.test.x)))))
+    }
+}
+
+/// The coded training and test rows of a repetition (bins from private ∪ test rows).
+struct CodedRep {
+    train: Coded,
+    y: Vec<f64>,
+    test: Coded,
+    task: Task,
+    classes: usize,
+    bounds: LabelBounds,
+}
+
+/// The columns the discretisation leaves as they are: the categorical ones and the ones
+/// the data manifest declares `unbinned` (Credit's PAY_*; card §4.7), in increasing order.
+fn kept_columns(d: &Dataset) -> Vec<usize> {
+    let mut kept: Vec<usize> = d.categorical.iter().chain(&d.unbinned).copied().collect();
+    kept.sort_unstable();
+    kept.dedup();
+    kept
+}
+
+fn coded_rep(data: &RepData) -> CodedRep {
+    let dz = Discretizer::fit(
+        &[&data.private.x, &data.test.x],
+        &kept_columns(&data.private),
+    );
+    CodedRep {
+        train: dz.encode(&data.private.x),
+        y: data.private.y.clone(),
+        test: dz.encode(&data.test.x),
+        task: data.private.task,
+        classes: classes_of(&data.private),
+        bounds: data.bounds,
+    }
+}
+
+/// The called budget: ε × `epsilon_factor`, checked.
+fn called_epsilon(name: &str, epsilon: Option<f64>, m: &Params) -> Result<f64, MethodError> {
+    let e = required_epsilon(name, epsilon)? * m.f64(EPSILON_FACTOR.name);
+    Ok(Budget::new(e)?.epsilon())
+}
+
+/// The `DP-RF` builtin; registered as [`DP_RF`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DpRfMethod;
+
+/// DP-RF: Patil & Singh's private random forest as run, and its regression analogue (card
+/// §4.4–§4.5).
+pub static DP_RF: DpRfMethod = DpRfMethod;
+
+struct PreparedDpRf {
+    rep: CodedRep,
+    params: DpRfParams,
+}
+
+impl Prepared for PreparedDpRf {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let eps = called_epsilon("DP-RF", epsilon, m)?;
+        let params = DpRfParams {
+            rho: m.f64(RHO.name),
+            ..self.params
+        };
+        let r = &self.rep;
+        let task = match r.task {
+            Task::Regression => DpRfTask::Regression(r.bounds),
+            Task::Classification => DpRfTask::Classes(r.classes),
+        };
+        let forest = fit_dp_rf(&r.train, &r.y, task, &params, eps, rng);
+        Ok(forest.predict(&r.test))
+    }
+}
+
+impl Method for DpRfMethod {
+    fn name(&self) -> &str {
+        "DP-RF"
+    }
+    fn description(&self) -> &str {
+        "Patil & Singh's DP random forest on 5-bin features as the DiPriMe authors ran it (multiway splits by EM on Gini / within-category MSE, Laplace node counts / means, eps/N_T per tree), and their regression analogue; DiPriMe card §4.4-§4.5"
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &DPRF_PARAMS
+    }
+    fn private(&self) -> bool {
+        true
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Regression, Task::Classification]
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Central
+    }
+    fn privacy_notes(&self) -> Vec<String> {
+        vec![
+            "DP-RF: the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7, §3.11 caveat 5)".into(),
+            "DP-RF: the regression split sensitivity 4B^2/n and the node-mean noise scale W/(n e) use exact node counts, never privatised (card §9 item 3)".into(),
+            "DP-RF reference_quirks: the Gini split score is given sensitivity 1, and the regression split mechanism spends the whole tree budget eps/N_T at every node (card §9 item 13), so its splits are not covered by the stated eps".into(),
+        ]
+    }
+    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
+        for p in points {
+            if p.f64(ROWS_FRACTION.name) <= 0.0 {
+                return Err(format!(
+                    "{}: a number in (0, 1]; 0 leaves no row",
+                    ROWS_FRACTION.name
+                ));
+            }
+        }
+        Ok(())
+    }
+    fn prepare(
+        &self,
+        data: &RepData,
+        p: &Params,
+        _rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        check_labels("DP-RF", &data.private)?;
+        if data.private.n() == 0 {
+            return Err(MethodError::Other("DP-RF: no training rows".into()));
+        }
+        let params = DpRfParams {
+            trees: p.usize(TREES.name),
+            depth: depth_of(p, data.private.n(), d_mult),
+            k: k_of(p, 5),
+            rho: RHO_UNSET,
+            rows_fraction: p.f64(ROWS_FRACTION.name),
+            row_sample: match quirk(p, ROW_SAMPLE.name, "shared", "bootstrap") {
+                "bootstrap" => RowSample::Bootstrap,
+                _ => RowSample::Shared,
+            },
+            gini: match quirk(p, GINI_SENSITIVITY.name, "one", "friedman_schuster") {
+                "friedman_schuster" => GiniScore::FriedmanSchuster,
+                _ => GiniScore::SensitivityOne,
+            },
+            split_budget: match quirk(p, SPLIT_BUDGET.name, "whole_tree", "per_level") {
+                "per_level" => SplitBudget::PerLevel,
+                _ => SplitBudget::WholeTree,
+            },
+            node_means: match quirk(p, NODE_MEANS.name, "unclamped", "clamped") {
+                "clamped" => NodeMeans::Clamped,
+                _ => NodeMeans::Unclamped,
+            },
+            weight_floors: quirk_bool(p, WEIGHT_FLOORS.name, true),
+        };
+        Ok(Some(Box::new(PreparedDpRf {
+            rep: coded_rep(data),
+            params,
+        })))
+    }
+}
+
+/// Placeholder for ρ until `predict` sets the grid point's value (ρ is a release
+/// parameter, not known in `prepare`).
+const RHO_UNSET: f64 = f64::NAN;
+
+/// The `DP-DF` builtin; registered as [`DP_DF`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DpDfMethod;
+
+/// DP-DF: Fletcher & Islam's DP decision forest as the DiPriMe authors ran it (card §4.6).
+pub static DP_DF: DpDfMethod = DpDfMethod;
+
+struct PreparedDpDf {
+    rep: CodedRep,
+    params: DpDfParams,
+}
+
+impl Prepared for PreparedDpDf {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let eps = called_epsilon("DP-DF", epsilon, m)?;
+        let r = &self.rep;
+        let forest = fit_dp_df(&r.train, &r.y, r.classes, &self.params, eps, rng);
+        Ok(forest.predict(&r.test))
+    }
+}
+
+impl Method for DpDfMethod {
+    fn name(&self) -> &str {
+        "DP-DF"
+    }
+    fn description(&self) -> &str {
+        "Fletcher & Islam's DP decision forest on 5-bin features as the DiPriMe authors ran it (EM on Gini gain with the noisy-size sensitivity, truncated Laplace class counts, eps/(N_T(2h-1)) per query; as run: no height limit and root-majority predictions); DiPriMe card §4.6"
+    }
+    fn params(&self) -> &[ParamDecl] {
+        &DPDF_PARAMS
+    }
+    fn private(&self) -> bool {
+        true
+    }
+    fn tasks(&self) -> &'static [Task] {
+        &[Task::Classification]
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Central
+    }
+    fn privacy_notes(&self) -> Vec<String> {
+        vec![
+            "DP-DF: the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7)".into(),
+            "DP-DF: which classes are present in a node (only those are noised) and whether one class only is present are read from the exact data (card §4.6)".into(),
+            "DP-DF reference_quirks: no height limit (tracer 0), so a path makes more than the 2h-1 queries the budget is split into and the forest is not eps-DP as accounted; predictions are the trees' noisy root majorities (card §9 item 12)".into(),
+        ]
+    }
+    fn prepare(
+        &self,
+        data: &RepData,
+        p: &Params,
+        _rng: &mut Pcg64,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        check_labels("DP-DF", &data.private)?;
+        let params = DpDfParams {
+            trees: p.usize(TREES.name),
+            height: depth_of(p, data.private.n(), d_mult).max(1),
+            height_limit: quirk_bool(p, HEIGHT_LIMIT.name, false),
+            root_exclusion: quirk_bool(p, ROOT_EXCLUSION.name, false),
+            prune: p.bool(PRUNE.name),
+            descent: match quirk(p, DESCENT.name, "root_only", "categories") {
+                "categories" => Descent::Categories,
+                _ => Descent::RootOnly,
+            },
+        };
+        Ok(Some(Box::new(PreparedDpDf {
+            rep: coded_rep(data),
+            params,
+        })))
+    }
+}
