@@ -36,6 +36,7 @@ fn dataset(n: usize, rng: &mut Pcg64) -> Dataset {
         y,
         task: Task::Classification,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }

@@ -127,6 +127,7 @@ fn step_data() -> RepData {
             y,
             task: Task::Regression,
             fixed_public: 0,
+            leaf_occupancy: None,
             categorical: Vec::new(),
             unbinned: Vec::new(),
         }

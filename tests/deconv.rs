@@ -36,6 +36,7 @@ fn dataset(x: Matrix, y: Vec<f64>) -> Dataset {
         y,
         task: Task::Regression,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }

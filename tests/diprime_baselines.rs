@@ -51,6 +51,7 @@ fn dataset(n: usize, rng: &mut Pcg64) -> Dataset {
         y,
         task: Task::Classification,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }
@@ -372,4 +373,42 @@ fn the_baselines_run_on_rice() {
     assert!(rf > 0.85 && ert > 0.85, "RF {rf}, ERT {ert}");
     assert!(dprf > 0.7, "DP-RF {dprf}");
     assert!((df_q - 0.572).abs() < 0.13, "DP-DF as run {df_q}");
+}
+
+/// `occupancy: dataset` reads the manifest's `leaf_occupancy` (card §5: 10 on Banknote):
+/// the same as the integer it declares, draw for draw, for a baseline (DP-RF, d_mult) and
+/// for an engine forest (DiPriMe, d_part); refused with the data set's name when none is
+/// declared.
+#[test]
+fn occupancy_dataset_reads_the_manifests_leaf_occupancy() {
+    let mut data = toy(7);
+    for method in ["DP-RF", "DiPriMe"] {
+        let declared = params(method, &[("occupancy", s("dataset"))]);
+        let err = find(method)
+            .unwrap()
+            .prepare(&data, &declared, &mut Pcg64::seed_from_u64(1))
+            .and_then(|p| {
+                p.unwrap()
+                    .predict(&declared, Some(2.0), &mut Pcg64::seed_from_u64(2))
+            })
+            .err()
+            .unwrap_or_else(|| panic!("{method}: occupancy dataset without a declaration"));
+        assert!(err.to_string().contains("'toy'"), "{method}: {err}");
+        data.private.leaf_occupancy = Some(10);
+        let by_int = params(method, &[("occupancy", ParamValue::Int(10))]);
+        assert_eq!(
+            run(method, &declared, &data, Some(2.0), 3),
+            run(method, &by_int, &data, Some(2.0), 3),
+            "{method}"
+        );
+        // 3000 rows: occupancy 10 and 25 give different depth rules (d_mult 3 vs 2,
+        // d_part 4 vs 3), so the declaration is what decides.
+        let by_25 = params(method, &[("occupancy", ParamValue::Int(25))]);
+        assert_ne!(
+            run(method, &declared, &data, Some(2.0), 3),
+            run(method, &by_25, &data, Some(2.0), 3),
+            "{method}"
+        );
+        data.private.leaf_occupancy = None;
+    }
 }

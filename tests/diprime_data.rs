@@ -123,16 +123,17 @@ fn card_indices(text: &str) -> Vec<usize> {
 /// file differs from the card (none does).
 #[test]
 fn each_manifest_cites_the_paper_and_agrees_with_the_card() {
-    let card: Option<BTreeMap<String, (usize, usize, Vec<usize>)>> =
+    let card: Option<BTreeMap<String, (usize, usize, Vec<usize>, usize)>> =
         common::shared_file("reported/diprime_datasets.csv").map(|path| {
             let mut rdr = csv::Reader::from_path(path).unwrap();
             let h = rdr.headers().unwrap().clone();
             let col = |name: &str| h.iter().position(|c| c == name).unwrap();
-            let (key, n, d, cat) = (
+            let (key, n, d, cat, occ) = (
                 col("dataset"),
                 col("n"),
                 col("d_if_known"),
                 col("categorical_features"),
+                col("min_leaf_occupancy"),
             );
             rdr.records()
                 .map(|r| {
@@ -141,6 +142,7 @@ fn each_manifest_cites_the_paper_and_agrees_with_the_card() {
                         r[n].parse().unwrap(),
                         r[d].parse().unwrap(),
                         card_indices(&r[cat]),
+                        r[occ].parse().unwrap(),
                     );
                     (r[key].to_string(), parsed)
                 })
@@ -166,7 +168,9 @@ fn each_manifest_cites_the_paper_and_agrees_with_the_card() {
         let note = m.note.as_deref().unwrap_or("");
         assert!(note.contains("§6.2"), "{}: the note cites the card", e.name);
         if let Some(card) = &card {
-            let (n, d, categorical) = &card[e.card];
+            let (n, d, categorical, occupancy) = &card[e.card];
+            // The depth rule's occupancy (card §5): 10 on Banknote, 25 elsewhere.
+            assert_eq!(m.leaf_occupancy, Some(*occupancy), "{}", e.name);
             let differs = (*n, *d) != (m.n_rows, m.n_features) || categorical != e.categorical;
             assert_eq!(differs, note.contains("MISMATCH"), "{}", e.name);
             assert!(

@@ -180,6 +180,7 @@ fn dataset(rows: Vec<Vec<f64>>, y: Vec<f64>) -> Dataset {
         y,
         task: Task::Regression,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }

@@ -111,6 +111,7 @@ fn uniform(name: &str, n: usize, d: usize, rng: &mut Pcg64) -> Dataset {
         y,
         task: Task::Regression,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }

@@ -28,6 +28,7 @@ fn step(n: usize, flip: bool) -> Dataset {
         y,
         task: Task::Classification,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }
@@ -42,6 +43,7 @@ fn probes() -> Dataset {
         x: Matrix::new(x.len(), 1, x),
         task: Task::Classification,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }

@@ -460,6 +460,7 @@ fn load_rows(
     let loaded = Loaded {
         dataset: Dataset {
             fixed_public: 0,
+            leaf_occupancy: None,
             categorical,
             unbinned,
             name: name.to_string(),

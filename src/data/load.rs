@@ -291,6 +291,7 @@ pub fn load_csv(
     Ok(Loaded {
         dataset: Dataset {
             fixed_public: 0,
+            leaf_occupancy: None,
             categorical: Vec::new(),
             unbinned: Vec::new(),
             name: name.to_string(),
@@ -317,7 +318,7 @@ pub fn load_csv(
 /// [`DataError::ShapeMismatch`]; and the errors of [`load_csv`].
 pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Loaded, DataError> {
     let path = verified_path(m, data_dir)?;
-    let loaded = match &m.encode {
+    let mut loaded = match &m.encode {
         Some(encoding) => super::encode::load_encoded(
             &path,
             &m.name,
@@ -337,6 +338,7 @@ pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Lo
         )?,
     };
     check_shape(m, &path, &loaded)?;
+    loaded.dataset.leaf_occupancy = m.leaf_occupancy;
     Ok(loaded)
 }
 

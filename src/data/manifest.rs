@@ -73,6 +73,10 @@ pub struct Manifest {
     /// [`Manifest::sensitivity_ranking`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitivity: Option<Vec<usize>>,
+    /// The expected leaf occupancy of the DiPriMe paper's depth rule on this data set (card
+    /// diprime.md §5: 25, 10 on Banknote), copied into [`Dataset::leaf_occupancy`](super::Dataset::leaf_occupancy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf_occupancy: Option<usize>,
     /// Free-text provenance and any mismatch between the file and the paper's n or d.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

@@ -72,6 +72,11 @@ pub struct Dataset {
     /// as the authors' notebook did); empty for every other data set. Set from the
     /// manifest's `encode.unbinned`; no other method reads it.
     pub unbinned: Vec<usize>,
+    /// The expected leaf occupancy the DiPriMe paper's depth rule uses on this data set
+    /// (card diprime.md §5: 25, 10 on Banknote; reported/diprime_datasets.csv
+    /// `min_leaf_occupancy`), from the manifest's `leaf_occupancy`; None when not declared.
+    /// Read by the forests' `occupancy: dataset`.
+    pub leaf_occupancy: Option<usize>,
 }
 
 impl Dataset {
@@ -81,6 +86,7 @@ impl Dataset {
             fixed_public: 0,
             categorical: self.categorical.clone(),
             unbinned: self.unbinned.clone(),
+            leaf_occupancy: self.leaf_occupancy,
             name: self.name.clone(),
             x: self.x.select_rows(idx),
             y: idx.iter().map(|&i| self.y[i]).collect(),

@@ -42,6 +42,7 @@ pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &m
         y: ys,
         task: Task::Regression,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }
@@ -124,6 +125,7 @@ pub fn semi_feature_sine<R: Rng + ?Sized>(
         y: ys,
         task: Task::Regression,
         fixed_public: 0,
+        leaf_occupancy: None,
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }
@@ -318,6 +320,7 @@ impl LpctDesign {
             y: ys,
             task: Task::Classification,
             fixed_public: 0,
+            leaf_occupancy: None,
             categorical: Vec::new(),
             unbinned: Vec::new(),
         }

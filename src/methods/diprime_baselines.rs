@@ -57,9 +57,9 @@ const DEPTH: ParamDecl = ParamDecl {
 const OCCUPANCY: ParamDecl = ParamDecl {
     name: "occupancy",
     role: ParamRole::Structural,
-    kind: ParamKind::Int { min: 1 },
+    kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["dataset"])]),
     default: Some("25"),
-    doc: "expected leaf occupancy of the depth rule (card §5: 25, Banknote 10)",
+    doc: "expected leaf occupancy of the depth rule (card §5: 25, Banknote 10), or `dataset` = the data manifest's `leaf_occupancy`",
 };
 
 const MODE: ParamDecl = ParamDecl {
@@ -254,13 +254,35 @@ fn quirk_bool(p: &Params, name: &str, reference: bool) -> bool {
     }
 }
 
-/// `depth` at this grid point: the integer, or the §5 rule with base `rule` on the
-/// training rows.
-fn depth_of(p: &Params, n_train: usize, rule: fn(usize, usize) -> usize) -> usize {
-    match p.get(DEPTH.name) {
-        ParamValue::Int(d) => *d as usize,
-        _ => rule(n_train, p.usize(OCCUPANCY.name)),
+/// `occupancy` at this grid point for the training rows `train`: the integer, or with
+/// `dataset` the manifest's declared `leaf_occupancy` (card §5: 10 on Banknote, 25 on the
+/// others), so one spec runs the paper's per-data-set rule.
+///
+/// # Errors
+/// `occupancy: dataset` on a data set whose manifest declares no `leaf_occupancy`.
+pub(crate) fn occupancy_of(p: &Params, train: &Dataset) -> Result<usize, MethodError> {
+    match p.get(OCCUPANCY.name) {
+        ParamValue::Int(o) => Ok(*o as usize),
+        _ => train.leaf_occupancy.ok_or_else(|| {
+            MethodError::Other(format!(
+                "occupancy: dataset, but the manifest of data set '{}' declares no leaf_occupancy; give an integer occupancy or add `leaf_occupancy:` to its manifest",
+                train.name
+            ))
+        }),
     }
+}
+
+/// `depth` at this grid point: the integer, or the §5 rule with base `rule` on the
+/// training rows `train`.
+fn depth_of(
+    p: &Params,
+    train: &Dataset,
+    rule: fn(usize, usize) -> usize,
+) -> Result<usize, MethodError> {
+    Ok(match p.get(DEPTH.name) {
+        ParamValue::Int(d) => *d as usize,
+        _ => rule(train.n(), occupancy_of(p, train)?),
+    })
 }
 
 /// `k`: Some(integer) or None for all features.
@@ -355,7 +377,7 @@ impl Method for SklearnForest {
             )));
         }
         let k = k_of(p, 5).unwrap_or(train.d()).max(1);
-        let depth = depth_of(p, train.n(), d_full);
+        let depth = depth_of(p, train, d_full)?;
         let (trees, msl) = (p.usize(TREES.name), p.usize(MIN_SAMPLES_LEAF.name));
         let fp = if self.extra {
             ForestParams::extra_trees(trees, k, depth, msl)
@@ -495,7 +517,7 @@ impl Method for DpRfMethod {
         }
         let params = DpRfParams {
             trees: p.usize(TREES.name),
-            depth: depth_of(p, data.private.n(), d_mult),
+            depth: depth_of(p, &data.private, d_mult)?,
             k: k_of(p, 5),
             rho: RHO_UNSET,
             rows_fraction: p.f64(ROWS_FRACTION.name),
@@ -589,7 +611,7 @@ impl Method for DpDfMethod {
         check_labels("DP-DF", &data.private)?;
         let params = DpDfParams {
             trees: p.usize(TREES.name),
-            height: depth_of(p, data.private.n(), d_mult).max(1),
+            height: depth_of(p, &data.private, d_mult)?.max(1),
             height_limit: quirk_bool(p, HEIGHT_LIMIT.name, false),
             root_exclusion: quirk_bool(p, ROOT_EXCLUSION.name, false),
             prune: p.bool(PRUNE.name),

@@ -109,6 +109,7 @@ pub fn render_curves(
                 y: vec![0.0; grid.len()],
                 task: rep.test.task,
                 fixed_public: 0,
+                leaf_occupancy: None,
                 categorical: Vec::new(),
                 unbinned: Vec::new(),
             };

@@ -196,7 +196,7 @@ pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
         ParamDecl { name: "trees", role: r, kind: ParamKind::Int { min: 1 }, default: Some("10"), doc: "N_T, trees in the forest (card §3.9)" },
         ParamDecl { name: "k", role: r, kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["all"])]), default: Some(k_default), doc: "K, candidate attributes per node drawn without replacement (card §3.6; min(K, attributes left))" },
         ParamDecl { name: "depth", role: r, kind: ParamKind::Either(&[ParamKind::Int { min: 0 }, ParamKind::Choice(&["rule"])]), default: Some("rule"), doc: "d_max, or `rule` = floor(log2(n_train / (occupancy * parts))), parts = trees for disjoint tree rows, else 1 (card §5: d_part, d_full)" },
-        ParamDecl { name: "occupancy", role: r, kind: ParamKind::Int { min: 1 }, default: Some("25"), doc: "expected leaf occupancy of the depth rule (25; 10 on Banknote)" },
+        ParamDecl { name: "occupancy", role: r, kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["dataset"])]), default: Some("25"), doc: "expected leaf occupancy of the depth rule (25; 10 on Banknote), or `dataset` = the data manifest's `leaf_occupancy`" },
         choice("tree_rows", &["disjoint", "all"], rows_default, r, "disjoint: each tree on its own random share of the rows with the whole epsilon (partition = True); all: every tree on all rows with epsilon / trees (card §3.9)"),
         choice("ranges", &["full_data", "train"], "full_data", r, "root ranges and category lists from all rows, train and test, not privatised (reference, card §3.1) or from the training rows"),
     ];
@@ -357,7 +357,8 @@ impl Prepared for PreparedForest {
             ParamValue::Int(d) => *d as usize,
             _ => {
                 let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
-                depth_rule(self.train.n(), m.usize("occupancy"), 2, parts)
+                let occupancy = crate::methods::diprime_baselines::occupancy_of(m, &self.train)?;
+                depth_rule(self.train.n(), occupancy, 2, parts)
             }
         };
         let eps = if f.private() {
