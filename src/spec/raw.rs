@@ -718,13 +718,50 @@ pub enum Interval {
 }
 
 /// How a table prints its values (`digits:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+///
+/// YAML: `{significant: 3}` or `{decimals: 3}` (exactly one of the two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Digits {
     /// Fixed point with this many significant digits (≥ 1).
     Significant(usize),
     /// Fixed point with this many decimals.
     Decimals(usize),
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct DigitsRepr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    significant: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    decimals: Option<usize>,
+}
+
+impl<'de> Deserialize<'de> for Digits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = DigitsRepr::deserialize(d)?;
+        match (r.significant, r.decimals) {
+            (Some(n), None) => Ok(Digits::Significant(n)),
+            (None, Some(n)) => Ok(Digits::Decimals(n)),
+            _ => Err(de::Error::custom(
+                "digits must be {significant: N} or {decimals: N} (exactly one)",
+            )),
+        }
+    }
+}
+
+impl Serialize for Digits {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (significant, decimals) = match *self {
+            Digits::Significant(n) => (Some(n), None),
+            Digits::Decimals(n) => (None, Some(n)),
+        };
+        DigitsRepr {
+            significant,
+            decimals,
+        }
+        .serialize(s)
+    }
 }
 
 /// A row of the paper's table that we cannot reproduce (`unavailable:`).
