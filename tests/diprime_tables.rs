@@ -399,3 +399,81 @@ fn halfwidths_need_a_column() {
         "{err}"
     );
 }
+
+/// End to end with methods that exist today (DT and LPDT-M on the LPDT synthetic model,
+/// no data files): a spec table with `interval: ci95`, `digits`, `scale`, `marks: none`
+/// and an unavailable row renders `mean ± half-width` cells, the factor after the label,
+/// the dashed row and the notes saying what ± is; a scale naming an unknown data set is
+/// refused naming the field.
+#[test]
+fn spec_table_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |extra: &str| {
+        format!(
+            "name: pm\nseed: 1\nrepetitions: 3\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 200, private: 600, test: 200}}}}\nepsilons: [4]\nmethods:\n  - {{method: DT, params: {{max_depth: 3}}}}\n  - {{method: LPDT-M, params: {{depth: 3, min_leaf: 10, rho: 0.5}}}}\nselection: best_mean\ntables:\n  - name: pm\n    epsilons: [4]\n    non_private: [DT]\n    methods: [LPDT-M]\n    marks: none\n    interval: ci95\n    digits: {{significant: 3}}\n    scale: {{{extra}: -1}}\n    unavailable:\n      - {{label: Flight, reason: not in the data folder}}\n"
+        )
+    };
+    let path = dir.path().join("pm.yaml");
+    std::fs::write(&path, spec("sine")).unwrap();
+    let out = dir.path().join("out");
+    let status = Command::new(env!("CARGO_BIN_EXE_dp-repro"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let md = std::fs::read_to_string(out.join("table-pm.md")).unwrap();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| SINE") || l.starts_with("| sine"))
+        .unwrap();
+    assert!(line.contains(" (×10⁻¹) | "), "{md}");
+    // Every cell is `a ± b` with as many decimals on both sides.
+    let cells: Vec<&str> = line
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .skip(1)
+        .collect();
+    assert_eq!(cells.len(), 2, "{line}");
+    for c in cells {
+        let (a, b) = c.split_once(" ± ").unwrap_or_else(|| panic!("{c}"));
+        let dec = |s: &str| s.split_once('.').map_or(0, |(_, d)| d.len());
+        assert_eq!(dec(a), dec(b), "{c}");
+        assert!(
+            a.parse::<f64>().is_ok() && b.parse::<f64>().unwrap() >= 0.0,
+            "{c}"
+        );
+    }
+    assert!(md.contains("| Flight | — | — |"), "{md}");
+    assert!(md.contains("Student-t"), "{md}");
+    assert!(md.contains("t\\_{0.975,2} = 4.30265"), "{md}");
+    assert!(
+        md.contains("Flight not available: not in the data folder"),
+        "{md}"
+    );
+    assert!(!md.contains("**"), "marks: none bolds nothing\n{md}");
+    // The tables of local-DP methods get no privacy-model note.
+    assert!(!md.contains("Privacy model:"), "{md}");
+
+    std::fs::write(&path, spec("nosuch")).unwrap();
+    let bad = Command::new(env!("CARGO_BIN_EXE_dp-repro"))
+        .args(["validate", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("tables[0].scale.nosuch") && err.contains("sine"),
+        "{err}"
+    );
+}
