@@ -90,6 +90,10 @@ fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> Rep
         methods: None,
         value: None,
         rank_sums: None,
+        epsilon_column: "epsilon".into(),
+        halfwidth_column: None,
+        datasets: Default::default(),
+        not_available: Vec::new(),
     }
 }
 
@@ -97,6 +101,7 @@ fn rel(r: f64) -> Tolerance {
     Tolerance {
         relative: Some(r),
         se: None,
+        halfwidths: None,
     }
 }
 
@@ -104,6 +109,7 @@ fn se(k: f64) -> Tolerance {
     Tolerance {
         relative: None,
         se: Some(k),
+        halfwidths: None,
     }
 }
 
@@ -285,6 +291,7 @@ fn standard_error_band() {
     let both = Tolerance {
         relative: Some(0.35),
         se: Some(3.0),
+        halfwidths: None,
     };
     let cells = cells_of("ABA,LPDT-M,2,13.1,,,\n", both, vec![]);
     assert_eq!(cells[0].verdict, Verdict::Ok);
@@ -292,6 +299,7 @@ fn standard_error_band() {
     let both = Tolerance {
         relative: Some(0.01),
         se: Some(3.0),
+        halfwidths: None,
     };
     let cells = cells_of("ABA,LPDT-M,2,12.9,,,\n", both, vec![]);
     assert_eq!(cells[0].verdict, Verdict::Ok);
@@ -1142,6 +1150,7 @@ fn sample_report() -> CheckReport {
         method: m.to_string(),
         epsilon: e,
         paper,
+        paper_halfwidth: None,
         ours,
         ratio: match (paper, ours) {
             (Some(p), Some(o)) => Some(o.0 / p),

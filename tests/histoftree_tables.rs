@@ -83,6 +83,7 @@ fn entry(value: TableValue) -> TableEntry {
         oracle_note: None,
         value,
         reported: None,
+        ..TableEntry::default()
     }
 }
 

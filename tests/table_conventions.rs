@@ -71,6 +71,7 @@ fn entry(rank_ties: &[&str]) -> TableEntry {
         oracle_note: None,
         value: TableValue::Metric,
         reported: None,
+        ..TableEntry::default()
     }
 }
 

@@ -48,8 +48,8 @@ pub use rank_sums::{
 };
 pub use render::{quiet_lines, render_check};
 pub use reported::{
-    compare_reported, ratio_rows, CellCheck, DatasetNames, KnownDeviation, ReportedSpec,
-    ReportedValue, Tolerance, Verdict,
+    compare_reported, ratio_rows, CellCheck, DatasetNames, KnownDeviation, NotAvailable,
+    ReportedSpec, ReportedValue, Tolerance, Verdict,
 };
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,

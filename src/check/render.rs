@@ -114,6 +114,8 @@ struct View {
     cells: Vec<CellView>,
     cells_note: String,
     deviations: Vec<String>,
+    /// Reasons of the data sets not available, numbered as the cells cite them.
+    unavailable: Vec<String>,
     by_method: Vec<MethodCount>,
     epsilons: Vec<String>,
     by_epsilon: Vec<EpsilonCounts>,
@@ -170,7 +172,7 @@ fn counts_by_epsilon(report: &CheckReport, f: &Fmt) -> (Vec<String>, Vec<Epsilon
                         .iter()
                         .filter(|c| c.method == *m && c.epsilon == Some(e))
                         .map(|c| &c.verdict)
-                        .filter(|v| !matches!(v, Verdict::NotRun))
+                        .filter(|v| !matches!(v, Verdict::NotRun | Verdict::NotAvailable(_)))
                         .collect();
                     let ok = compared.iter().filter(|v| matches!(v, Verdict::Ok)).count();
                     (f.esc)(&if compared.is_empty() {
@@ -186,6 +188,16 @@ fn counts_by_epsilon(report: &CheckReport, f: &Fmt) -> (Vec<String>, Vec<Epsilon
         eps.into_iter().map(|e| (f.esc)(&eps_text(e))).collect(),
         rows,
     )
+}
+
+/// The paper's value, with its 95 % half-width when the files give one
+/// (`1.59e-2 ± 7.00e-4`), or `—`.
+fn paper_text(paper: Option<f64>, halfwidth: Option<f64>) -> String {
+    match (paper, halfwidth) {
+        (Some(p), Some(h)) => format!("{} ± {}", format_sci(p), format_sci(h)),
+        (Some(p), None) => format_sci(p),
+        (None, _) => "—".into(),
+    }
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -225,18 +237,24 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
     let n_reg = count(|v| *v == Verdict::Regression);
     let n_not = count(|v| *v == Verdict::NotRun);
+    let n_na = count(|v| matches!(v, Verdict::NotAvailable(_)));
 
     let mut summary = Vec::new();
     summary.push(if report.cells.is_empty() {
         "Reported cells: none checked.".to_string()
     } else {
         format!(
-            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run.",
+            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run{}.",
             report.cells.len(),
             n_ok,
             plural(n_known, "known deviation", "known deviations"),
             plural(n_reg, "regression", "regressions"),
             n_not,
+            if n_na > 0 {
+                format!(", {n_na} not available (no data)")
+            } else {
+                String::new()
+            },
         )
     });
     let n_hold = report.claims.iter().filter(|c| c.holds).count();
@@ -321,7 +339,7 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
             .ours
             .map(|(m, se, n)| format!("{} ± {} ({n} reps)", format_sci(m), format_sci(se)))
             .unwrap_or_else(|| "—".into());
-        let paper = c.paper.map(format_sci).unwrap_or_else(|| "—".into());
+        let paper = paper_text(c.paper, c.paper_halfwidth);
         let ratio = c
             .ratio
             .map(|r| format!(", ratio {}", ratio_text(r)))
@@ -389,6 +407,15 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             }
         }
     }
+    // Reasons of data sets not available, numbered apart.
+    let mut unavailable: Vec<&str> = Vec::new();
+    for c in &report.cells {
+        if let Verdict::NotAvailable(r) = &c.verdict {
+            if !unavailable.contains(&r.as_str()) {
+                unavailable.push(r);
+            }
+        }
+    }
     let reps: Vec<usize> = report
         .cells
         .iter()
@@ -419,6 +446,10 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                     let i = reasons.iter().position(|x| x == r).unwrap_or(0) + 1;
                     format!("{}{}", esc("known deviation"), (f.sup)(i))
                 }
+                Verdict::NotAvailable(r) => {
+                    let i = unavailable.iter().position(|x| x == r).unwrap_or(0) + 1;
+                    format!("{}{}", esc("not available"), (f.sup)(i))
+                }
                 Verdict::Regression => (f.bold)(&esc("regression")),
                 v => esc(v.name()),
             };
@@ -426,7 +457,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                 dataset: esc(&dataset),
                 method: esc(&c.method),
                 epsilon: esc(&c.epsilon.map(eps_text).unwrap_or_else(|| "—".into())),
-                paper: esc(&c.paper.map(format_sci).unwrap_or_else(|| "—".into())),
+                paper: esc(&paper_text(c.paper, c.paper_halfwidth)),
                 ours: esc(&ours),
                 ratio: esc(&c.ratio.map(ratio_text).unwrap_or_else(|| "—".into())),
                 verdict,
@@ -455,7 +486,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             Verdict::Ok => e.ok += 1,
             Verdict::KnownDeviation(_) => e.known += 1,
             Verdict::Regression => e.regression += 1,
-            Verdict::NotRun => e.not_run += 1,
+            Verdict::NotRun | Verdict::NotAvailable(_) => e.not_run += 1,
         }
     }
     let summary = summary_lines(report);
@@ -471,6 +502,9 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             }
         }
         s.push_str(". Ratio: ours / paper.");
+        if report.cells.iter().any(|c| c.paper_halfwidth.is_some()) {
+            s.push_str(" Paper ±: the paper's 95 % Student-t half-width of its mean (not a standard deviation); a tolerance in half-widths compares |ours − paper| with k·√(h_paper² + h_ours²), h_ours the same half-width of ours.");
+        }
         esc(&s)
     };
 
@@ -519,6 +553,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         cells,
         cells_note,
         deviations: reasons.iter().map(|r| esc(r)).collect(),
+        unavailable: unavailable.iter().map(|r| esc(r)).collect(),
         by_method,
         epsilons,
         by_epsilon,

@@ -75,6 +75,46 @@ pub struct ReportedSpec {
     /// spec table computes (`reported.rank_sums`, the HistOfTree tables' last rows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank_sums: Option<super::rank_sums::RankSumSpec>,
+    /// The column of the files holding ε (default `epsilon`; the DiPriMe files call the
+    /// nominal ε `eps_nominal`): empty for a non-private method.
+    #[serde(
+        default = "default_epsilon_column",
+        skip_serializing_if = "is_default_epsilon_column"
+    )]
+    pub epsilon_column: String,
+    /// The column holding the paper's 95 % interval half-width of each value (the
+    /// DiPriMe files' `mse_ci95_halfwidth` / `acc_ci95_halfwidth`, `diprime.md` §11):
+    /// printed beside the paper's value and needed by `tolerance.halfwidths`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halfwidth_column: Option<String>,
+    /// Reported data set name → our data set name, for names the manifests' abbreviations
+    /// do not map (the DiPriMe files' `turbine` → `gas_turbine`); checked before
+    /// `dataset_names`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub datasets: BTreeMap<String, String>,
+    /// Reported data sets we cannot run (no data), each group with its reason: their
+    /// cells are listed with the verdict *not available* (never a regression) instead of
+    /// being left out silently (DiPriMe's Flight, HIGGS and PUC-Rio).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_available: Vec<NotAvailable>,
+}
+
+/// `reported.not_available`: reported data sets without data here, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotAvailable {
+    /// The data sets as the reported files name them.
+    pub datasets: Vec<String>,
+    /// Why they are not run (printed in the report).
+    pub reason: String,
+}
+
+fn default_epsilon_column() -> String {
+    "epsilon".to_string()
+}
+
+fn is_default_epsilon_column(c: &String) -> bool {
+    c == "epsilon"
 }
 
 /// `reported.value`: the reported numbers are ratios of our means.
@@ -173,8 +213,25 @@ pub enum DatasetNames {
 
 /// When our mean reproduces a reported value. A cell is within tolerance when
 /// `|ours − paper| / |paper| ≤ relative` **or** `|ours − paper| ≤ se × our standard
-/// error` (std / √reps over repetitions); either criterion given suffices, and at least
-/// one must be given. With `paper = 0` the relative criterion needs `ours = 0`.
+/// error` (std / √reps over repetitions) **or** `|ours − paper| ≤ halfwidths ×
+/// √(h_paper² + h_ours²)`; any criterion given suffices, and at least one must be given.
+/// With `paper = 0` the relative criterion needs `ours = 0`.
+///
+/// `halfwidths` (the DiPriMe tables, whose runs are not replayable, `diprime.md` §6.1):
+/// `h_paper` is the paper's printed 95 % Student-t half-width of its mean
+/// (`reported.halfwidth_column`) and `h_ours` the same statistic of ours,
+/// `t_{0.975,n−1}·sd₀/√n` ([`crate::stats::ci95_halfwidth_from_std`]; 0 when we have one
+/// repetition). The paper's mean and ours are independent means of the same quantity
+/// when we reproduce it, so their difference has variance `σ_p²/n_p + σ_o²/n_o`, whose
+/// 95 % half-width is about `√(h_paper² + h_ours²)`: `halfwidths: 1` is a two-sided 5 %
+/// test of equal expectations per cell. The paper's half-width alone would ignore our own
+/// noise (a cell of a method noisier than the paper's run would fail by chance) and would
+/// make cells whose paper half-width rounds to 0 unreachable. With 10 repetitions each
+/// the band is `k · 2.146 · SE_diff` (t_{0.975,9}·√0.9, sd₀ against the sample sd), so
+/// `halfwidths: 2` rejects a reproducing cell with probability
+/// `P(|t_18| > 4.29) ≈ 4e-4`: about 0.03 false alarms over the 59 cells of DiPriMe
+/// Tables 1–2 (Bonferroni: ≤ 5 % family-wise), while a shift of 2 paper half-widths
+/// (≈ 4.5 of the paper's standard errors) is flagged.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
@@ -184,6 +241,10 @@ pub struct Tolerance {
     /// Band half-width in units of our standard error of the mean; finite and ≥ 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub se: Option<f64>,
+    /// Band half-width in units of the combined 95 % half-width `√(h_paper² + h_ours²)`;
+    /// finite and ≥ 0; needs `reported.halfwidth_column`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halfwidths: Option<f64>,
 }
 
 impl Tolerance {
@@ -197,6 +258,40 @@ impl Tolerance {
         let rel = self.relative.is_some_and(|r| diff <= r * paper.abs());
         let band = self.se.is_some_and(|k| se.is_finite() && diff <= k * se);
         rel || band
+    }
+
+    /// [`Tolerance::accepts`], or within `halfwidths × √(h_paper² + h_ours²)` when that
+    /// criterion is given and the paper's half-width `paper_halfwidth` is known; `std` is
+    /// our sample standard deviation (denominator n − 1) over `reps` repetitions, `se`
+    /// our standard error. Non-finite differences are never within tolerance.
+    ///
+    /// ```
+    /// use dp_repro::check::Tolerance;
+    /// let t = Tolerance { halfwidths: Some(2.0), ..Tolerance::default() };
+    /// // Paper 0.0159 ± 0.0007; ours 0.0170 with sd 0.001 over 10 runs (h ≈ 0.000679):
+    /// // |diff| = 0.0011 ≤ 2·√(0.0007² + 0.000679²) ≈ 0.00195.
+    /// assert!(t.accepts_cell(0.0170, 0.001 / 10f64.sqrt(), 0.001, 10, 0.0159, Some(0.0007)));
+    /// assert!(!t.accepts_cell(0.0185, 0.001 / 10f64.sqrt(), 0.001, 10, 0.0159, Some(0.0007)));
+    /// ```
+    pub fn accepts_cell(
+        &self,
+        ours: f64,
+        se: f64,
+        std: f64,
+        reps: usize,
+        paper: f64,
+        paper_halfwidth: Option<f64>,
+    ) -> bool {
+        if self.accepts(ours, se, paper) {
+            return true;
+        }
+        let (Some(k), Some(hp)) = (self.halfwidths, paper_halfwidth) else {
+            return false;
+        };
+        let diff = (ours - paper).abs();
+        let ho = crate::stats::ci95_halfwidth_from_std(std, reps).unwrap_or(0.0);
+        let band = k * hp.hypot(ho);
+        diff.is_finite() && band.is_finite() && diff <= band
     }
 }
 
@@ -261,13 +356,42 @@ impl ReportedSpec {
             ));
         }
         let t = &self.tolerance;
-        if t.relative.is_none() && t.se.is_none() {
+        if t.relative.is_none() && t.se.is_none() && t.halfwidths.is_none() {
             return Err(invalid(
                 "reported.tolerance".into(),
-                "gives no criterion; set `relative` (a fraction, e.g. 0.1) and/or `se` (a band in standard errors, e.g. 3)",
+                "gives no criterion; set `relative` (a fraction, e.g. 0.1), `se` (a band in standard errors, e.g. 3) and/or `halfwidths` (a band in 95 % half-widths, e.g. 2, with `halfwidth_column`)",
             ));
         }
-        for (name, v) in [("relative", t.relative), ("se", t.se)] {
+        if t.halfwidths.is_some() && self.halfwidth_column.is_none() {
+            return Err(invalid(
+                "reported.tolerance.halfwidths".into(),
+                "needs the paper's half-widths: set `reported.halfwidth_column` to the files' column holding them (e.g. mse_ci95_halfwidth)",
+            ));
+        }
+        if self.epsilon_column.trim().is_empty()
+            || self
+                .halfwidth_column
+                .as_ref()
+                .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(invalid(
+                "reported.epsilon_column".into(),
+                "an empty column name (epsilon_column or halfwidth_column); name a column of the files or omit the field",
+            ));
+        }
+        for (i, n) in self.not_available.iter().enumerate() {
+            if n.datasets.is_empty() || n.reason.trim().is_empty() {
+                return Err(invalid(
+                    format!("reported.not_available[{i}]"),
+                    "needs a non-empty `datasets` list and a `reason`",
+                ));
+            }
+        }
+        for (name, v) in [
+            ("relative", t.relative),
+            ("se", t.se),
+            ("halfwidths", t.halfwidths),
+        ] {
             if let Some(v) = v {
                 if !(v.is_finite() && v >= 0.0) {
                     return Err(invalid(
@@ -358,6 +482,9 @@ pub enum Verdict {
     /// Nothing to compare: the paper prints "−", or we have no result for this method or
     /// ε (e.g. DECONV, not implemented). Not a regression.
     NotRun,
+    /// The data set is listed in `reported.not_available` (we have no data for it); the
+    /// reason. Not a regression.
+    NotAvailable(String),
 }
 
 impl Verdict {
@@ -368,6 +495,7 @@ impl Verdict {
             Verdict::KnownDeviation(_) => "known deviation",
             Verdict::Regression => "regression",
             Verdict::NotRun => "not run",
+            Verdict::NotAvailable(_) => "not available",
         }
     }
 }
@@ -385,6 +513,9 @@ pub struct CellCheck {
     pub epsilon: Option<f64>,
     /// The paper's value; `None` where it prints "−".
     pub paper: Option<f64>,
+    /// The paper's 95 % interval half-width of `paper` (`reported.halfwidth_column`), when
+    /// the files give one.
+    pub paper_halfwidth: Option<f64>,
     /// Ours: (mean over repetitions, its standard error std/√reps, reps); `None` when we
     /// have no selected row for this data set, method and ε.
     pub ours: Option<(f64, f64, usize)>,
@@ -401,8 +532,9 @@ pub struct CellCheck {
 ///
 /// Reported data set names are mapped to ours with `abbreviations` (abbreviation →
 /// manifest name, see [`super::abbreviation_map`]) when `dataset_names` is
-/// `abbreviation`. Cells of data sets absent from `selected` altogether are left out (the
-/// spec ran a subset of the paper's data sets). A cell without a reported value, or
+/// `abbreviation` (the `datasets` map first). Cells of data sets listed in
+/// `not_available` get [`Verdict::NotAvailable`]; cells of other data sets absent from
+/// `selected` altogether are left out (the spec ran a subset of the paper's data sets). A cell without a reported value, or
 /// without our row for its method and ε, is [`Verdict::NotRun`]; otherwise it is
 /// [`Verdict::Ok`] within tolerance, else [`Verdict::KnownDeviation`] with the reason of
 /// the first matching selector, else [`Verdict::Regression`]. Cells are returned in file
@@ -445,8 +577,9 @@ pub fn compare_reported(
     for file in &spec.files {
         let path = spec_dir.join(file);
         let value = spec.value_column.as_str();
-        let mut required = vec!["dataset", "epsilon", value];
+        let mut required = vec!["dataset", spec.epsilon_column.as_str(), value];
         required.extend(spec.method_columns.iter().map(String::as_str));
+        required.extend(spec.halfwidth_column.as_deref());
         let t = CsvTable::read(&path, &required)?;
         let file_name = path
             .file_name()
@@ -468,23 +601,47 @@ pub fn compare_reported(
             let Some(method) = spec.method_label(&key) else {
                 continue;
             };
-            let epsilon = t.epsilon(line, r, "epsilon")?;
+            let epsilon = t.epsilon(line, r, &spec.epsilon_column)?;
             let raw = t.get(r, value);
             let paper = if matches!(raw, "" | "-" | "−" | "—") {
                 None
             } else {
                 Some(t.f64(line, r, value)?)
             };
+            let paper_halfwidth = match &spec.halfwidth_column {
+                Some(c) => t.opt_f64(line, r, c)?,
+                None => None,
+            };
             if !reported_names.contains(&reported) {
                 reported_names.push(reported.clone());
             }
-            let dataset = match spec.dataset_names {
-                DatasetNames::Abbreviation => abbreviations
+            let dataset = match (spec.datasets.get(&reported), spec.dataset_names) {
+                (Some(ours), _) => ours.clone(),
+                (None, DatasetNames::Abbreviation) => abbreviations
                     .get(&reported)
                     .cloned()
                     .unwrap_or_else(|| reported.clone()),
-                DatasetNames::Name => reported.clone(),
+                (None, DatasetNames::Name) => reported.clone(),
             };
+            let unavailable = spec
+                .not_available
+                .iter()
+                .find(|n| n.datasets.iter().any(|d| d == &reported || d == &dataset));
+            if let Some(n) = unavailable {
+                cells.push(CellCheck {
+                    dataset,
+                    reported_dataset: reported,
+                    method,
+                    epsilon,
+                    paper,
+                    paper_halfwidth,
+                    ours: None,
+                    ratio: None,
+                    verdict: Verdict::NotAvailable(n.reason.clone()),
+                    source: format!("{file_name}:{line}"),
+                });
+                continue;
+            }
             if !ours_ds.contains(dataset.as_str()) {
                 continue;
             }
@@ -503,9 +660,13 @@ pub fn compare_reported(
                 (Some(p), Some((m, _, _))) if p != 0.0 => Some(m / p),
                 _ => None,
             };
-            let verdict = match (paper, ours) {
-                (Some(p), Some((m, se, _))) => {
-                    if spec.tolerance.accepts(m, se, p) {
+            let verdict = match (paper, row) {
+                (Some(p), Some(row)) => {
+                    let (m, se) = (row.mean, row.std_error());
+                    if spec
+                        .tolerance
+                        .accepts_cell(m, se, row.std, row.reps, p, paper_halfwidth)
+                    {
                         Verdict::Ok
                     } else if let Some(k) = spec
                         .known_deviations
@@ -525,6 +686,7 @@ pub fn compare_reported(
                 method,
                 epsilon,
                 paper,
+                paper_halfwidth,
                 ours,
                 ratio,
                 verdict,

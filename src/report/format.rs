@@ -4,7 +4,9 @@
 //! digits and a signed exponent without leading zeros (LPDT Table 2: `1.01e+1`,
 //! `2.12e-2`, `4.08e-27`), and accuracies or running times with a fixed number of
 //! decimals (LPCT Tables 2 and 3). The HistOfTree tables print MSE ratios with a
-//! precision that falls with the magnitude (`1.85`, `22.6`, `7e2`).
+//! precision that falls with the magnitude (`1.85`, `22.6`, `7e2`). The DiPriMe tables
+//! print scaled means with three significant digits in fixed point (`40.7`, `241`) and a
+//! "±" with as many decimals as the mean (`40.7 ± 6.2`).
 
 /// Formats `v` in scientific notation with three significant digits, as the papers do.
 ///
@@ -115,6 +117,44 @@ pub fn format_ratio(v: f64) -> String {
     } else {
         text
     }
+}
+
+/// The number of decimals that prints `v` with `digits` significant digits in fixed point
+/// (at least 0), decided after rounding so a carry does not add a digit (`9.996` with 3
+/// digits → 1 decimal, `10.0`). Zero and non-finite values get `digits − 1` decimals.
+pub fn significant_decimals(v: f64, digits: usize) -> usize {
+    let digits = digits.max(1);
+    if v == 0.0 || !v.is_finite() {
+        return digits - 1;
+    }
+    // LowerExp rounds to `digits` significant digits and carries into the exponent.
+    let s = format!("{:.*e}", digits - 1, v.abs());
+    let exponent: i64 = s
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .expect("LowerExp output of a finite f64 has an integer exponent");
+    (digits as i64 - 1 - exponent).max(0) as usize
+}
+
+/// Formats `v` in fixed point with `digits` significant digits, as the DiPriMe paper
+/// prints its scaled MSEs (`1.59`, `40.7`, `241`, `9.60`; method card `diprime.md` §11);
+/// values of `10^digits` or more print with no decimals and all their integer digits.
+/// Rounding is to nearest on the exact binary value; NaN prints as `nan`, ±∞ as `inf` /
+/// `-inf`.
+///
+/// ```
+/// use dp_repro::report::format_significant;
+/// assert_eq!(format_significant(1.5875, 3), "1.59");
+/// assert_eq!(format_significant(40.676, 3), "40.7");
+/// assert_eq!(format_significant(240.73, 3), "241");
+/// assert_eq!(format_significant(9.6046, 3), "9.60");
+/// assert_eq!(format_significant(9.996, 3), "10.0");
+/// ```
+pub fn format_significant(v: f64, digits: usize) -> String {
+    if let Some(s) = non_finite(v) {
+        return s;
+    }
+    format_fixed(v, significant_decimals(v, digits))
 }
 
 /// `nan`, `inf` or `-inf` for non-finite values, `None` otherwise.

@@ -27,7 +27,9 @@ pub use figure::{
     render_figures, validate_figures, write_panel, FigureContext, FigureError, FigureSpec,
     LegendPosition, Line, Panel, Point,
 };
-pub use format::{format_fixed, format_ratio, format_sci};
+pub use format::{
+    format_fixed, format_ratio, format_sci, format_significant, significant_decimals,
+};
 pub use render::{
     error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,
     render_with_dir, OutputFormat, Templates,

@@ -394,12 +394,51 @@ struct ViewRow {
     cells: Vec<String>,
 }
 
+/// The row label for LaTeX, escaped, with the row's scale factor in math:
+/// `Parkinson's ($\times 10^{-2}$)`.
+fn latex_row_label(r: &Row) -> String {
+    match r.scale {
+        Some(k) => format!(r"{} ($\times 10^{{{k}}}$)", escape_latex(&r.label)),
+        None => escape_latex(&r.label),
+    }
+}
+
+/// The row label for Markdown, escaped, with the row's scale factor in Unicode
+/// superscripts: `Parkinson's (×10⁻²)`.
+fn markdown_row_label(r: &Row) -> String {
+    match r.scale {
+        Some(k) => format!("{} (×10{})", escape_markdown(&r.label), superscript(k)),
+        None => escape_markdown(&r.label),
+    }
+}
+
+/// An integer in Unicode superscript digits: `-2` → `⁻²`.
+fn superscript(k: i32) -> String {
+    k.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            _ => '⁹',
+        })
+        .collect()
+}
+
 impl ViewRow {
     /// The view of a data row (`cell` marks up each cell) or, with `summary`, of a summary
-    /// row, whose cells without a value are empty.
-    fn new(r: &Row, escape: fn(&str) -> String, cell: fn(&Cell) -> String, summary: bool) -> Self {
+    /// row, whose cells without a value are empty; `label` escapes the label and adds the
+    /// row's scale factor.
+    fn new(r: &Row, label: fn(&Row) -> String, cell: fn(&Cell) -> String, summary: bool) -> Self {
         ViewRow {
-            label: escape(&r.label),
+            label: label(r),
             cells: r
                 .cells
                 .iter()
@@ -495,12 +534,12 @@ impl LatexView {
             rows: t
                 .rows
                 .iter()
-                .map(|r| ViewRow::new(r, escape_latex, latex_cell, false))
+                .map(|r| ViewRow::new(r, latex_row_label, latex_cell, false))
                 .collect(),
             summary_rows: t
                 .summary_rows
                 .iter()
-                .map(|r| ViewRow::new(r, escape_latex, latex_cell, true))
+                .map(|r| ViewRow::new(r, latex_row_label, latex_cell, true))
                 .collect(),
             notes: notes_with_legend(t, "Bold", "underlined")
                 .iter()
@@ -566,12 +605,12 @@ impl MarkdownView {
             rows: t
                 .rows
                 .iter()
-                .map(|r| ViewRow::new(r, escape_markdown, markdown_cell, false))
+                .map(|r| ViewRow::new(r, markdown_row_label, markdown_cell, false))
                 .collect(),
             summary_rows: t
                 .summary_rows
                 .iter()
-                .map(|r| ViewRow::new(r, escape_markdown, markdown_cell, true))
+                .map(|r| ViewRow::new(r, markdown_row_label, markdown_cell, true))
                 .collect(),
             notes: notes_with_legend(t, "Bold", "italics")
                 .iter()

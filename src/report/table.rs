@@ -14,7 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::format::{format_fixed, format_ratio, format_sci};
+use super::format::{
+    format_fixed, format_ratio, format_sci, format_significant, significant_decimals,
+};
 use super::ReportError;
 
 /// How cell values are turned into text.
@@ -29,6 +31,9 @@ pub enum NumberFormat {
     /// MSE ratios as the HistOfTree tables print them, `1.85`, `22.6`, `7e2` (see
     /// [`format_ratio`]).
     Ratio,
+    /// Fixed point with the given number of significant digits (see
+    /// [`format_significant`]); the DiPriMe paper's scaled MSEs (`1.59`, `40.7`, `241`).
+    Significant(usize),
 }
 
 impl NumberFormat {
@@ -38,7 +43,29 @@ impl NumberFormat {
             NumberFormat::Sci => format_sci(v),
             NumberFormat::Fixed(decimals) => format_fixed(v, decimals),
             NumberFormat::Ratio => format_ratio(v),
+            NumberFormat::Significant(digits) => format_significant(v, digits),
         }
+    }
+
+    /// `mean ± halfwidth`, as the DiPriMe tables print a cell (method card `diprime.md`
+    /// §6.1, §11: `40.7 ± 6.2`, `241 ± 56`, `0.989 ± 0.007`): the mean through this format,
+    /// the half-width with as many decimals as the mean in the fixed-point formats
+    /// ([`NumberFormat::Fixed`], [`NumberFormat::Significant`]), in this format otherwise.
+    ///
+    /// ```
+    /// use dp_repro::report::NumberFormat;
+    /// assert_eq!(NumberFormat::Significant(3).format_interval(40.676, 6.2078), "40.7 ± 6.2");
+    /// assert_eq!(NumberFormat::Fixed(3).format_interval(0.98913, 0.00666), "0.989 ± 0.007");
+    /// ```
+    pub fn format_interval(self, mean: f64, halfwidth: f64) -> String {
+        let half = match self {
+            NumberFormat::Fixed(decimals) => format_fixed(halfwidth, decimals),
+            NumberFormat::Significant(digits) => {
+                format_fixed(halfwidth, significant_decimals(mean, digits))
+            }
+            NumberFormat::Sci | NumberFormat::Ratio => self.format(halfwidth),
+        };
+        format!("{} ± {half}", self.format(mean))
     }
 }
 
@@ -110,6 +137,12 @@ pub struct Row {
     pub label: String,
     /// One cell per column, groups flattened in order.
     pub cells: Vec<Cell>,
+    /// The power of ten the row is printed in (the DiPriMe paper's per-data-set factors,
+    /// e.g. `-2` for Parkinson's ×10⁻²): its cells show value / 10^scale and each renderer
+    /// appends the factor to the label its own way (`($\times 10^{-2}$)` in LaTeX,
+    /// `(×10⁻²)` in Markdown). `None`: values as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<i32>,
 }
 
 /// One cell of a [`Row`].
@@ -134,11 +167,25 @@ pub struct Cell {
     /// best).
     #[serde(default)]
     pub star: bool,
+    /// The half-width of a 95 % interval around `value` (same units, unscaled), printed
+    /// after it as `± h` (the DiPriMe tables: `t_{0.975,n−1}·sd₀/√n`, see
+    /// [`crate::stats::ci95_halfwidth`]); `None`: the value alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halfwidth: Option<f64>,
 }
 
 impl NumberFormat {
     fn text_of(self, value: Option<f64>) -> String {
         value.map(|v| self.format(v)).unwrap_or_default()
+    }
+
+    /// The text of a cell holding `value` (and `halfwidth`) in a row printed ×10^`scale`.
+    fn cell_text(self, value: Option<f64>, halfwidth: Option<f64>, scale: Option<i32>) -> String {
+        let factor = scale.map_or(1.0, |k| 10f64.powi(k));
+        match (value, halfwidth) {
+            (Some(v), Some(h)) => self.format_interval(v / factor, h / factor),
+            (v, _) => self.text_of(v.map(|v| v / factor)),
+        }
     }
 }
 
@@ -152,7 +199,32 @@ impl Cell {
             bold: false,
             underline: false,
             star: false,
+            halfwidth: None,
         }
+    }
+
+    /// The same cell (marks kept) showing its value with the half-width `halfwidth` of
+    /// its 95 % interval, in a row printed ×10^`scale` (`None`: as they are): the text is
+    /// `mean ± h` of the scaled numbers through [`NumberFormat::format_interval`] (the
+    /// scaled value alone when `halfwidth` is `None`), e.g. 0.0159 and 0.0007 at scale −2
+    /// in [`NumberFormat::Significant`]`(3)` print `1.59 ± 0.07` (DiPriMe Table 1,
+    /// `diprime.md` §11). A cell without a value stays empty.
+    ///
+    /// ```
+    /// use dp_repro::report::{Cell, NumberFormat};
+    /// let c = Cell::new(Some(0.0159), NumberFormat::Sci)
+    ///     .with_interval(Some(0.0007), NumberFormat::Significant(3), Some(-2));
+    /// assert_eq!(c.text, "1.59 ± 0.07");
+    /// ```
+    pub fn with_interval(
+        mut self,
+        halfwidth: Option<f64>,
+        format: NumberFormat,
+        scale: Option<i32>,
+    ) -> Cell {
+        self.halfwidth = halfwidth.filter(|_| self.value.is_some());
+        self.text = format.cell_text(self.value, self.halfwidth, scale);
+        self
     }
 
     /// A cell for a method that was not run (printed as a dash).
@@ -180,6 +252,7 @@ impl Row {
         Row {
             label: label.into(),
             cells: values.iter().map(|&v| Cell::new(v, format)).collect(),
+            scale: None,
         }
     }
 }
@@ -241,11 +314,15 @@ impl Table {
     }
 
     /// Refills the `text` of every cell of the data rows that has a value through
-    /// `format` (marks are kept; cells without a value get an empty text). Summary rows
-    /// keep their texts (they are counts, formatted apart).
+    /// `format`, with its `halfwidth` and its row's `scale` as [`Cell::with_interval`]
+    /// prints them (marks are kept; cells without a value get an empty text). Summary
+    /// rows keep their texts (they are counts, formatted apart).
     pub fn fill_text(&mut self, format: NumberFormat) {
-        for cell in self.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
-            cell.text = format.text_of(cell.value);
+        for row in &mut self.rows {
+            let scale = row.scale;
+            for cell in &mut row.cells {
+                cell.text = format.cell_text(cell.value, cell.halfwidth, scale);
+            }
         }
     }
 

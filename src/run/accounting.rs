@@ -74,6 +74,91 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
     notes
 }
 
+/// The values parameter `name` takes over the grid points of method plan `m` (structural
+/// and mechanism points), in first-seen order; empty when the method does not declare it.
+fn param_values(m: &crate::spec::MethodPlan, name: &str) -> Vec<String> {
+    if !m.method.params().iter().any(|d| d.name == name) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for p in m.structural.iter().chain(&m.mechanism) {
+        if let Some((_, v)) = p.0.iter().find(|(k, _)| k == name) {
+            let v = v.to_string();
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Table notes on the privacy model and the calling conventions of the methods `labels`
+/// (DESIGN.md, "Privacy models"; issue 11 items 1 and 4), printed only when one of them
+/// is a central-DP method or declares a `mode` parameter (tables of the local-DP papers
+/// keep their notes):
+/// - one note listing each privacy model ([`crate::methods::PrivacyModel::name`]) with its
+///   methods, in column order;
+/// - one listing the `mode` (`reference_quirks`: the authors' code as run, diprime.md
+///   §9–§10; `paper`: every quirk off) of each method that declares it;
+/// - one listing the methods called with a multiple of the column's ε (`epsilon_factor`
+///   ≠ 1, the paper's own calling conventions, diprime.md §6.3–§6.4).
+pub fn model_notes(exp: &Experiment, labels: &[&str]) -> Vec<String> {
+    use crate::methods::PrivacyModel;
+    let plans: Vec<&crate::spec::MethodPlan> = labels
+        .iter()
+        .filter_map(|l| exp.methods.iter().find(|m| m.label == *l))
+        .collect();
+    let central = plans
+        .iter()
+        .any(|m| m.method.privacy_model() == PrivacyModel::Central);
+    let modes: Vec<(&str, Vec<String>)> = plans
+        .iter()
+        .map(|m| (m.label.as_str(), param_values(m, "mode")))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    if !central && modes.is_empty() {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    let mut models: Vec<(PrivacyModel, Vec<&str>)> = Vec::new();
+    for m in &plans {
+        let model = m.method.privacy_model();
+        match models.iter_mut().find(|(k, _)| *k == model) {
+            Some((_, v)) => v.push(&m.label),
+            None => models.push((model, vec![&m.label])),
+        }
+    }
+    let list = models
+        .iter()
+        .map(|(k, v)| format!("{} — {}", k.name(), v.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ");
+    notes.push(format!("Privacy model: {list}."));
+    if !modes.is_empty() {
+        let list = modes
+            .iter()
+            .map(|(l, v)| format!("{l} {}", v.join(" and ")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        notes.push(format!("Mode (reference_quirks: the authors' code as it produced the paper's tables, diprime.md §9–§10; paper: every quirk off): {list}."));
+    }
+    let factors: Vec<String> = plans
+        .iter()
+        .filter_map(|m| {
+            let v = param_values(m, "epsilon_factor");
+            let off: Vec<&String> = v.iter().filter(|f| f.parse::<f64>() != Ok(1.0)).collect();
+            (!off.is_empty()).then(|| {
+                let f: Vec<String> = off.iter().map(|f| format!("{f}ε")).collect();
+                format!("{} {}", m.label, f.join(" and "))
+            })
+        })
+        .collect();
+    if !factors.is_empty() {
+        notes.push(format!("Called with a multiple of the column's ε (epsilon_factor, the paper's own calling convention, diprime.md §6.3–§6.4): {}.", factors.join(", ")));
+    }
+    notes
+}
+
 /// The `privacy` record of run.json: label-bound source, methods using private records in
 /// the clear, and the private-validation totals (null when not selected).
 pub fn privacy_record(exp: &Experiment) -> Value {

@@ -13,13 +13,14 @@ use super::seeds::epsilon_text;
 use crate::data::Task;
 use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
 use crate::spec::raw::{
-    MarkStyle, RankTies, RatioOf, RowLabels, Selection, SummaryRow, TableBlock, TableEntry,
-    TableValue,
+    Digits, Interval, MarkStyle, RankTies, RatioOf, RowLabels, Selection, SummaryRow, TableBlock,
+    TableEntry, TableValue,
 };
 use crate::spec::Experiment;
 use crate::stats::{
-    first_place_counts, rank_marks, rank_sums, rank_sums_competition, significance_marks,
-    star_significant, summarize, ties_for_best, SignificanceRule, Summary, TieRank, DEFAULT_ALPHA,
+    ci95_halfwidth, first_place_counts, rank_marks, rank_sums, rank_sums_competition,
+    significance_marks, star_significant, summarize, ties_for_best, SignificanceRule, Summary,
+    TieRank, DEFAULT_ALPHA,
 };
 use std::collections::BTreeMap;
 
@@ -264,7 +265,22 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     let format = match t.value {
         TableValue::Seconds => NumberFormat::Sci,
         TableValue::RatioTo { .. } => NumberFormat::Ratio,
-        TableValue::Metric => number_format(data.task),
+        TableValue::Metric => t.digits.map_or(number_format(data.task), digits_format),
+    };
+    // The text of a cell of data set `name` showing selection `s`: its interval and the
+    // row's scale (the DiPriMe tables), or the plain text as it is.
+    let shown_as = |c: Cell, name: &str, s: Option<&Selected>| -> Cell {
+        let scale = t.scale.get(name).copied();
+        if t.interval.is_none() && scale.is_none() {
+            return c;
+        }
+        let halfwidth = match t.interval {
+            Some(Interval::Ci95) => {
+                s.and_then(|s| ci95_halfwidth(&s.values.values().copied().collect::<Vec<_>>()))
+            }
+            None => None,
+        };
+        c.with_interval(halfwidth, format, scale)
     };
     let bold = bold_rule(data.significance);
     let stars_rule = data.significance.unwrap_or(SignificanceRule::None);
@@ -289,17 +305,16 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     for (name, label) in data.datasets {
         let mut cells = Vec::new();
         for m in &t.non_private {
-            let v = data
-                .selected
-                .get(&(name.clone(), m.clone(), String::new()))
-                .and_then(|s| {
-                    let d = match &t.value {
-                        TableValue::RatioTo { ratio_to, .. } => lookup(name, ratio_to, ""),
-                        _ => None,
-                    };
-                    shown(&t.value, s, d).mean
-                });
-            cells.push(with_reported(Cell::new(v, format), data, name, m, ""));
+            let sel = data.selected.get(&(name.clone(), m.clone(), String::new()));
+            let v = sel.and_then(|s| {
+                let d = match &t.value {
+                    TableValue::RatioTo { ratio_to, .. } => lookup(name, ratio_to, ""),
+                    _ => None,
+                };
+                shown(&t.value, s, d).mean
+            });
+            let cell = shown_as(Cell::new(v, format), name, sel);
+            cells.push(with_reported(cell, data, name, m, ""));
         }
         for (e_idx, e) in t.epsilons.iter().enumerate() {
             let et = epsilon_text(*e);
@@ -342,6 +357,7 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
                 let block: Vec<Cell> = match t.marks {
                     // Running times are shown, not ranked.
                     _ if seconds => plain,
+                    MarkStyle::None => plain,
                     MarkStyle::BoldBest => {
                         let (best, second) = rank_marks(&means, lower);
                         let stars = significance_marks(&values, lower, &stars_rule);
@@ -379,17 +395,25 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
                 group_marked[g].push(block.iter().map(|c| c.star || c.bold).collect());
                 group_means[g].push(means);
                 group_printed[g].push(printed);
-                cells.extend(
-                    block
-                        .into_iter()
-                        .zip(&blk.methods)
-                        .map(|(c, m)| with_reported(c, data, name, m, &et)),
-                );
+                cells.extend(block.into_iter().zip(&blk.methods).map(|(c, m)| {
+                    let c = shown_as(c, name, lookup(name, m, &et));
+                    with_reported(c, data, name, m, &et)
+                }));
             }
         }
         rows.push(Row {
             label: label.clone(),
             cells,
+            scale: t.scale.get(name).copied(),
+        });
+    }
+    let n_columns = t.non_private.len()
+        + t.epsilons.len() * blocks.iter().map(|b| b.methods.len()).sum::<usize>();
+    for u in &t.unavailable {
+        rows.push(Row {
+            label: u.label.clone(),
+            cells: vec![Cell::missing(); n_columns],
+            scale: None,
         });
     }
 
@@ -443,6 +467,7 @@ pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
             Row {
                 label: kind.label().to_string(),
                 cells,
+                scale: None,
             }
         })
         .collect();
@@ -455,6 +480,31 @@ fn number_format(task: Task) -> NumberFormat {
         NumberFormat::Sci
     } else {
         NumberFormat::Fixed(4)
+    }
+}
+
+/// The notes on a table's `interval` (what "±" is) and `scale` (what the row factors
+/// mean); empty without them.
+fn interval_notes(t: &TableEntry, exp: &Experiment) -> Vec<String> {
+    let mut notes = Vec::new();
+    if t.interval == Some(Interval::Ci95) {
+        let n = exp.repetitions;
+        let t_n = crate::stats::t_quantile_975(n.saturating_sub(1))
+            .map(|q| format!(" (t_{{0.975,{}}} = {q:.5} for the spec's n = {n})", n - 1))
+            .unwrap_or_default();
+        notes.push(format!("±: the half-width of a 95 % Student-t interval for the mean over the n repetitions, t_{{0.975,n−1}}·sd0/√n with sd0 the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card diprime.md §6.1): not a standard deviation (sd0 = ±·√n/t). A cell of fewer than 2 repetitions shows the mean alone."));
+    }
+    if !t.scale.is_empty() {
+        notes.push("A factor after a row label gives the units of that row's means and ±, the paper's per-data-set factors: in a row marked 10 to the power −2, 1.59 means 0.0159.".to_string());
+    }
+    notes
+}
+
+/// The number format of `digits:`.
+fn digits_format(d: Digits) -> NumberFormat {
+    match d {
+        Digits::Significant(n) => NumberFormat::Significant(n),
+        Digits::Decimals(n) => NumberFormat::Fixed(n),
     }
 }
 
@@ -651,14 +701,26 @@ pub fn build_table(
         MarkStyle::BoldBest => rule_note(&rule, lower),
         MarkStyle::StarBest => star_best_note(t, &rule, metric, lower),
         MarkStyle::StarSignificant => star_significant_note(data_alpha(exp), lower),
+        MarkStyle::None => String::new(),
     };
     if !marks_note.is_empty() {
         notes.push(marks_note);
     }
+    notes.extend(interval_notes(t, exp));
     notes.extend(summary_notes(t, task, datasets.len()));
     let compared = t.compared_methods();
     let shown: Vec<&str> = compared.iter().map(String::as_str).collect();
+    let all: Vec<&str> = t
+        .non_private
+        .iter()
+        .map(String::as_str)
+        .chain(shown.iter().copied())
+        .collect();
+    notes.extend(super::accounting::model_notes(exp, &all));
     notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
+    for u in &t.unavailable {
+        notes.push(format!("—: {} not available: {}", u.label, u.reason));
+    }
     for s in &exp.spec.skip {
         if compared.contains(&s.method) || t.non_private.contains(&s.method) {
             notes.push(format!(
@@ -694,7 +756,7 @@ pub fn build_table(
         notes,
         legend: match t.marks {
             MarkStyle::BoldBest => Legend::BoldBestUnderlineSecond,
-            MarkStyle::StarBest | MarkStyle::StarSignificant => Legend::InNotes,
+            MarkStyle::StarBest | MarkStyle::StarSignificant | MarkStyle::None => Legend::InNotes,
         },
     })
 }

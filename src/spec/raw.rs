@@ -626,7 +626,7 @@ pub struct SkipEntry {
 }
 
 /// A table: rows = data sets, columns = non-private methods then ε × methods.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableEntry {
     /// File stem: `table-<name>.tex` / `.md`.
@@ -684,6 +684,94 @@ pub struct TableEntry {
     /// (without it a value applies to every ε block). Data sets are matched by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported: Option<TableReported>,
+    /// An interval printed after each mean: `ci95` = `mean ± t_{0.975,n−1}·sd₀/√n`, the
+    /// 95 % Student-t half-width with the population standard deviation (ddof 0) over
+    /// the repetitions, as the DiPriMe tables print "±" (`diprime.md` §6.1; not a standard
+    /// deviation). Only with `value: metric`. Absent: the mean alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// How the metric's values are printed, overriding the task's default (MSE in
+    /// scientific notation, accuracy with 4 decimals): `{significant: 3}` (fixed point,
+    /// 3 significant digits: `1.59`, `40.7`, `241`; DiPriMe Table 1) or `{decimals: 3}`
+    /// (DiPriMe Table 2). Only with `value: metric`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digits: Option<Digits>,
+    /// Per data set (its name in the spec), the power of ten its row is printed in: `-2`
+    /// prints 0.0159 as `1.59` with `(×10⁻²)` after the row label (the DiPriMe paper's
+    /// factors, `diprime.md` §11). Needs `digits`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scale: BTreeMap<String, i32>,
+    /// Rows of the paper's table whose data set we do not have, printed after the data
+    /// rows with every cell missing (`—`) and a note with the reason (DiPriMe's Flight,
+    /// HIGGS, PUC-Rio), so the table says so instead of dropping them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<UnavailableRow>,
+}
+
+/// The interval a table prints after each mean (`interval:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interval {
+    /// The half-width of a 95 % Student-t interval, `t_{0.975,n−1}·sd₀/√n`, sd₀ with
+    /// denominator n ([`crate::stats::ci95_halfwidth`]; `diprime.md` §6.1).
+    Ci95,
+}
+
+/// How a table prints its values (`digits:`).
+///
+/// YAML: `{significant: 3}` or `{decimals: 3}` (exactly one of the two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Digits {
+    /// Fixed point with this many significant digits (≥ 1).
+    Significant(usize),
+    /// Fixed point with this many decimals.
+    Decimals(usize),
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct DigitsRepr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    significant: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    decimals: Option<usize>,
+}
+
+impl<'de> Deserialize<'de> for Digits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = DigitsRepr::deserialize(d)?;
+        match (r.significant, r.decimals) {
+            (Some(n), None) => Ok(Digits::Significant(n)),
+            (None, Some(n)) => Ok(Digits::Decimals(n)),
+            _ => Err(de::Error::custom(
+                "digits must be {significant: N} or {decimals: N} (exactly one)",
+            )),
+        }
+    }
+}
+
+impl Serialize for Digits {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (significant, decimals) = match *self {
+            Digits::Significant(n) => (Some(n), None),
+            Digits::Decimals(n) => (None, Some(n)),
+        };
+        DigitsRepr {
+            significant,
+            decimals,
+        }
+        .serialize(s)
+    }
+}
+
+/// A row of the paper's table that we cannot reproduce (`unavailable:`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnavailableRow {
+    /// The row label, as the paper names the data set (e.g. `Flight`).
+    pub label: String,
+    /// Why it is not run, printed in the notes (e.g. `data not available: ...`).
+    pub reason: String,
 }
 
 /// What a table's cells show.
@@ -908,6 +996,8 @@ pub enum MarkStyle {
     /// of the block not tied with it (one-sided Wilcoxon signed-rank test paired by
     /// repetition, at the `alpha` of the spec's `significance` rule, else 0.05). No bold.
     StarSignificant,
+    /// No marks (the DiPriMe tables, which print mean ± half-width only).
+    None,
 }
 
 impl MarkStyle {

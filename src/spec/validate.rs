@@ -1331,6 +1331,7 @@ fn check_table_conventions(
         crate::run::table::read_reported(&dir.join(&r.file), &r.column)
             .map_err(|e| invalid(path, format!("tables[{i}].reported"), e))?;
     }
+    check_table_interval(i, t, spec, path)?;
     if let Some(note) = &t.oracle_note {
         let field = format!("tables[{i}].oracle_note");
         if note.trim().is_empty() {
@@ -1345,6 +1346,91 @@ fn check_table_conventions(
         }
         if !spec.selection.0.contains(&Selection::BestMean) {
             return Err(invalid(path, field, "the note is printed under the oracle (best_mean) table only, and this spec's selection does not include best_mean"));
+        }
+    }
+    Ok(())
+}
+
+/// The checks of a table's `interval`, `digits`, `scale` and `unavailable` (the DiPriMe
+/// tables): interval and digits only on the metric, at least one significant digit and at
+/// most 12 decimals, scale keys naming the spec's data sets with exponents in −30..=30 and
+/// only with `digits`, unavailable rows with a label and a reason.
+fn check_table_interval(
+    i: usize,
+    t: &TableEntry,
+    spec: &Spec,
+    path: &Path,
+) -> Result<(), SpecError> {
+    let field = |f: &str| format!("tables[{i}].{f}");
+    if t.value != TableValue::Metric && (t.interval.is_some() || t.digits.is_some()) {
+        return Err(invalid(
+            path,
+            field(if t.interval.is_some() {
+                "interval"
+            } else {
+                "digits"
+            }),
+            "applies to the mean test metric only; drop it or use `value: metric`",
+        ));
+    }
+    match t.digits {
+        Some(crate::spec::raw::Digits::Significant(0)) => {
+            return Err(invalid(
+                path,
+                field("digits"),
+                "significant: 0 prints nothing; give 1 or more (the DiPriMe tables use 3)",
+            ));
+        }
+        Some(crate::spec::raw::Digits::Decimals(d)) if d > 12 => {
+            return Err(invalid(
+                path,
+                field("digits"),
+                format!("decimals: {d} is beyond double precision; give at most 12"),
+            ));
+        }
+        _ => {}
+    }
+    if !t.scale.is_empty() && t.digits.is_none() {
+        return Err(invalid(
+            path,
+            field("scale"),
+            "a scale factor needs fixed-point `digits` ({significant: 3} or {decimals: 3}); the default scientific format already shows the magnitude",
+        ));
+    }
+    let names: Vec<&str> = spec
+        .datasets
+        .iter()
+        .map(|d| match d {
+            crate::spec::raw::DatasetEntry::Name(n) => n.as_str(),
+            crate::spec::raw::DatasetEntry::Inline(d) => d.name.as_str(),
+        })
+        .collect();
+    for (name, k) in &t.scale {
+        if !names.contains(&name.as_str()) {
+            return Err(invalid(
+                path,
+                field(&format!("scale.{name}")),
+                format!(
+                    "not a data set of this spec; data sets: {}",
+                    names.join(", ")
+                ),
+            ));
+        }
+        if !(-30..=30).contains(k) {
+            return Err(invalid(
+                path,
+                field(&format!("scale.{name}")),
+                format!("{k} is not a power of ten in -30..=30 (e.g. -2 for ×10⁻²)"),
+            ));
+        }
+    }
+    for (k, u) in t.unavailable.iter().enumerate() {
+        if u.label.trim().is_empty() || u.reason.trim().is_empty() {
+            return Err(invalid(
+                path,
+                field(&format!("unavailable[{k}]")),
+                "needs a non-empty `label` (the paper's name of the data set) and `reason`",
+            ));
         }
     }
     Ok(())

@@ -2,13 +2,16 @@
 //! (matching `scipy.stats.wilcoxon`), summaries (mean, sd, median) and the marks of a
 //! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5)
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
-//! counts; `lpct.md` §10.6; competition ranks with a min/max tie rule, `histoftree.md` §10).
+//! counts; `lpct.md` §10.6; competition ranks with a min/max tie rule, `histoftree.md` §10) and
+//! the 95 % Student-t half-width the DiPriMe tables print as "±" (`diprime.md` §6.1).
 
+mod interval;
 mod marks;
 mod ranks;
 mod summary;
 mod wilcoxon;
 
+pub use interval::{ci95_halfwidth, ci95_halfwidth_from_std, t_quantile_975};
 pub use marks::{
     rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
     DEFAULT_ALPHA,
