@@ -489,9 +489,9 @@ impl Method for DpRfMethod {
     }
     fn privacy_notes(&self) -> Vec<String> {
         vec![
-            "DP-RF: the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7, §3.11 caveat 5)".into(),
-            "DP-RF: the regression split sensitivity 4B^2/n and the node-mean noise scale W/(n e) use exact node counts, never privatised (card §9 item 3)".into(),
-            "DP-RF reference_quirks: the Gini split score is given sensitivity 1, and the regression split mechanism spends the whole tree budget eps/N_T at every node (card §9 item 13), so its splits are not covered by the stated eps".into(),
+            "the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7, §3.11 caveat 5)".into(),
+            "the regression split sensitivity 4B^2/n and the node-mean noise scale W/(n e) use exact node counts, never privatised (card §9 item 3)".into(),
+            "under reference_quirks the Gini split score is given sensitivity 1, and the regression split mechanism spends the whole tree budget eps/N_T at every node (card §9 item 13), so its splits are not covered by the stated eps".into(),
         ]
     }
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
@@ -597,9 +597,9 @@ impl Method for DpDfMethod {
     }
     fn privacy_notes(&self) -> Vec<String> {
         vec![
-            "DP-DF: the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7)".into(),
-            "DP-DF: which classes are present in a node (only those are noised) and whether one class only is present are read from the exact data (card §4.6)".into(),
-            "DP-DF reference_quirks: no height limit (tracer 0), so a path makes more than the 2h-1 queries the budget is split into and the forest is not eps-DP as accounted; predictions are the trees' noisy root majorities (card §9 item 12)".into(),
+            "the 5 bins and the category lists come from all rows (training and test) in the clear (card §4.7)".into(),
+            "which classes are present in a node (only those are noised) and whether one class only is present are read from the exact data (card §4.6)".into(),
+            "under reference_quirks no height limit (tracer 0), so a path makes more than the 2h-1 queries the budget is split into and the forest is not eps-DP as accounted; predictions are the trees' noisy root majorities (card §9 item 12)".into(),
         ]
     }
     fn prepare(
