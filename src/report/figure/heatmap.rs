@@ -348,7 +348,8 @@ pub(super) fn build_indexed(
             dataset: d.clone(),
             title,
             subtitle: format!(
-                "Colour and number: mean test {metric} over {reps} repetitions at the cell's {x_name_text} and {y}; other grid parameters: the best mean (oracle){restricted}; outlined: the panel's best cell; each panel has its own colour scale"
+                "Colour and number: mean test {metric} over {reps} repetition{} at the cell's {x_name_text} and {y}; other grid parameters: the best mean (oracle){restricted}; outlined: the panel's best cell; each panel has its own colour scale",
+                if reps == 1 { "" } else { "s" }
             ),
             x_label: fig.x_label.clone().unwrap_or(x_label),
             y_label: fig.y.label.clone().unwrap_or_else(|| y.to_string()),
