@@ -33,11 +33,17 @@
 //! and p_min given by formulas of n_P, n_Q and ε). `reported` overlays a paper's
 //! digitized curves, dashed, in the colour of the line they match (see [`Overlay`]); they
 //! enter the figure's CSV with `source` = `paper`.
+//!
+//! * `y: {parameter: NAME}` — a heat map ([`heatmap`]): x is ε or another grid
+//!   parameter, the colour of a cell the mean metric at that pair of values; one panel per
+//!   method (and ε), one file per data set, a CSV row per cell ([`HEATMAP_CSV_HEADER`]).
 
 mod data;
 mod draw;
+pub mod heatmap;
 
 pub use data::{build_panels, quantile, Line, Panel, Point, Source};
+pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};
 
 use crate::run::RunRow;
 use crate::spec::Experiment;
@@ -56,7 +62,8 @@ pub struct FigureSpec {
     /// Title (the data set name is appended); default: the figure name.
     #[serde(default)]
     pub title: String,
-    /// The x axis: `epsilon`, `{parameter: NAME}` or `{size: public | private}`.
+    /// The x axis: `epsilon`, `{parameter: NAME}` or `{size: public | private}` (a heat
+    /// map: `epsilon` or `{parameter: NAME}`).
     pub x: XAxis,
     /// Logarithmic x axis (e.g. ε from 0.5 to 1000, or λ).
     #[serde(default)]
@@ -64,7 +71,8 @@ pub struct FigureSpec {
     /// x axis label; default from the axis.
     #[serde(default)]
     pub x_label: Option<String>,
-    /// The y axis (the metric's mean over repetitions).
+    /// The y axis (the metric's mean over repetitions; with `parameter`, a grid parameter
+    /// and the figure is a heat map).
     #[serde(default)]
     pub y: YAxis,
     /// Method labels (as in the spec's `methods`), one line each (or one per ε).
@@ -369,9 +377,14 @@ pub struct YAxis {
     /// Logarithmic scale (falls back to linear, with a note, if a value is ≤ 0).
     #[serde(default)]
     pub log_scale: bool,
-    /// Axis label; default `test <metric> (mean over repetitions)`.
+    /// Axis label; default `test <metric> (mean over repetitions)` (a heat map: the
+    /// parameter's name).
     #[serde(default)]
     pub label: Option<String>,
+    /// A grid parameter on the y axis: the figure is a heat map whose colour is the mean
+    /// metric ([`heatmap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
 }
 
 /// What a line is.
@@ -556,8 +569,9 @@ pub enum FigureError {
 impl FigureSpec {
     /// Checks the figure against the experiment: a usable name, known methods, data sets
     /// and ε, a parameter every listed method has, `lines: per_epsilon` only on parameter
-    /// axes, band levels `0 ≤ lo < hi ≤ 1`. `index` is the figure's place in the section
-    /// (for the field name in errors).
+    /// axes, band levels `0 ≤ lo < hi ≤ 1`; for a heat map (`y.parameter`) also its axes
+    /// and no line-figure options ([`heatmap`]). `index` is the figure's place in the
+    /// section (for the field name in errors).
     ///
     /// # Errors
     /// [`FigureError::Invalid`] naming the field and what would be valid.
@@ -625,6 +639,9 @@ impl FigureSpec {
                     ));
                 }
             }
+        }
+        if let Some(y) = &self.y.parameter {
+            heatmap::validate(self, y, index, ctx)?;
         }
         match &self.x {
             XAxis::Size(_) => {}
@@ -922,6 +939,16 @@ pub fn render_figures(
     let index = data::RunIndex::new(runs);
     let mut written = Vec::new();
     for f in figures {
+        if f.y.parameter.is_some() {
+            for map in heatmap::build_indexed(f, &index, ctx) {
+                if map.panels.iter().all(|p| p.cells.is_empty()) {
+                    continue;
+                }
+                let stem = format!("{}-{}", f.name, map.dataset);
+                written.extend(write_heat_map(&map, &dir, &stem)?);
+            }
+            continue;
+        }
         let paper = match &f.reported {
             Some(o) => o.load(&ctx.base)?,
             None => Vec::new(),

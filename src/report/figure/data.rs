@@ -162,7 +162,8 @@ type Key = (String, String, Option<u64>);
 /// The runs grouped by (data set, method, ε) and then grid point → repetition → value.
 pub(crate) struct RunIndex {
     groups: HashMap<Key, BTreeMap<String, BTreeMap<usize, f64>>>,
-    metric: HashMap<String, String>,
+    /// Data set → metric name (`mse`, `accuracy`).
+    pub(super) metric: HashMap<String, String>,
 }
 
 impl RunIndex {
@@ -187,7 +188,8 @@ impl RunIndex {
         RunIndex { groups, metric }
     }
 
-    fn grid(
+    /// Grid point → repetition → value of data set `d`, method `m` at `e`.
+    pub(super) fn grid(
         &self,
         d: &str,
         m: &str,
@@ -249,7 +251,7 @@ fn point(
 
 /// The better of two grid points by the rule of oracle selection: more repetitions
 /// first, then the better mean.
-fn better(
+pub(super) fn better(
     reps: &BTreeMap<usize, f64>,
     mean: f64,
     cur: &BTreeMap<usize, f64>,
@@ -265,7 +267,8 @@ fn better(
             })
 }
 
-fn mean_of(reps: &BTreeMap<usize, f64>) -> f64 {
+/// Mean of a grid point's values in repetition order (as summary.csv computes it).
+pub(super) fn mean_of(reps: &BTreeMap<usize, f64>) -> f64 {
     summarize(&reps.values().cloned().collect::<Vec<_>>()).mean
 }
 
@@ -308,7 +311,7 @@ fn choose<'a>(
 }
 
 /// The value of `name` in a `name=value;…` grid point.
-fn param_value<'a>(params: &'a str, name: &str) -> Option<&'a str> {
+pub(super) fn param_value<'a>(params: &'a str, name: &str) -> Option<&'a str> {
     params
         .split(';')
         .filter_map(|kv| kv.split_once('='))
@@ -316,7 +319,8 @@ fn param_value<'a>(params: &'a str, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v)
 }
 
-fn metric_label(metric: &str) -> String {
+/// The metric's name in labels: `MSE` for `mse`, else as is.
+pub(super) fn metric_label(metric: &str) -> String {
     match metric {
         "mse" => "MSE".to_string(),
         other => other.to_string(),

@@ -16,7 +16,7 @@ use std::sync::Once;
 /// Image size in pixels (PNG) or user units (SVG).
 const SIZE: (u32, u32) = (960, 620);
 /// The font family name the embedded font is registered under.
-const FONT: &str = "sans-serif";
+pub(super) const FONT: &str = "sans-serif";
 /// DejaVu Sans 2.37 (Debian fonts-dejavu-core), licence in assets/fonts/LICENSE-DejaVu.txt.
 static DEJAVU_SANS: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
@@ -35,7 +35,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0xBA, 0xB0, 0xAC),
 ];
 
-fn register_font() {
+pub(super) fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bytes are a valid TrueType font (checked by the figure tests).
@@ -103,7 +103,7 @@ impl Ranged for Axis {
 }
 
 /// About `target` "nice" ticks (1, 2, 2.5 or 5 × 10^k apart) in [lo, hi].
-fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+pub(super) fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     let span = hi - lo;
     if span <= 0.0 || !span.is_finite() {
         return vec![lo];
@@ -159,7 +159,7 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// Tick label text: at most 4 significant digits, no trailing zeros.
-fn format_tick(v: f64) -> String {
+pub(super) fn format_tick(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
@@ -177,7 +177,7 @@ fn format_tick(v: f64) -> String {
 }
 
 /// Splits text into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = vec![String::new()];
     for word in text.split(' ') {
         let cur = lines.last_mut().expect("one line");
