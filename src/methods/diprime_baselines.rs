@@ -237,12 +237,19 @@ fn paper(p: &Params) -> bool {
     p.str(MODE.name) == "paper"
 }
 
-/// A named quirk choice: its value, or (`mode`) the reference / paper value.
-fn quirk<'a>(p: &'a Params, name: &str, reference: &'a str, paper_value: &'a str) -> &'a str {
-    match p.str(name) {
-        "mode" if paper(p) => paper_value,
-        "mode" => reference,
-        v => v,
+/// A named quirk choice of a central-DP method (card §9–§10): its value, or — when it is
+/// `mode` or not declared at this grid point — the reference value, or the paper value
+/// under `mode: paper`. Shared by these baselines and the `forest` block.
+pub(crate) fn quirk<'a>(
+    p: &'a Params,
+    name: &str,
+    reference: &'a str,
+    paper_value: &'a str,
+) -> &'a str {
+    match p.0.iter().find(|(k, _)| k == name) {
+        Some((_, ParamValue::Str(v))) if v != "mode" => v,
+        _ if paper(p) => paper_value,
+        _ => reference,
     }
 }
 

@@ -34,6 +34,7 @@ use crate::forest::{
     depth_rule, node_budgets, AttributeMechanism, Forest, MedianBudget, MedianMechanism,
     MedianOptions, PfWidth, Ranges, TreeConfig, TreeRows,
 };
+use crate::methods::diprime_baselines::quirk;
 use crate::methods::{
     MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, Prepared, RepData,
 };
@@ -242,17 +243,6 @@ pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
     }
     out.push(choice("accuracy", &["mode", "soft", "hard"], "mode", ParamRole::Curator, "classification score: hard = share of thresholded predictions right; soft = 1 - mean|y - p| of the mean leaf fraction (DP-ERT's reference, card §4.3); reference_quirks = the block's reference_accuracy, paper = hard"));
     out
-}
-
-/// The value of quirk `name` at grid point `p`: its own value, or when `mode`, `reference`
-/// under `mode: reference_quirks` and `paper` otherwise. Undeclared quirks read as
-/// `reference` (they do not apply to the composition).
-fn quirk<'a>(p: &'a Params, name: &str, reference: &'a str, paper: &'a str) -> &'a str {
-    match p.0.iter().find(|(k, _)| k == name) {
-        Some((_, ParamValue::Str(v))) if v != "mode" => v,
-        _ if p.str("mode") == "paper" => paper,
-        _ => reference,
-    }
 }
 
 /// The accuracy the grid point asks for.
