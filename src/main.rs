@@ -293,18 +293,24 @@ fn recorded_repetitions(dir: &Path) -> Option<usize> {
     v["repetitions"].as_u64().map(|r| r as usize)
 }
 
-/// Draws the spec's fitted-curve figures (they refit one repetition, so file data sets are
-/// loaded again; synthetic ones need no files).
-fn draw_curves(
+/// Draws the spec's figures that refit one repetition (fitted curves, leaf occupancy), so
+/// file data sets are loaded again; synthetic ones need no files.
+fn draw_refits(
     exp: &Experiment,
     data_dir: Option<&Path>,
     out: &Path,
 ) -> Result<Vec<PathBuf>, Failure> {
-    if exp.spec.curves.is_empty() {
+    if exp.spec.curves.is_empty() && exp.spec.leaf_occupancy.is_empty() {
         return Ok(Vec::new());
     }
     let data = dp_repro::run::load_datasets(exp, data_dir).map_err(run_failure)?;
-    dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))
+    let mut files =
+        dp_repro::run::curves::render_curves(exp, &data, out).map_err(|e| failed(anyhow!(e)))?;
+    files.extend(
+        dp_repro::run::occupancy::render_leaf_occupancy(exp, &data, out)
+            .map_err(|e| failed(anyhow!(e)))?,
+    );
+    Ok(files)
 }
 
 /// Re-renders the outputs of a results folder (locked by the caller) from its runs.csv
@@ -315,7 +321,7 @@ fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> 
         exp.repetitions = r;
     }
     let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
-    let curves = draw_curves(&exp, resolve_data_dir(None).as_deref(), dir)?;
+    let curves = draw_refits(&exp, resolve_data_dir(None).as_deref(), dir)?;
     for (_, md) in &done.markdown {
         println!("{md}");
     }
@@ -408,8 +414,9 @@ fn check(
     force: bool,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
-        abbreviation_map, compare_golden, compare_reported, epsilon_matches, evaluate_claims,
-        rank_sum_checks, read_curve_points, read_selected, read_tests, render_check, CheckReport,
+        abbreviation_map, compare_golden, compare_reported, epsilon_matches,
+        evaluate_claims_with_leaves, rank_sum_checks, read_curve_points, read_leaf_balance,
+        read_selected, read_tests, render_check, CheckReport,
     };
     let dirs = manifest_dirs(manifests.clone());
     let (mut exp, text) = load_experiment(&spec, manifests)?;
@@ -436,6 +443,7 @@ fn check(
     // `summary` holds the folder's lock until the check report is written.
     let summary = run(&exp, &text, &opts).map_err(run_failure)?;
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+    draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
     eprintln!(
         "{} tasks computed, {} reused; results in {}",
         summary.computed,
@@ -462,7 +470,9 @@ fn check(
         None => (Vec::new(), Vec::new(), Vec::new()),
     };
     let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
-    let claims = evaluate_claims(&exp.claims, &selected, &tests, &curves, lower);
+    let leaves = read_leaf_balance(&out.join("figures")).map_err(failed)?;
+    let claims =
+        evaluate_claims_with_leaves(&exp.claims, &selected, &tests, &curves, &leaves, lower);
     let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
         (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
         // The spec's golden file holds the spec's repetition count.
@@ -641,7 +651,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             let summary = run(&exp, &text, &opts).map_err(run_failure)?;
             let secs = start.elapsed().as_secs_f64();
             let done = finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
-            draw_curves(&exp, opts.data_dir.as_deref(), &out)?;
+            draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
             for (_, md) in &done.markdown {
                 println!("{md}");
             }

@@ -65,6 +65,10 @@
 //!     epsilon: 1
 //!     at_least: 8
 //!     # figure: figure2d             # optional: at every x of a figure's curves instead
+//!   - claim: balanced_leaves         # leaf-occupancy figure: the smallest coefficient of
+//!     figure: figure3                # variation of leaf sizes (figures/<figure>-summary.csv)
+//!     method: DiPriMe
+//!     than: [DP-DF, DP-RF, DP-ERT]
 //! ```
 
 use std::collections::{HashMap, HashSet};
@@ -73,7 +77,7 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{eps_text, CheckError, CurvePoint, SelectedRow, TestRow};
+use super::{eps_text, CheckError, CurvePoint, LeafBalance, SelectedRow, TestRow};
 use crate::report::{format_ratio, format_sci};
 use crate::stats::{rank_sums_competition, TieRank};
 
@@ -376,6 +380,29 @@ pub enum Claim {
         /// How many data sets.
         at_least: AtLeast,
     },
+    /// On leaf-occupancy figure `figure` (`leaf_occupancy:` entry; its
+    /// `figures/<figure>-summary.csv`), the leaves of `method`'s forest are more balanced
+    /// than those of every method of `than`: a strictly smaller coefficient of variation
+    /// (population standard deviation over mean) of the leaf sizes in rows (DiPriMe
+    /// §3.2, card diprime.md §8's Thm 3 as the run shows it). One verdict for the figure:
+    /// it counts as 1 of 1.
+    BalancedLeaves {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The leaf-occupancy figure's name.
+        figure: String,
+        /// The method claimed more balanced (its label).
+        method: String,
+        /// The methods it is compared with.
+        than: Vec<String>,
+    },
 }
 
 /// The tie rule of a `best_rank_sum` claim (YAML `min` / `max`), as
@@ -413,6 +440,7 @@ impl Claim {
             | Claim::Level { id, .. }
             | Claim::BetterOnCurve { id, .. }
             | Claim::BestRankSum { id, .. }
+            | Claim::BalancedLeaves { id, .. }
             | Claim::WithinFactor { id, .. } => id.as_deref(),
         }
     }
@@ -427,6 +455,7 @@ impl Claim {
             | Claim::Level { text, .. }
             | Claim::BetterOnCurve { text, .. }
             | Claim::BestRankSum { text, .. }
+            | Claim::BalancedLeaves { text, .. }
             | Claim::WithinFactor { text, .. } => text.as_deref(),
         }
     }
@@ -441,6 +470,7 @@ impl Claim {
             | Claim::Level { known_failure, .. }
             | Claim::BetterOnCurve { known_failure, .. }
             | Claim::BestRankSum { known_failure, .. }
+            | Claim::BalancedLeaves { known_failure, .. }
             | Claim::WithinFactor { known_failure, .. } => known_failure.as_deref(),
         }
     }
@@ -455,7 +485,7 @@ impl Claim {
             | Claim::Level { at_least, .. }
             | Claim::BetterOnCurve { at_least, .. }
             | Claim::WithinFactor { at_least, .. } => *at_least,
-            Claim::BestRankSum { .. } => AtLeast::Count(1),
+            Claim::BestRankSum { .. } | Claim::BalancedLeaves { .. } => AtLeast::Count(1),
         }
     }
 
@@ -541,6 +571,15 @@ impl Claim {
                     than.join(", ")
                 )
             }
+            Claim::BalancedLeaves {
+                figure,
+                method,
+                than,
+                ..
+            } => format!(
+                "{figure}: leaves of {method} more balanced (smaller CV of leaf sizes) than {}",
+                than.join(", ")
+            ),
             Claim::BestRankSum {
                 methods,
                 among,
@@ -713,6 +752,28 @@ impl Claim {
                             "`{m}` is not in `among` ({}); `among` lists every competitor, `methods` included",
                             among.join(", ")
                         ),
+                    ));
+                }
+            }
+            Claim::BalancedLeaves {
+                figure,
+                method,
+                than,
+                ..
+            } => {
+                if figure.trim().is_empty() {
+                    return Err(err(
+                        "figure",
+                        "is empty; name a leaf_occupancy figure".into(),
+                    ));
+                }
+                if method.trim().is_empty() {
+                    return Err(err("method", "is empty; give a method label".into()));
+                }
+                if than.is_empty() || than.iter().any(|m| m.trim().is_empty() || m == method) {
+                    return Err(err(
+                        "than",
+                        "give one or more method labels other than `method`".into(),
                     ));
                 }
             }
@@ -934,11 +995,25 @@ pub fn evaluate_claims(
     curves: &[CurvePoint],
     lower_is_better: bool,
 ) -> Vec<ClaimCheck> {
+    evaluate_claims_with_leaves(claims, selected, tests, curves, &[], lower_is_better)
+}
+
+/// [`evaluate_claims`] with the leaf-occupancy summaries `leaves` (read by
+/// [`super::read_leaf_balance`]) that `balanced_leaves` claims are checked on.
+pub fn evaluate_claims_with_leaves(
+    claims: &[Claim],
+    selected: &[SelectedRow],
+    tests: &[TestRow],
+    curves: &[CurvePoint],
+    leaves: &[LeafBalance],
+    lower_is_better: bool,
+) -> Vec<ClaimCheck> {
     let index = Index::new(selected);
     let data = Data {
         index: &index,
         tests,
         curves,
+        leaves,
     };
     claims
         .iter()
@@ -952,6 +1027,7 @@ struct Data<'a> {
     index: &'a Index<'a>,
     tests: &'a [TestRow],
     curves: &'a [CurvePoint],
+    leaves: &'a [LeafBalance],
 }
 
 /// Per data set: `Some(Ok(()))` holds, `Some(Err(why))` fails, `None` undefined (why).
@@ -977,6 +1053,21 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
     };
     if let Err(e) = claim.validate(i) {
         out.details = format!("invalid claim: {e}");
+        return out;
+    }
+    if let Claim::BalancedLeaves {
+        figure,
+        method,
+        than,
+        ..
+    } = claim
+    {
+        let (holds, details) = balanced_leaves(figure, method, than, data.leaves);
+        out.out_of = 1;
+        out.needed = 1;
+        out.count = usize::from(holds);
+        out.holds = holds;
+        out.details = details;
         return out;
     }
     if let Claim::BestRankSum { .. } = claim {
@@ -1160,6 +1251,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             })
         }
         Claim::BestRankSum { .. } => Err("a rank sum runs over every data set".to_string()),
+        Claim::BalancedLeaves { .. } => Err("a leaf-balance claim reads its figure".to_string()),
         Claim::WithinFactor {
             method,
             of,
@@ -1496,4 +1588,41 @@ fn curve_verdict(
     } else {
         Err(fails.join("; "))
     })
+}
+
+/// A `balanced_leaves` claim: `method`'s coefficient of variation of leaf sizes on
+/// `figure` is strictly below that of every method of `than`; (holds, details).
+fn balanced_leaves(
+    figure: &str,
+    method: &str,
+    than: &[String],
+    leaves: &[LeafBalance],
+) -> (bool, String) {
+    let cv = |m: &str| {
+        leaves
+            .iter()
+            .find(|l| l.figure == figure && l.method == m)
+            .map(|l| l.cv)
+    };
+    let Some(ours) = cv(method) else {
+        return (
+            false,
+            format!("no leaf-occupancy summary of {method} on figure {figure} (is `{figure}` a leaf_occupancy figure of the spec?)"),
+        );
+    };
+    let mut parts = vec![format!("{method} CV {ours:.3}")];
+    let mut holds = true;
+    for t in than {
+        match cv(t) {
+            Some(v) => {
+                parts.push(format!("{t} {v:.3}"));
+                holds &= ours < v;
+            }
+            None => {
+                parts.push(format!("{t} has no summary"));
+                holds = false;
+            }
+        }
+    }
+    (holds, parts.join(", "))
 }

@@ -37,7 +37,9 @@ pub mod reported;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use claims::{evaluate_claims, validate_claims, AtLeast, Claim, ClaimCheck};
+pub use claims::{
+    evaluate_claims, evaluate_claims_with_leaves, validate_claims, AtLeast, Claim, ClaimCheck,
+};
 
 pub use epsilon_match::{
     epsilon_matches, match_epsilons, EpsilonMatch, EpsilonMatchSpec, EpsilonScore,
@@ -401,9 +403,11 @@ pub struct CurvePoint {
     pub mean: f64,
 }
 
-/// Reads our points of every figure CSV in `dir` (a results folder's `figures/`; columns
-/// of [`crate::report::figure::FIGURE_CSV_HEADER`]); the paper's overlay points
-/// (`source` = `paper`) are skipped. A missing folder reads as no points.
+/// Reads our points of every line-figure CSV in `dir` (a results folder's `figures/`;
+/// columns of [`crate::report::figure::FIGURE_CSV_HEADER`]); the paper's overlay points
+/// (`source` = `paper`) are skipped, and so are the CSVs of the other figure kinds (heat
+/// maps, leaf occupancy), told apart by a first line that is not that header. A missing
+/// folder reads as no points.
 ///
 /// # Errors
 /// As [`read_selected`], for each file.
@@ -418,6 +422,9 @@ pub fn read_curve_points(dir: &Path) -> Result<Vec<CurvePoint>, CheckError> {
     files.sort();
     let mut out = Vec::new();
     for f in files {
+        if first_line(&f) != crate::report::figure::FIGURE_CSV_HEADER {
+            continue;
+        }
         let t = CsvTable::read(
             &f,
             &[
@@ -441,6 +448,70 @@ pub fn read_curve_points(dir: &Path) -> Result<Vec<CurvePoint>, CheckError> {
         }
     }
     Ok(out)
+}
+
+/// One panel of a leaf-occupancy figure's summary (`figures/<figure>-summary.csv`,
+/// [`crate::report::figure::occupancy::SUMMARY_CSV_HEADER`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeafBalance {
+    /// The figure's name.
+    pub figure: String,
+    /// Data set name.
+    pub dataset: String,
+    /// The method label of the panel.
+    pub method: String,
+    /// Leaves per tree.
+    pub leaves_per_tree: f64,
+    /// Coefficient of variation of the leaf sizes (population sd / mean).
+    pub cv: f64,
+}
+
+/// Reads every leaf-occupancy summary in `dir` (a results folder's `figures/`): the CSVs
+/// whose first line is [`crate::report::figure::occupancy::SUMMARY_CSV_HEADER`]. A
+/// missing folder reads as none.
+///
+/// # Errors
+/// As [`read_selected`], for each such file.
+pub fn read_leaf_balance(dir: &Path) -> Result<Vec<LeafBalance>, CheckError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        if first_line(&f) != crate::report::figure::occupancy::SUMMARY_CSV_HEADER {
+            continue;
+        }
+        let t = CsvTable::read(
+            &f,
+            &["figure", "dataset", "method", "leaves_per_tree", "cv_rows"],
+        )?;
+        for (line, r) in &t.records {
+            let line = *line;
+            out.push(LeafBalance {
+                figure: t.text(line, r, "figure")?,
+                dataset: t.text(line, r, "dataset")?,
+                method: t.text(line, r, "method")?,
+                leaves_per_tree: t.f64(line, r, "leaves_per_tree")?,
+                cv: t.f64(line, r, "cv_rows")?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The first line of a file without its line end; empty when unreadable.
+fn first_line(path: &Path) -> String {
+    use std::io::BufRead;
+    let mut first = String::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = std::io::BufReader::new(file).read_line(&mut first);
+    }
+    first.trim_end().to_string()
 }
 
 /// Reads `tests.csv` (columns `dataset,epsilon,method,other,alternative,statistic,p_value,n`,

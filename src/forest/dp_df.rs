@@ -27,7 +27,9 @@
 //!
 //! **Pruning** (optional, bottom-up): a node whose children are all leaves and which has a
 //! grandparent becomes a leaf when the size-weighted mean Gini of its children (noisy
-//! counts) is ≥ its own Gini (noisy counts).
+//! counts) is ≥ its own Gini (noisy counts) ([`PruneRule::BottomUp`]). The authors' code
+//! weights by the node's own noisy size, stores a size-0 leaf as one row, and cascades
+//! each pruning to the parent ([`PruneRule::AsRun`], `reference_quirks`).
 //!
 //! **Prediction.** A node votes its noisy majority class (the first on ties) with weight
 //! its confidence ñ_max/s; the forest predicts the class with the largest summed weight
@@ -57,6 +59,20 @@ pub enum Descent {
     Categories,
 }
 
+/// How a pruned tree is pruned (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PruneRule {
+    /// The card's rule, post-order: a node with a grandparent whose children are all
+    /// leaves becomes a leaf when Σ_children (s_child/Σ s) Gini(child) ≥ Gini(node)
+    /// (paper).
+    BottomUp,
+    /// The authors' code (DP_Tree.py `_prune_leaf`): the same test with the children
+    /// weighted by s_child/s_node, a leaf of noisy size 0 stored as one row of its parent's
+    /// class (size 1, Gini 0), and after each pruning the test is applied to the parent
+    /// too (when it is not the root), whether or not its other children are leaves.
+    AsRun,
+}
+
 /// DP-DF arguments (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DpDfParams {
@@ -70,6 +86,8 @@ pub struct DpDfParams {
     pub root_exclusion: bool,
     /// Bottom-up pruning.
     pub prune: bool,
+    /// Which pruning rule (when `prune`).
+    pub prune_rule: PruneRule,
     /// Prediction path.
     pub descent: Descent,
 }
@@ -193,7 +211,10 @@ pub fn fit_dp_df(
         g.grow(&mut rows, &attrs, 0, (0, 0.0));
         let mut tree = DpDfTree { nodes: g.nodes };
         if p.prune {
-            prune(&mut tree, 0, 0);
+            match p.prune_rule {
+                PruneRule::BottomUp => prune(&mut tree, 0, 0),
+                PruneRule::AsRun => prune_as_run(&mut tree, 0, &mut Vec::new()),
+            }
         }
         if let Some((a, _)) = tree.nodes[0].split {
             used_roots.push(a);
@@ -257,6 +278,63 @@ fn prune(t: &mut DpDfTree, node: usize, depth: usize) {
     };
     if mean_child >= gini(&t.nodes[node].counts) {
         t.nodes[node].split = None;
+    }
+}
+
+/// A node's noisy size and Gini as the authors' code stores them: a leaf of noisy size 0
+/// holds `{parent class: 1}`, so size 1 and Gini 0.
+fn stored_size_gini(n: &DpDfNode) -> (f64, f64) {
+    let s: f64 = n.counts.iter().sum();
+    if s > 0.0 {
+        (s, gini(&n.counts))
+    } else {
+        (1.0, 0.0)
+    }
+}
+
+/// The authors' traversal (DP_Tree.py `_traverse_down` with pruning): children first,
+/// then a node with a grandparent whose children are all leaves is tested
+/// ([`prune_leaf_as_run`]). `path` holds the ancestors of `node`, root first.
+fn prune_as_run(t: &mut DpDfTree, node: usize, path: &mut Vec<usize>) {
+    let Some((_, children)) = t.nodes[node].split.clone() else {
+        return;
+    };
+    path.push(node);
+    // The list as it was when the loop began: a cascade may make `node` a leaf meanwhile,
+    // and the code goes on over its (now unreachable) children, which is harmless.
+    for &(_, c) in &children {
+        prune_as_run(t, c, path);
+    }
+    path.pop();
+    if let Some((_, now)) = &t.nodes[node].split {
+        if path.len() >= 2 && now.iter().all(|&(_, c)| t.nodes[c].split.is_none()) {
+            prune_leaf_as_run(t, node, path);
+        }
+    }
+}
+
+/// DP_Tree.py `_prune_leaf`: `node` (ancestors `path`, root first) becomes a leaf when
+/// Σ_children (s_child/s_node)·Gini(child) ≥ Gini(node), sizes and Ginis as stored
+/// ([`stored_size_gini`]); after a pruning, its parent is tested the same way when the
+/// parent is not the root.
+fn prune_leaf_as_run(t: &mut DpDfTree, node: usize, path: &[usize]) {
+    let Some((_, children)) = t.nodes[node].split.clone() else {
+        return;
+    };
+    let (size, own) = stored_size_gini(&t.nodes[node]);
+    let average: f64 = children
+        .iter()
+        .map(|&(_, c)| {
+            let (s, g) = stored_size_gini(&t.nodes[c]);
+            g * s / size
+        })
+        .sum();
+    if average >= own {
+        t.nodes[node].split = None;
+        if path.len() >= 2 {
+            let (parent, above) = path.split_last().expect("two ancestors");
+            prune_leaf_as_run(t, *parent, above);
+        }
     }
 }
 
@@ -400,6 +478,7 @@ mod tests {
             height_limit: false,
             root_exclusion: false,
             prune: false,
+            prune_rule: PruneRule::BottomUp,
             descent,
         }
     }
@@ -525,5 +604,51 @@ mod tests {
             a,
             fit_dp_df(&x, &y, 2, &p, 5.0, &mut Pcg64::seed_from_u64(5))
         );
+    }
+
+    /// Card §4.6 as run: after a pruning, DP_Tree.py's `_prune_leaf` tests the parent too,
+    /// although the parent's other child still has children; the card's rule does not.
+    #[test]
+    fn as_run_pruning_cascades_to_the_parent_and_the_card_rule_does_not() {
+        let node = |counts: [f64; 2], split: Option<(usize, Vec<(usize, usize)>)>| DpDfNode {
+            rows: counts.iter().sum::<f64>() as usize,
+            counts: counts.to_vec(),
+            class: 0,
+            confidence: 0.5,
+            split,
+        };
+        // root(0) → A(1), H(8); A → B(2), E(5); B → C(3), D(4); E → F(6), G(7).
+        // B's children are as mixed as B (mean Gini 0.5 ≥ 0.5): pruned by both rules.
+        // E's children are pure (0 < 0.375): kept by both. A (Gini 0.32) against its
+        // children as stored, (0.5·60 + 0.375·40)/100 = 0.45 ≥ 0.32: pruned when the
+        // pruning of B cascades to it.
+        let tree = DpDfTree {
+            nodes: vec![
+                node([90.0, 30.0], Some((0, vec![(0, 1), (1, 8)]))),
+                node([80.0, 20.0], Some((1, vec![(0, 2), (1, 5)]))),
+                node([30.0, 30.0], Some((2, vec![(0, 3), (1, 4)]))),
+                node([15.0, 15.0], None),
+                node([15.0, 15.0], None),
+                node([30.0, 10.0], Some((3, vec![(0, 6), (1, 7)]))),
+                node([30.0, 0.0], None),
+                node([0.0, 10.0], None),
+                node([10.0, 10.0], None),
+            ],
+        };
+        let mut as_run = tree.clone();
+        prune_as_run(&mut as_run, 0, &mut Vec::new());
+        let mut card = tree.clone();
+        prune(&mut card, 0, 0);
+        let leaf_rows = |t: &DpDfTree| {
+            let mut v: Vec<usize> = t.leaves().iter().map(|n| n.rows).collect();
+            v.sort_unstable();
+            v
+        };
+        // As run: A and H are the leaves; the root is never pruned.
+        assert_eq!(leaf_rows(&as_run), vec![20, 100]);
+        assert!(as_run.nodes[0].split.is_some());
+        // The card's rule: B becomes a leaf, E keeps its children, so A keeps its split.
+        assert_eq!(leaf_rows(&card), vec![10, 20, 30, 60]);
+        assert!(card.nodes[1].split.is_some() && card.nodes[5].split.is_some());
     }
 }

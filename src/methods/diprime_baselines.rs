@@ -29,9 +29,9 @@ use super::{
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
 use crate::forest::discretize::{Coded, Discretizer};
-use crate::forest::dp_df::{fit_dp_df, Descent, DpDfParams};
+use crate::forest::dp_df::{fit_dp_df, Descent, DpDf, DpDfParams, PruneRule};
 use crate::forest::dp_rf::{
-    fit_dp_rf, DpRfParams, DpRfTask, GiniScore, NodeMeans, RowSample, SplitBudget,
+    fit_dp_rf, DpRf, DpRfParams, DpRfTask, GiniScore, NodeMeans, RowSample, SplitBudget,
 };
 use crate::forest::sklearn::{fit_forest, ForestParams, Target};
 use crate::forest::{d_full, d_mult};
@@ -194,6 +194,14 @@ const PRUNE: ParamDecl = ParamDecl {
     doc: "bottom-up pruning (card §4.6; the tables prune on every data set but Banknote)",
 };
 
+const PRUNE_RULE: ParamDecl = ParamDecl {
+    name: "prune_rule",
+    role: ParamRole::Structural,
+    kind: ParamKind::Choice(&["mode", "as_run", "bottom_up"]),
+    default: Some("mode"),
+    doc: "with prune: as_run = the authors' _prune_leaf (children weighted by the node's noisy size, a size-0 leaf stored as one row, each pruning cascading to the parent; card §4.6 as run) or bottom_up = the card's rule (paper); mode follows `mode`",
+};
+
 const DESCENT: ParamDecl = ParamDecl {
     name: "descent",
     role: ParamRole::Structural,
@@ -220,7 +228,7 @@ static DPRF_PARAMS: [ParamDecl; 13] = [
     EPSILON_FACTOR,
 ];
 
-static DPDF_PARAMS: [ParamDecl; 9] = [
+static DPDF_PARAMS: [ParamDecl; 10] = [
     TREES,
     DEPTH,
     OCCUPANCY,
@@ -228,6 +236,7 @@ static DPDF_PARAMS: [ParamDecl; 9] = [
     HEIGHT_LIMIT,
     ROOT_EXCLUSION,
     PRUNE,
+    PRUNE_RULE,
     DESCENT,
     EPSILON_FACTOR,
 ];
@@ -453,13 +462,9 @@ struct PreparedDpRf {
     params: DpRfParams,
 }
 
-impl Prepared for PreparedDpRf {
-    fn predict(
-        &self,
-        m: &Params,
-        epsilon: Option<f64>,
-        rng: &mut Pcg64,
-    ) -> Result<Vec<f64>, MethodError> {
+impl PreparedDpRf {
+    /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
+    fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpRf, MethodError> {
         let eps = called_epsilon("DP-RF", epsilon, m)?;
         let params = DpRfParams {
             rho: m.f64(RHO.name),
@@ -470,8 +475,38 @@ impl Prepared for PreparedDpRf {
             Task::Regression => DpRfTask::Regression(r.bounds),
             Task::Classification => DpRfTask::Classes(r.classes),
         };
-        let forest = fit_dp_rf(&r.train, &r.y, task, &params, eps, rng);
-        Ok(forest.predict(&r.test))
+        Ok(fit_dp_rf(&r.train, &r.y, task, &params, eps, rng))
+    }
+}
+
+impl Prepared for PreparedDpRf {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        Ok(self.fit(m, epsilon, rng)?.predict(&self.rep.test))
+    }
+
+    fn leaf_rows(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Option<Result<Vec<Vec<usize>>, MethodError>> {
+        Some(self.fit(m, epsilon, rng).map(|f| {
+            f.trees
+                .iter()
+                .map(|t| {
+                    t.nodes
+                        .iter()
+                        .filter(|n| n.split.is_none())
+                        .map(|n| n.rows)
+                        .collect()
+                })
+                .collect()
+        }))
     }
 }
 
@@ -567,6 +602,18 @@ pub static DP_DF: DpDfMethod = DpDfMethod;
 struct PreparedDpDf {
     rep: CodedRep,
     params: DpDfParams,
+    /// Leaf occupancy as the authors' figure counts it: a leaf whose noisy size was 0
+    /// stores a count of 1 (card §7, Fig 3); set under `mode: reference_quirks`.
+    zero_size_counts_one: bool,
+}
+
+impl PreparedDpDf {
+    /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
+    fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpDf, MethodError> {
+        let eps = called_epsilon("DP-DF", epsilon, m)?;
+        let r = &self.rep;
+        Ok(fit_dp_df(&r.train, &r.y, r.classes, &self.params, eps, rng))
+    }
 }
 
 impl Prepared for PreparedDpDf {
@@ -576,10 +623,34 @@ impl Prepared for PreparedDpDf {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
-        let eps = called_epsilon("DP-DF", epsilon, m)?;
-        let r = &self.rep;
-        let forest = fit_dp_df(&r.train, &r.y, r.classes, &self.params, eps, rng);
-        Ok(forest.predict(&r.test))
+        Ok(self.fit(m, epsilon, rng)?.predict(&self.rep.test))
+    }
+
+    /// The reachable nodes without children, pruned ones included (card §7, Fig 3).
+    fn leaf_rows(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Option<Result<Vec<Vec<usize>>, MethodError>> {
+        Some(self.fit(m, epsilon, rng).map(|f| {
+            f.trees
+                .iter()
+                .map(|t| {
+                    t.leaves()
+                        .iter()
+                        .map(|n| {
+                            let zero = n.counts.iter().sum::<f64>() == 0.0;
+                            if zero && self.zero_size_counts_one {
+                                1
+                            } else {
+                                n.rows
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        }))
     }
 }
 
@@ -622,6 +693,10 @@ impl Method for DpDfMethod {
             height_limit: quirk_bool(p, HEIGHT_LIMIT.name, false),
             root_exclusion: quirk_bool(p, ROOT_EXCLUSION.name, false),
             prune: p.bool(PRUNE.name),
+            prune_rule: match quirk(p, PRUNE_RULE.name, "as_run", "bottom_up") {
+                "bottom_up" => PruneRule::BottomUp,
+                _ => PruneRule::AsRun,
+            },
             descent: match quirk(p, DESCENT.name, "root_only", "categories") {
                 "categories" => Descent::Categories,
                 _ => Descent::RootOnly,
@@ -630,6 +705,7 @@ impl Method for DpDfMethod {
         Ok(Some(Box::new(PreparedDpDf {
             rep: coded_rep(data),
             params,
+            zero_size_counts_one: !paper(p),
         })))
     }
 }

@@ -102,6 +102,21 @@ pub trait Prepared: Send + Sync {
         epsilon: Option<f64>,
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError>;
+
+    /// The exact training-row count of every leaf, tree by tree (one inner vector per
+    /// tree, leaves in the tree's node order), of the model that [`Prepared::predict`]
+    /// fits at the same `mechanism`, `epsilon` and `rng` stream: the very fit, not a new
+    /// draw. Bookkeeping for leaf-occupancy figures (DiPriMe Fig. 3, card diprime.md §7),
+    /// never a release. None when the method has no tree leaves to count (the default).
+    fn leaf_rows(
+        &self,
+        mechanism: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Option<Result<Vec<Vec<usize>>, MethodError>> {
+        let _ = (mechanism, epsilon, rng);
+        None
+    }
 }
 
 /// A method of the registry.

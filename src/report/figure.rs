@@ -41,6 +41,7 @@
 mod data;
 mod draw;
 pub mod heatmap;
+pub mod occupancy;
 
 pub use data::{build_panels, quantile, Line, Panel, Point, Source};
 pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};

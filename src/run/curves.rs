@@ -2,12 +2,11 @@
 //! regression function a method fitted in one repetition, drawn on [0,1] beside the true
 //! function of the synthetic model.
 
-use super::{repetition_data, seeds};
+use super::refit::refit;
 use crate::data::{synthetic::lpdt_sine_mean, Dataset, Matrix};
-use crate::methods::{Params, RepData};
+use crate::methods::RepData;
 use crate::report::{write_panel, LegendPosition, Line, Panel, Point};
 use crate::spec::{DataSource, Experiment};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,21 +28,7 @@ pub fn render_curves(
     if curves.is_empty() {
         return Ok(Vec::new());
     }
-    let selected: HashMap<(String, String, String), (String, f64)> =
-        crate::check::read_selected(&out.join("selected.csv"))
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|r| {
-                (
-                    (
-                        r.dataset,
-                        r.method,
-                        r.epsilon.map(seeds::epsilon_text).unwrap_or_default(),
-                    ),
-                    (r.params, r.mean),
-                )
-            })
-            .collect();
+    let selected = super::refit::read_selected(&out.join("selected.csv"))?;
     let dir = out.join("figures");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut written = Vec::new();
@@ -55,98 +40,53 @@ pub fn render_curves(
         let mut lines = Vec::new();
         let mut synthetic = true;
         for l in &c.lines {
-            let d = exp
+            let plan = exp
                 .datasets
                 .iter()
-                .position(|p| p.name == l.dataset)
+                .find(|p| p.name == l.dataset)
                 .ok_or_else(|| fail(format!("unknown data set `{}`", l.dataset)))?;
-            let plan = &exp.datasets[d];
             synthetic &= matches!(plan.source, DataSource::LpdtSine { .. });
-            let m = exp
-                .methods
-                .iter()
-                .find(|m| m.label == l.method)
-                .ok_or_else(|| fail(format!("unknown method `{}`", l.method)))?;
-            let eps_text = if m.method.private() {
-                seeds::epsilon_text(c.epsilon)
-            } else {
-                String::new()
+            let on_grid = |rep: &RepData| {
+                if rep.private.d() != 1 {
+                    return Err(format!(
+                        "data set `{}` has {} features; curves need 1",
+                        plan.name,
+                        rep.private.d()
+                    ));
+                }
+                Ok(Dataset {
+                    name: plan.name.clone(),
+                    x: Matrix::new(grid.len(), 1, grid.clone()),
+                    y: vec![0.0; grid.len()],
+                    task: rep.test.task,
+                    fixed_public: 0,
+                    leaf_occupancy: None,
+                    categorical: Vec::new(),
+                    unbinned: Vec::new(),
+                })
             };
-            let (key, mean) = selected
-                .get(&(plan.name.clone(), m.label.clone(), eps_text.clone()))
-                .ok_or_else(|| {
-                    fail(format!(
-                        "no selected grid point of {} on {} at ε = {}",
-                        m.label, plan.name, c.epsilon
-                    ))
-                })?
-                .clone();
-            let full = Params::parse_key(&key);
-            let structural_names: Vec<&str> = m
-                .method
-                .params()
-                .iter()
-                .filter(|p| p.structural())
-                .map(|p| p.name)
-                .collect();
-            let (s, q): (Vec<_>, Vec<_>) = full
-                .0
-                .into_iter()
-                .partition(|(k, _)| structural_names.contains(&k.as_str()));
-            let (structural, mechanism) = (Params(s), Params(q));
-            let rep = repetition_data(exp, plan, data[d].as_deref(), c.repetition)
-                .map_err(|e| fail(e.to_string()))?;
-            if rep.private.d() != 1 {
-                return Err(fail(format!(
-                    "data set `{}` has {} features; curves need 1",
-                    plan.name,
-                    rep.private.d()
-                )));
-            }
-            let test = Dataset {
-                name: plan.name.clone(),
-                x: Matrix::new(grid.len(), 1, grid.clone()),
-                y: vec![0.0; grid.len()],
-                task: rep.test.task,
-                fixed_public: 0,
-                leaf_occupancy: None,
-                categorical: Vec::new(),
-                unbinned: Vec::new(),
-            };
-            let on_grid = RepData { test, ..rep };
-            let mut ps = seeds::partition_stream(
-                exp.spec.seed,
-                &plan.name,
+            let mut r = refit(
+                exp,
+                data,
+                &selected,
+                (&l.dataset, &l.method),
+                c.epsilon,
                 c.repetition,
-                &m.label,
-                &structural.key(),
-            );
-            let prepared = m
-                .method
-                .prepare(&on_grid, &structural, &mut ps)
-                .map_err(|e| fail(e.to_string()))?
-                .ok_or_else(|| fail("the selected grid point does not apply".into()))?;
-            let mut rng = seeds::release_stream(
-                exp.spec.seed,
-                "noise",
-                &plan.name,
-                c.repetition,
-                m,
-                &Params::parse_key(&key),
-                &eps_text,
-                "",
-            );
-            let eps = m.method.private().then_some(c.epsilon);
-            let pred = prepared
-                .predict(&mechanism, eps, &mut rng)
+                Some(&on_grid),
+            )
+            .map_err(fail)?;
+            let (eps, key, mean) = (r.epsilon, r.key.clone(), r.mean);
+            let pred = r
+                .prepared
+                .predict(&r.mechanism, eps, &mut r.rng)
                 .map_err(|e| fail(e.to_string()))?;
             let label = l
                 .label
                 .clone()
-                .unwrap_or_else(|| format!("{} on {}", m.label, plan.name));
+                .unwrap_or_else(|| format!("{} on {}", l.method, plan.name));
             lines.push(Line {
                 label: format!("{label} (test MSE {mean:.3})"),
-                method: m.label.clone(),
+                method: l.method.clone(),
                 epsilon: eps,
                 points: grid
                     .iter()

@@ -76,6 +76,9 @@ pub struct Spec {
     /// Fitted regression functions of 1-D data sets, drawn on [0,1] (LPDT Fig. 1).
     #[serde(default)]
     pub curves: Vec<CurveEntry>,
+    /// Leaf-occupancy histograms of forests (DiPriMe Fig. 3).
+    #[serde(default)]
+    pub leaf_occupancy: Vec<OccupancyEntry>,
 }
 
 impl<'de> Deserialize<'de> for LabelBoundsFrom {
@@ -520,6 +523,55 @@ pub struct CurveLine {
     /// Method label.
     pub method: String,
     /// Legend label (default: method and data set).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// A leaf-occupancy figure (DiPriMe Fig. 3, card diprime.md §7): each panel refits a
+/// forest method's selected grid point in one repetition with the run's own seeded streams
+/// (the fit runs.csv scored) and histograms the exact training rows of every leaf over all
+/// its trees: `bins` equal bins on [0, `range`·n_train], ticks as fractions of n_train.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OccupancyEntry {
+    /// File stem: `figures/<name>.svg`, `.png`, `.csv`, `-leaves.csv`, `-summary.csv`.
+    pub name: String,
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The data set (one of the spec's).
+    pub dataset: String,
+    /// The spec's ε at which the private forests are refitted (each method's
+    /// `epsilon_factor` applies as in the run).
+    pub epsilon: f64,
+    /// The repetition refitted (default 1).
+    #[serde(default = "one")]
+    pub repetition: usize,
+    /// Number of equal bins (default 24, the paper's).
+    #[serde(default = "default_bins")]
+    pub bins: usize,
+    /// Upper end of the binned range as a fraction of n_train (default 0.25, the paper's).
+    #[serde(default = "default_range")]
+    pub range: f64,
+    /// The forests, one panel each.
+    pub panels: Vec<OccupancyPanelEntry>,
+}
+
+fn default_bins() -> usize {
+    24
+}
+
+fn default_range() -> f64 {
+    0.25
+}
+
+/// One panel of a leaf-occupancy figure.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OccupancyPanelEntry {
+    /// Method label (as in the spec's `methods`).
+    pub method: String,
+    /// Panel title (default: the method label).
     #[serde(default)]
     pub label: Option<String>,
 }

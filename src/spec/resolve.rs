@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 
 /// Top-level fields that do not change any row of runs.csv: what is rendered or compared
 /// from the rows, and the repetition count (more repetitions extend the same rows).
-pub const PRESENTATION_FIELDS: [&str; 9] = [
+pub const PRESENTATION_FIELDS: [&str; 10] = [
     "tables",
     "figures",
     "curves",
+    "leaf_occupancy",
     "reported",
     "claims",
     "golden",

@@ -1013,7 +1013,102 @@ pub fn validate(
         crate::report::FigureError::Invalid { field, message } => invalid(path, field, message),
         other => invalid(path, "figures", other.to_string()),
     })?;
+    check_leaf_occupancy(&exp)?;
     Ok(exp)
+}
+
+/// The `leaf_occupancy:` figures name a data set and methods of the spec, a private
+/// method's ε is on the spec's ε grid, the repetition was run, and the bins make sense.
+fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
+    for (i, f) in exp.spec.leaf_occupancy.iter().enumerate() {
+        let at = |field: &str| format!("leaf_occupancy[{i}].{field}");
+        let bad = |field: &str, m: String| invalid(&exp.path, at(field), m);
+        if !exp.datasets.iter().any(|d| d.name == f.dataset) {
+            let names: Vec<&str> = exp.datasets.iter().map(|d| d.name.as_str()).collect();
+            return Err(bad(
+                "dataset",
+                format!(
+                    "`{}` is not a data set of the spec ({})",
+                    f.dataset,
+                    names.join(", ")
+                ),
+            ));
+        }
+        if f.bins == 0 {
+            return Err(bad("bins", "at least 1".into()));
+        }
+        if !(f.range > 0.0 && f.range <= 1.0) {
+            return Err(bad(
+                "range",
+                format!("{} is not in (0, 1] (a fraction of n_train)", f.range),
+            ));
+        }
+        if f.repetition == 0 || f.repetition > exp.repetitions {
+            return Err(bad(
+                "repetition",
+                format!(
+                    "{} is not in 1..={} (the spec's repetitions)",
+                    f.repetition, exp.repetitions
+                ),
+            ));
+        }
+        if f.panels.is_empty() {
+            return Err(bad("panels", "name at least one method".into()));
+        }
+        for (j, p) in f.panels.iter().enumerate() {
+            let m = exp
+                .methods
+                .iter()
+                .find(|m| m.label == p.method)
+                .ok_or_else(|| {
+                    let labels: Vec<&str> = exp.methods.iter().map(|m| m.label.as_str()).collect();
+                    bad(
+                        &format!("panels[{j}].method"),
+                        format!(
+                            "`{}` is not a method label of the spec ({})",
+                            p.method,
+                            labels.join(", ")
+                        ),
+                    )
+                })?;
+            if m.method.private() && !exp.epsilons.contains(&f.epsilon) {
+                return Err(bad(
+                    "epsilon",
+                    format!(
+                        "{} is not on the spec's ε grid {:?}, so {} has no run there",
+                        f.epsilon, exp.epsilons, p.method
+                    ),
+                ));
+            }
+        }
+    }
+    for (i, c) in exp.claims.iter().enumerate() {
+        if let crate::check::Claim::BalancedLeaves {
+            figure,
+            method,
+            than,
+            ..
+        } = c
+        {
+            let bad =
+                |field: &str, m: String| invalid(&exp.path, format!("claims[{i}].{field}"), m);
+            let Some(f) = exp.spec.leaf_occupancy.iter().find(|f| f.name == *figure) else {
+                return Err(bad(
+                    "figure",
+                    format!("`{figure}` is not the name of a leaf_occupancy figure of the spec"),
+                ));
+            };
+            for m in std::iter::once(method).chain(than) {
+                if !f.panels.iter().any(|p| p.method == *m) {
+                    return Err(bad(
+                        "method",
+                        format!("`{m}` has no panel on leaf_occupancy figure `{figure}`"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An inline section, or the one in the YAML file it names (relative to the spec), with

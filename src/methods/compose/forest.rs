@@ -326,13 +326,14 @@ struct PreparedForest {
     bounds: LabelBounds,
 }
 
-impl Prepared for PreparedForest {
-    fn predict(
+impl PreparedForest {
+    /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
+    fn fit(
         &self,
         m: &Params,
         epsilon: Option<f64>,
         rng: &mut Pcg64,
-    ) -> Result<Vec<f64>, MethodError> {
+    ) -> Result<Forest, MethodError> {
         let f = &self.block;
         let trees = m.usize("trees");
         let rows = match m.str("tree_rows") {
@@ -400,7 +401,7 @@ impl Prepared for PreparedForest {
             "train" => &self.train_only,
             _ => &self.full,
         };
-        let forest = Forest::fit(
+        Forest::fit(
             &self.train.x,
             &self.train.y,
             ranges,
@@ -408,14 +409,36 @@ impl Prepared for PreparedForest {
             (trees, rows),
             rng,
         )
-        .map_err(|e| MethodError::Other(e.to_string()))?;
-        let mean = forest.predict_mean(&self.test_x);
-        Ok(match (self.train.task, accuracy(f, m)) {
+        .map_err(|e| MethodError::Other(e.to_string()))
+    }
+}
+
+impl Prepared for PreparedForest {
+    fn predict(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Result<Vec<f64>, MethodError> {
+        let mean = self.fit(m, epsilon, rng)?.predict_mean(&self.test_x);
+        Ok(match (self.train.task, accuracy(&self.block, m)) {
             (Task::Classification, Accuracy::Hard) => mean
                 .into_iter()
                 .map(|p| f64::from(u8::from(p >= 0.5)))
                 .collect(),
             _ => mean,
         })
+    }
+
+    fn leaf_rows(
+        &self,
+        m: &Params,
+        epsilon: Option<f64>,
+        rng: &mut Pcg64,
+    ) -> Option<Result<Vec<Vec<usize>>, MethodError>> {
+        Some(
+            self.fit(m, epsilon, rng)
+                .map(|f| f.trees.iter().map(|t| t.leaf_counts()).collect()),
+        )
     }
 }
