@@ -412,19 +412,8 @@ pub struct CurvePoint {
 /// # Errors
 /// As [`read_selected`], for each file.
 pub fn read_curve_points(dir: &Path) -> Result<Vec<CurvePoint>, CheckError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for f in files {
-        if first_line(&f) != crate::report::figure::FIGURE_CSV_HEADER {
-            continue;
-        }
+    for f in csv_files_with_header(dir, crate::report::figure::FIGURE_CSV_HEADER) {
         let t = CsvTable::read(
             &f,
             &[
@@ -473,19 +462,8 @@ pub struct LeafBalance {
 /// # Errors
 /// As [`read_selected`], for each such file.
 pub fn read_leaf_balance(dir: &Path) -> Result<Vec<LeafBalance>, CheckError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for f in files {
-        if first_line(&f) != crate::report::figure::occupancy::SUMMARY_CSV_HEADER {
-            continue;
-        }
+    for f in csv_files_with_header(dir, crate::report::figure::occupancy::SUMMARY_CSV_HEADER) {
         let t = CsvTable::read(
             &f,
             &["figure", "dataset", "method", "leaves_per_tree", "cv_rows"],
@@ -502,6 +480,20 @@ pub fn read_leaf_balance(dir: &Path) -> Result<Vec<LeafBalance>, CheckError> {
         }
     }
     Ok(out)
+}
+
+/// The `.csv` files of `dir` (sorted; none when the folder is missing) whose first line is
+/// `header`: the figure folder holds the CSVs of several figure kinds.
+fn csv_files_with_header(dir: &Path, header: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "csv") && first_line(p) == header)
+        .collect();
+    files.sort();
+    files
 }
 
 /// The first line of a file without its line end; empty when unreadable.

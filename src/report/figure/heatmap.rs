@@ -17,7 +17,7 @@
 //! standard deviation over repetitions, as summary.csv; `params` the grid point drawn).
 
 use super::data::{better, mean_of, metric_label, param_value, RunIndex};
-use super::draw::{format_tick, nice_ticks, register_font, wrap, FONT};
+use super::draw::{format_tick, nice_ticks, register_font, titled_grid, FONT};
 use super::{FigureContext, FigureError, FigureSpec, Lines, XAxis};
 use crate::run::seeds::epsilon_text;
 use crate::run::RunRow;
@@ -428,30 +428,12 @@ fn annotation(v: f64) -> String {
 
 fn draw<DB: DrawingBackend>(map: &HeatMap, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let (w, _) = root.dim_in_pixel();
-    let (top, body) = root.split_vertically(HEADER);
-    let pos = Pos::new(HPos::Center, VPos::Top);
-    top.draw(&Text::new(
-        map.title.clone(),
-        (w as i32 / 2, 10),
-        TextStyle::from((FONT, 20).into_font()).pos(pos),
-    ))
-    .map_err(err)?;
-    let width = (w as usize / 8).max(40);
-    for (i, line) in wrap(&map.subtitle, width).iter().take(3).enumerate() {
-        top.draw(&Text::new(
-            line.clone(),
-            (w as i32 / 2, 38 + 17 * i as i32),
-            TextStyle::from((FONT, 13).into_font())
-                .color(&RGBColor(0x44, 0x44, 0x44))
-                .pos(pos),
-        ))
-        .map_err(err)?;
-    }
-    let rows = map.panels.len().max(1).div_ceil(COLUMNS);
-    let cols = map.panels.len().clamp(1, COLUMNS);
-    let areas = body.split_evenly((rows, cols));
+    let areas = titled_grid(
+        root,
+        (&map.title, &map.subtitle),
+        HEADER,
+        (map.panels.len(), COLUMNS),
+    )?;
     for (panel, area) in map.panels.iter().zip(areas.iter()) {
         draw_panel(map, panel, area).map_err(err)?;
     }

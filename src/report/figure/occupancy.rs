@@ -12,7 +12,7 @@
 //!   and the leaves beyond the plotted range (left out of the bins, as in the paper's
 //!   `matplotlib.hist(range=…)`).
 
-use super::draw::{format_tick, register_font, wrap, FONT};
+use super::draw::{format_tick, register_font, titled_grid, FONT};
 use super::FigureError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -282,31 +282,12 @@ fn draw<DB: DrawingBackend>(
     fig: &OccupancyFigure,
     root: &DrawingArea<DB, Shift>,
 ) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let (w, _) = root.dim_in_pixel();
-    let (top, body) = root.split_vertically(HEADER);
-    let pos = Pos::new(HPos::Center, VPos::Top);
-    top.draw(&Text::new(
-        fig.title.clone(),
-        (w as i32 / 2, 10),
-        TextStyle::from((FONT, 20).into_font()).pos(pos),
-    ))
-    .map_err(err)?;
-    let width = (w as usize / 8).max(40);
-    for (i, line) in wrap(&fig.subtitle, width).iter().take(3).enumerate() {
-        top.draw(&Text::new(
-            line.clone(),
-            (w as i32 / 2, 38 + 17 * i as i32),
-            TextStyle::from((FONT, 13).into_font())
-                .color(&RGBColor(0x44, 0x44, 0x44))
-                .pos(pos),
-        ))
-        .map_err(err)?;
-    }
-    let rows = fig.panels.len().max(1).div_ceil(COLUMNS);
-    let cols = fig.panels.len().clamp(1, COLUMNS);
-    let areas = body.split_evenly((rows, cols));
+    let areas = titled_grid(
+        root,
+        (&fig.title, &fig.subtitle),
+        HEADER,
+        (fig.panels.len(), COLUMNS),
+    )?;
     for (panel, area) in fig.panels.iter().zip(areas.iter()) {
         draw_panel(fig, panel, area)?;
     }
