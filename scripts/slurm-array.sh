@@ -25,8 +25,23 @@ out=${OUT:-results/$(basename "$spec" .yaml)}
 cpus=${CPUS:-4}
 extra=""
 for a in "$@"; do extra="$extra $(printf '%q' "$a")"; done
+# `validate` takes the data and manifest folders of the run options; `merge` the manifests.
+validate_args=()
+merge_extra=""
+prev=""
+for a in "$@"; do
+  case $prev in
+    --data-dir) validate_args+=(--data-dir "$a") ;;
+    --manifests) validate_args+=(--manifests "$a"); merge_extra="$merge_extra --manifests $(printf '%q' "$a")" ;;
+  esac
+  case $a in
+    --data-dir=*) validate_args+=("$a") ;;
+    --manifests=*) validate_args+=("$a"); merge_extra="$merge_extra $(printf '%q' "$a")" ;;
+  esac
+  prev=$a
+done
 
-"$bin" validate "$spec" "$@" >/dev/null || "$bin" validate "$spec"
+"$bin" validate "$spec" "${validate_args[@]}" >/dev/null
 mkdir -p "$out"
 # shellcheck disable=SC2086
 array=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro --array="1-$n" --cpus-per-task="$cpus" \
@@ -36,5 +51,5 @@ array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro-merge --dependency="afterok:$array" \
   --output="$out/slurm-merge-%j.log" \
-  --wrap "$(printf '%q' "$bin") merge $(printf '%q' "$out")/shard-* --out $(printf '%q' "$out")")
+  --wrap "$(printf '%q' "$bin") merge $(printf '%q' "$out")/shard-* --out $(printf '%q' "$out")$merge_extra")
 echo "submitted array job $array ($n shards) and merge job ${merge%%;*}; results in $out"
