@@ -5,7 +5,9 @@
 #
 # Array task i runs `dp-repro run SPEC --shard i/N --out OUT/shard-i`; a job that depends
 # on the whole array runs `dp-repro merge OUT/shard-* --out OUT` and renders the tables.
-# A failed or killed shard can be resubmitted as is: the run resumes from its runs.csv.
+# If a shard fails, Slurm cancels the merge job (reason DependencyNeverSatisfied) instead of
+# leaving it pending; running the same command again resubmits everything, and each shard
+# resumes from its runs.csv (finished shards end at once).
 #
 # Environment: DP_REPRO_BIN (default target/release/dp-repro), OUT (default
 # results/<spec file stem>), CPUS (cores per array task, default 4), SBATCH_ARGS (extra
@@ -49,7 +51,7 @@ array=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro --array="1-$n" --
   --wrap "$(printf '%q' "$bin") run $(printf '%q' "$spec") --quiet --jobs $cpus --shard \${SLURM_ARRAY_TASK_ID}/$n --out $(printf '%q' "$out")/shard-\${SLURM_ARRAY_TASK_ID}$extra")
 array=${array%%;*}
 # shellcheck disable=SC2086
-merge=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro-merge --dependency="afterok:$array" \
+merge=$(sbatch --parsable ${SBATCH_ARGS:-} --job-name=dp-repro-merge --dependency="afterok:$array" --kill-on-invalid-dep=yes \
   --output="$out/slurm-merge-%j.log" \
   --wrap "$(printf '%q' "$bin") merge $(printf '%q' "$out")/shard-* --out $(printf '%q' "$out")$merge_extra")
 echo "submitted array job $array ($n shards) and merge job ${merge%%;*}; results in $out"

@@ -119,8 +119,6 @@ JobCompLoc=$dir/log/jobcomp.log
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
-# A job whose dependency can never be met (a failed shard) is cancelled, not left pending.
-DependencyParameters=kill_invalid_depend
 ReturnToService=2
 MpiDefault=none
 MailProg=/bin/true
