@@ -156,17 +156,20 @@ impl Cluster {
             .collect()
     }
 
-    /// Waits until every job of `ids` is in a final state; returns their records.
+    /// Waits until every job of `ids` is in a final state, or pending for a dependency
+    /// that can never be met (which `slurm-array.sh` asks Slurm to cancel instead); returns
+    /// their records.
     fn wait(&self, ids: &[&str], out: &Path) -> Vec<BTreeMap<String, String>> {
         let start = Instant::now();
         loop {
-            let jobs: Vec<_> = ids.iter().flat_map(|id| self.jobs(id)).collect();
-            let done = !jobs.is_empty()
-                && ids.iter().all(|id| !self.jobs(id).is_empty())
-                && jobs
-                    .iter()
-                    .all(|j| FINAL_STATES.contains(&j["JobState"].as_str()));
-            if done {
+            let per_id: Vec<_> = ids.iter().map(|id| self.jobs(id)).collect();
+            let jobs: Vec<_> = per_id.iter().flatten().cloned().collect();
+            let settled = |j: &BTreeMap<String, String>| {
+                FINAL_STATES.contains(&j["JobState"].as_str())
+                    || j.get("Reason")
+                        .is_some_and(|r| r == "DependencyNeverSatisfied")
+            };
+            if per_id.iter().all(|j| !j.is_empty()) && jobs.iter().all(settled) {
                 return jobs;
             }
             if start.elapsed() > PATIENCE {
@@ -179,6 +182,65 @@ impl Cluster {
             }
             sleep(Duration::from_millis(500));
         }
+    }
+
+    /// `scripts/slurm-array.sh specs/ci.yaml N --reps 2 --data-dir DATA` with `bin` as
+    /// DP_REPRO_BIN and results in `out`, 1 CPU per shard; waits for the jobs and prints
+    /// them. Returns the array job's id, the merge job's id and the records of all jobs.
+    fn submit_ci(
+        &self,
+        bin: &Path,
+        n: usize,
+        data: &Path,
+        out: &Path,
+    ) -> (String, String, Vec<BTreeMap<String, String>>) {
+        let submitted = self
+            .client("bash")
+            .args(["scripts/slurm-array.sh", "specs/ci.yaml", &n.to_string()])
+            .args(["--reps", "2", "--data-dir", s(data)])
+            .env("DP_REPRO_BIN", bin)
+            .env("OUT", out)
+            .env("CPUS", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            submitted.status.success(),
+            "slurm-array.sh: {}",
+            text(&submitted)
+        );
+        let said = String::from_utf8_lossy(&submitted.stdout).into_owned();
+        eprint!("slurm-array.sh: {said}");
+        // "submitted array job A (N shards) and merge job M; results in OUT"
+        let words: Vec<&str> = said.split_whitespace().collect();
+        let id_after = |a: &str, b: &str| {
+            words
+                .windows(3)
+                .find(|w| w[0] == a && w[1] == b)
+                .map(|w| w[2].trim_end_matches(';').to_string())
+                .filter(|id| id.parse::<u32>().is_ok())
+                .unwrap_or_else(|| panic!("no job id after '{a} {b}' in: {said}"))
+        };
+        let (array, merge) = (id_after("array", "job"), id_after("merge", "job"));
+        let jobs = self.wait(&[&array, &merge], out);
+        eprintln!("jobs seen (scontrol show job):");
+        for j in &jobs {
+            eprintln!(
+                "  JobId={} ArrayJobId={} ArrayTaskId={} Name={} JobState={} Reason={} \
+                 ExitCode={} NodeList={} Start={} End={}",
+                j["JobId"],
+                j.get("ArrayJobId").map_or("-", String::as_str),
+                j.get("ArrayTaskId").map_or("-", String::as_str),
+                j["JobName"],
+                j["JobState"],
+                j["Reason"],
+                j["ExitCode"],
+                j["NodeList"],
+                j["StartTime"],
+                j["EndTime"],
+            );
+        }
+        (array, merge, jobs)
     }
 }
 
@@ -272,67 +334,7 @@ fn a_job_array_of_shards_and_its_merge_job_equal_one_run() {
     // The spec as a job array of 3 shards (1 CPU each) and the merge job after it.
     let exe = assert_cmd::cargo::cargo_bin("dp-repro");
     let out = tmp.path().join("slurm-out");
-    let submitted = cluster
-        .client("bash")
-        .args([
-            "scripts/slurm-array.sh",
-            "specs/ci.yaml",
-            "3",
-            "--reps",
-            "2",
-            "--data-dir",
-            s(&data),
-        ])
-        .env("DP_REPRO_BIN", &exe)
-        .env("OUT", &out)
-        .env("CPUS", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        submitted.status.success(),
-        "slurm-array.sh: {}",
-        text(&submitted)
-    );
-    let said = String::from_utf8_lossy(&submitted.stdout).into_owned();
-    eprint!("slurm-array.sh: {said}");
-    let words: Vec<&str> = said.split_whitespace().collect();
-    let after = |w: &str| {
-        let i = words.iter().position(|x| *x == w).unwrap_or_else(|| {
-            panic!("no job id after '{w}' in: {said}");
-        });
-        words[i + 1].trim_end_matches(';').to_string()
-    };
-    let array = after("job");
-    let merge = words
-        .windows(3)
-        .find(|w| w[0] == "merge" && w[1] == "job")
-        .map(|w| w[2].trim_end_matches(';').to_string())
-        .unwrap_or_else(|| panic!("no merge job id in: {said}"));
-    assert!(
-        array.parse::<u32>().is_ok() && merge.parse::<u32>().is_ok(),
-        "{said}"
-    );
-
-    // Meanwhile, nothing to do but wait: the reference run comes after, on idle cores.
-    let jobs = cluster.wait(&[&array, &merge], &out);
-    eprintln!("jobs seen (scontrol show job):");
-    for j in &jobs {
-        eprintln!(
-            "  JobId={} ArrayJobId={} ArrayTaskId={} Name={} JobState={} ExitCode={} \
-             Dependency={} NodeList={} Start={} End={}",
-            j["JobId"],
-            j.get("ArrayJobId").map_or("-", String::as_str),
-            j.get("ArrayTaskId").map_or("-", String::as_str),
-            j["JobName"],
-            j["JobState"],
-            j["ExitCode"],
-            j["Dependency"],
-            j["NodeList"],
-            j["StartTime"],
-            j["EndTime"],
-        );
-    }
+    let (array, merge, jobs) = cluster.submit_ci(&exe, 3, &data, &out);
     let all_ok = jobs
         .iter()
         .all(|j| j["JobState"] == "COMPLETED" && j["ExitCode"] == "0:0");
@@ -419,5 +421,43 @@ fn a_job_array_of_shards_and_its_merge_job_equal_one_run() {
         "array job {array} (tasks 1-3) and merge job {merge}: {} identical to one run",
         OUTPUTS.join(", ")
     );
+
+    // A shard that fails: the array tasks end FAILED and Slurm cancels the merge job rather
+    // than leaving it pending for ever. The binary fails `run` and passes the rest through.
+    let failing = tmp.path().join("failing-dp-repro");
+    fs::write(
+        &failing,
+        format!(
+            "#!/usr/bin/env bash\n[ \"$1\" = run ] && {{ echo simulated failure >&2; exit 1; }}\n\
+             exec {} \"$@\"\n",
+            s(&exe)
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&failing)
+        .status()
+        .unwrap();
+    let bad = tmp.path().join("slurm-failing");
+    let (array, merge, jobs) = cluster.submit_ci(&failing, 2, &data, &bad);
+    for j in &jobs {
+        if j["JobId"] == merge {
+            assert_eq!(
+                (j["JobState"].as_str(), j["Reason"].as_str()),
+                ("CANCELLED", "DependencyNeverSatisfied"),
+                "{j:?}"
+            );
+        } else {
+            assert_eq!(j["ArrayJobId"], array, "{j:?}");
+            assert_eq!(
+                (j["JobState"].as_str(), j["ExitCode"].as_str()),
+                ("FAILED", "1:0"),
+                "{j:?}"
+            );
+        }
+    }
+    assert_eq!(jobs.len(), 3, "{jobs:?}");
+    assert!(!bad.join("summary.csv").exists());
     drop(cluster);
 }
