@@ -120,6 +120,9 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+# Refuse at submission a job the node can never run (more CPUs than it has, say) instead
+# of leaving it pending with reason PartitionConfig.
+EnforcePartLimits=ALL
 MpiDefault=none
 MailProg=/bin/true
 NodeName=$host NodeAddr=127.0.0.1 $hw State=UNKNOWN
