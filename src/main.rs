@@ -131,6 +131,38 @@ enum Command {
         #[arg(long)]
         manifests: Option<PathBuf>,
     },
+    /// Time one fit + predict of every method of a spec at one grid point (the LPDT
+    /// paper's Table 6 protocol): on repetition 1's data with the run's seeded streams, one
+    /// untimed warm-up then --repeat timed repeats; writes timing.csv (median and minimum
+    /// seconds) and the spec's `value: seconds` tables, with the paper's seconds where the
+    /// table's `reported:` gives them.
+    Bench {
+        /// The spec file (YAML).
+        spec: PathBuf,
+        /// A results folder whose selected.csv names the grid point of every data set,
+        /// method and ε (default: each method's first grid point in the spec).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Timed repeats per method (the median and the minimum are reported).
+        #[arg(long, default_value_t = dp_repro::run::bench::DEFAULT_REPEATS)]
+        repeat: usize,
+        /// Threads a method may use inside one fit (methods are timed one at a time).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Output folder (default: results/<spec name>-bench).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+        /// folder; see `dp-repro data list`).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Folder of data set manifests.
+        #[arg(long)]
+        manifests: Option<PathBuf>,
+        /// Hide the progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Get the real data files (`data fetch`) and see which ones a data folder holds
     /// (`data list`).
     Data {
@@ -532,6 +564,43 @@ fn check(
     Ok(())
 }
 
+/// `dp-repro bench`: time every method of the spec, print the tables, list the files.
+fn bench_command(
+    spec: &Path,
+    mut opts: dp_repro::run::bench::BenchOptions,
+    out: Option<PathBuf>,
+    manifests: Option<PathBuf>,
+) -> Result<(), Failure> {
+    use dp_repro::run::bench::{bench, BenchError};
+    let (exp, _) = load_experiment(spec, manifests)?;
+    if opts.repeats == 0 || opts.jobs == 0 {
+        return Err(bad_input(anyhow!("--repeat and --jobs must be at least 1")));
+    }
+    opts.out = out.unwrap_or_else(|| Path::new("results").join(format!("{}-bench", exp.spec.name)));
+    let outcome = bench(&exp, &opts).map_err(|e| match e {
+        BenchError::Run(e) => run_failure(*e),
+        e @ (BenchError::NoRepeats
+        | BenchError::Selected(_)
+        | BenchError::NotSelected { .. }
+        | BenchError::Table { .. }) => bad_input(e),
+        e => failed(e),
+    })?;
+    for s in &outcome.skipped {
+        eprintln!("not timed: {} on {}: {}", s.method, s.dataset, s.reason);
+    }
+    for (_, md) in &outcome.markdown {
+        println!("{md}");
+    }
+    eprintln!(
+        "{} fits timed (data set × method × ε), {} repeats each; results in {}",
+        outcome.timings.len(),
+        opts.repeats,
+        opts.out.display()
+    );
+    print_written(outcome.files.iter());
+    Ok(())
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ListWhat {
     Methods,
@@ -734,6 +803,28 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             );
             Ok(())
         }
+        Command::Bench {
+            spec,
+            results,
+            repeat,
+            jobs,
+            out,
+            data_dir,
+            manifests,
+            quiet,
+        } => bench_command(
+            &spec,
+            dp_repro::run::bench::BenchOptions {
+                out: PathBuf::new(),
+                data_dir: resolve_data_dir(data_dir.as_deref()),
+                results,
+                repeats: repeat,
+                jobs,
+                progress: !quiet,
+            },
+            out,
+            manifests,
+        ),
         Command::Data { action } => data_command(action),
         Command::List {
             what: ListWhat::Methods,

@@ -4,6 +4,7 @@
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.
 
 pub mod accounting;
+pub mod bench;
 pub mod curves;
 pub mod keys;
 pub mod masks;

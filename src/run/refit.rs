@@ -38,6 +38,25 @@ pub fn read_selected(path: &Path) -> Result<SelectedIndex, String> {
         .collect())
 }
 
+/// Splits a grid point key (`name=value;…`, as runs.csv and selected.csv write it) into
+/// the method's structural parameters (those that shape the partition, handed to
+/// [`crate::methods::Method::prepare`]) and its mechanism parameters (handed to
+/// [`Prepared::predict`]), each in the key's order.
+pub fn split_key(m: &MethodPlan, key: &str) -> (Params, Params) {
+    let structural_names: Vec<&str> = m
+        .method
+        .params()
+        .iter()
+        .filter(|p| p.structural())
+        .map(|p| p.name)
+        .collect();
+    let (s, q): (Vec<_>, Vec<_>) = Params::parse_key(key)
+        .0
+        .into_iter()
+        .partition(|(k, _)| structural_names.contains(&k.as_str()));
+    (Params(s), Params(q))
+}
+
 /// Replaces a repetition's test part (e.g. by a grid of x values), or refuses the
 /// repetition's data with a message.
 pub type TestOverride<'f> = &'f dyn Fn(&RepData) -> Result<Dataset, String>;
@@ -104,19 +123,7 @@ pub fn refit<'a>(
             )
         })?
         .clone();
-    let full = Params::parse_key(&key);
-    let structural_names: Vec<&str> = m
-        .method
-        .params()
-        .iter()
-        .filter(|p| p.structural())
-        .map(|p| p.name)
-        .collect();
-    let (s, q): (Vec<_>, Vec<_>) = full
-        .0
-        .into_iter()
-        .partition(|(k, _)| structural_names.contains(&k.as_str()));
-    let (structural, mechanism) = (Params(s), Params(q));
+    let (structural, mechanism) = split_key(m, &key);
     let mut rep =
         repetition_data(exp, plan, data[d].as_deref(), repetition).map_err(|e| e.to_string())?;
     if let Some(t) = test {
