@@ -43,6 +43,46 @@ pub(super) fn register_font() {
     });
 }
 
+/// A figure drawn onto any plotters backend (heat maps, leaf-occupancy figures), so one
+/// function writes its SVG and PNG ([`write_svg_png`]).
+pub(super) trait Drawable {
+    /// The figure's name, for error messages.
+    fn name(&self) -> &str;
+    /// Draws the whole figure onto `root`.
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Writes `fig` as `svg` and `png`, both `size` pixels (user units for SVG).
+///
+/// # Errors
+/// [`super::FigureError::Draw`] naming the figure and the file.
+pub(super) fn write_svg_png<F: Drawable>(
+    fig: &F,
+    svg: &Path,
+    png: &Path,
+    size: (u32, u32),
+) -> Result<(), super::FigureError> {
+    let draw_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |message: String| super::FigureError::Draw {
+            figure: fig.name().to_string(),
+            path,
+            message,
+        }
+    };
+    register_font();
+    {
+        let root = SVGBackend::new(svg, size).into_drawing_area();
+        fig.draw_on(&root)
+            .and_then(|_| root.present().map_err(|e| e.to_string()))
+            .map_err(draw_err(svg))?;
+    }
+    let root = BitMapBackend::new(png, size).into_drawing_area();
+    fig.draw_on(&root)
+        .and_then(|_| root.present().map_err(|e| e.to_string()))
+        .map_err(draw_err(png))
+}
+
 /// Paints `root` white, writes a multi-panel figure's title and up to three wrapped lines
 /// of subtitle in its top `header` pixels, and splits the rest into a grid of `panels`
 /// areas, `columns` per row (row-major). Shared by heat maps and leaf-occupancy figures.

@@ -17,7 +17,7 @@
 //! standard deviation over repetitions, as summary.csv; `params` the grid point drawn).
 
 use super::data::{better, mean_of, metric_label, param_value, RunIndex};
-use super::draw::{format_tick, nice_ticks, register_font, titled_grid, FONT};
+use super::draw::{format_tick, nice_ticks, titled_grid, write_svg_png, Drawable, FONT};
 use super::{FigureContext, FigureError, FigureSpec, Lines, XAxis};
 use crate::run::seeds::epsilon_text;
 use crate::run::RunRow;
@@ -373,27 +373,7 @@ pub fn write_heat_map(map: &HeatMap, dir: &Path, stem: &str) -> Result<Vec<PathB
     let png = dir.join(format!("{stem}.png"));
     let csv = dir.join(format!("{stem}.csv"));
     let size = image_size(map.panels.len());
-    let draw_err = |path: &PathBuf| {
-        let path = path.clone();
-        move |message: String| FigureError::Draw {
-            figure: map.figure.clone(),
-            path,
-            message,
-        }
-    };
-    register_font();
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw(map, &root)
-            .and_then(|_| root.present().map_err(|e| e.to_string()))
-            .map_err(draw_err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw(map, &root)
-            .and_then(|_| root.present().map_err(|e| e.to_string()))
-            .map_err(draw_err(&png))?;
-    }
+    write_svg_png(map, &svg, &png, size)?;
     std::fs::write(&csv, map.to_csv()).map_err(|e| FigureError::Io {
         path: csv.clone(),
         message: e.to_string(),
@@ -424,6 +404,15 @@ fn annotation(v: f64) -> String {
     }
     let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 8) as usize;
     format!("{v:.decimals$}")
+}
+
+impl Drawable for HeatMap {
+    fn name(&self) -> &str {
+        &self.figure
+    }
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        draw(self, root)
+    }
 }
 
 fn draw<DB: DrawingBackend>(map: &HeatMap, root: &DrawingArea<DB, Shift>) -> Result<(), String> {

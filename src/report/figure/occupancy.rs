@@ -12,7 +12,7 @@
 //!   and the leaves beyond the plotted range (left out of the bins, as in the paper's
 //!   `matplotlib.hist(range=…)`).
 
-use super::draw::{format_tick, register_font, titled_grid, FONT};
+use super::draw::{format_tick, titled_grid, write_svg_png, Drawable, FONT};
 use super::FigureError;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -234,27 +234,7 @@ pub fn write_occupancy(
     let svg = dir.join(format!("{stem}.svg"));
     let png = dir.join(format!("{stem}.png"));
     let size = image_size(fig.panels.len());
-    let draw_err = |path: &PathBuf| {
-        let path = path.clone();
-        move |message: String| FigureError::Draw {
-            figure: fig.figure.clone(),
-            path,
-            message,
-        }
-    };
-    register_font();
-    {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
-        draw(fig, &root)
-            .and_then(|_| root.present().map_err(|e| e.to_string()))
-            .map_err(draw_err(&svg))?;
-    }
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
-        draw(fig, &root)
-            .and_then(|_| root.present().map_err(|e| e.to_string()))
-            .map_err(draw_err(&png))?;
-    }
+    write_svg_png(fig, &svg, &png, size)?;
     let bins = dir.join(format!("{stem}.csv"));
     let leaves = dir.join(format!("{stem}-leaves.csv"));
     let summary = dir.join(format!("{stem}-summary.csv"));
@@ -276,6 +256,15 @@ fn image_size(panels: usize) -> (u32, u32) {
     let cols = panels.clamp(1, COLUMNS);
     let rows = panels.max(1).div_ceil(COLUMNS);
     (PANEL.0 * cols as u32, HEADER + PANEL.1 * rows as u32)
+}
+
+impl Drawable for OccupancyFigure {
+    fn name(&self) -> &str {
+        &self.figure
+    }
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        draw(self, root)
+    }
 }
 
 fn draw<DB: DrawingBackend>(
