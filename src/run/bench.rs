@@ -586,10 +586,16 @@ pub fn bench(exp: &Experiment, opts: &BenchOptions) -> Result<BenchOutcome, Benc
         ProgressBar::hidden()
     };
     let mut timings = Vec::with_capacity(cases.len());
+    let mut skipped = skipped;
     for case in &cases {
         bar.set_message(format!("{} {}", case.dataset, case.method.label));
-        if let Some(t) = pool.install(|| time_case(case, opts.repeats))? {
-            timings.push(t);
+        match pool.install(|| time_case(case, opts.repeats))? {
+            Some(t) => timings.push(t),
+            None => skipped.push(Skipped {
+                dataset: case.dataset.clone(),
+                method: case.method.label.clone(),
+                reason: format!("grid point {} does not apply to the data", case.key()),
+            }),
         }
         bar.inc(1);
     }
