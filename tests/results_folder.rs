@@ -455,7 +455,7 @@ fn every_spec_round_trips_through_its_resolved_copy() {
     use dp_repro::spec::{parse_file, resolve, validate};
     let manifests = vec![root().join("datasets")];
     let mut specs = Vec::new();
-    for dir in [root().join("specs"), root().join("specs/lpdt")] {
+    for dir in ["", "lpdt", "lpct", "histoftree", "diprime"].map(|d| root().join("specs").join(d)) {
         for e in fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "yaml") {

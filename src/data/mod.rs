@@ -12,6 +12,7 @@ pub mod missing;
 pub mod scale;
 pub mod split;
 pub mod synthetic;
+pub mod taxi_shape;
 
 pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
 pub use load::{
@@ -31,6 +32,7 @@ pub use synthetic::{
     lpdt_sine, semi_feature_sine, semi_feature_sine_mean, DomainShift, LpctDesign, LpctLaw,
     RangeKnowledge, SemiFeatureSine, XScale,
 };
+pub use taxi_shape::{TaxiPopulation, TaxiShape, TAXI_FARE_THRESHOLD};
 
 use serde::{Deserialize, Serialize};
 

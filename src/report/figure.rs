@@ -494,27 +494,7 @@ impl FigureContext {
         let sizes = exp
             .datasets
             .iter()
-            .filter_map(|d| match &d.source {
-                crate::spec::DataSource::LpdtSine {
-                    public,
-                    private,
-                    test,
-                    ..
-                }
-                | crate::spec::DataSource::LpctDrift {
-                    public,
-                    private,
-                    test,
-                    ..
-                }
-                | crate::spec::DataSource::SemiFeatureSine {
-                    public,
-                    private,
-                    test,
-                    ..
-                } => Some((d.name.clone(), [*public, *private, *test])),
-                _ => None,
-            })
+            .filter_map(|d| Some((d.name.clone(), d.source.synthetic_sizes()?)))
             .collect();
         FigureContext {
             sizes,

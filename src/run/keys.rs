@@ -75,6 +75,14 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
         } => {
             json!({"synthetic": "semi_feature_sine", "sizes": [public, private, test], "design": design})
         }
+        DataSource::TaxiShape {
+            public,
+            private,
+            test,
+            design,
+        } => {
+            json!({"synthetic": "taxi_shape", "sizes": [public, private, test], "design": design})
+        }
     };
     let split = exp.split.map(|s| [s.public, s.private, s.test]);
     let mut ctx = json!({

@@ -22,7 +22,9 @@ pub use output::{check_output_folder, OutputFolder, OutputFolderError};
 pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
-use crate::data::{lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy};
+use crate::data::{
+    lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy, TaxiPopulation,
+};
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, RepData};
 use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
@@ -207,6 +209,28 @@ pub fn repetition_data(
             let (b, c) = rest.split_at(*private);
             // Uniform features already live in [0,1]: no scaling.
             (all.select(a), all.select(b), all.select(c), Scaling::None)
+        }
+        (
+            DataSource::TaxiShape {
+                public,
+                private,
+                test,
+                design,
+            },
+            _,
+        ) => {
+            // Each part drawn in place from its own stream (no n×d copy: at the Taxi
+            // scale one part is gigabytes); features already in [0,1].
+            let part = |n: usize, population, name: &str| {
+                let mut rng = seeds::stream(seed, &["data", &plan.name, &rep_text, name]);
+                design.sample(&plan.name, n, population, &mut rng)
+            };
+            (
+                part(*public, TaxiPopulation::Public, "public"),
+                part(*private, TaxiPopulation::Private, "private"),
+                part(*test, TaxiPopulation::Private, "test"),
+                Scaling::None,
+            )
         }
         (
             DataSource::LpctDrift {

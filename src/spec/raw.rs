@@ -386,8 +386,8 @@ pub struct InlineDataset {
     /// Only with `path`; a manifest says it in its own `missing` field.
     #[serde(default)]
     pub missing: Option<crate::data::MissingPolicy>,
-    /// A synthetic kind instead of a file: `lpdt_sine`, `{lpct_drift: {gamma: …}}` or
-    /// `{semi_feature_sine: {d: …, sigma: …}}`.
+    /// A synthetic kind instead of a file: `lpdt_sine`, `{lpct_drift: {gamma: …}}`,
+    /// `{semi_feature_sine: {d: …, sigma: …}}` or `{taxi_shape: {task: …}}`.
     #[serde(default)]
     pub synthetic: Option<SyntheticKind>,
     /// `lpct_drift` only: the name its random streams are keyed on (default: the data
@@ -436,6 +436,10 @@ pub enum SyntheticKind {
     /// HistOfTree Figure 2: X uniform on [0,1]^d, Y = (1/d) Σ sin(2π X_j) + σ N(0,1)
     /// (`histoftree.md` §11, [G]); see [`crate::data::SemiFeatureSine`].
     SemiFeatureSine(crate::data::SemiFeatureSine),
+    /// A stand-in with the shape of the Chicago taxi data (issue 12 item 6; LPDT Table 3,
+    /// `lpdt.md` §8.5): continuous trip features and one-hot zones and companies, 93
+    /// features by default; see [`crate::data::TaxiShape`].
+    TaxiShape(crate::data::TaxiShape),
 }
 
 impl Serialize for SyntheticKind {
@@ -453,13 +457,18 @@ impl Serialize for SyntheticKind {
                 m.serialize_entry("semi_feature_sine", design)?;
                 m.end()
             }
+            SyntheticKind::TaxiShape(design) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("taxi_shape", design)?;
+                m.end()
+            }
         }
     }
 }
 
 impl<'de> Deserialize<'de> for SyntheticKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional), or `{semi_feature_sine: {d: D, sigma: S}}` (sigma optional, default 0.5)";
+        let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional), or `{semi_feature_sine: {d: D, sigma: S}}` (sigma optional, default 0.5), or `{taxi_shape: {task: regression | classification, zones: Z, companies: C, shift: S}}` (all optional)";
         let v = serde_yaml::Value::deserialize(d)?;
         match &v {
             serde_yaml::Value::String(s) if s == "lpdt_sine" => Ok(SyntheticKind::LpdtSine),
@@ -471,6 +480,11 @@ impl<'de> Deserialize<'de> for SyntheticKind {
                     crate::data::SemiFeatureSine::deserialize(m["semi_feature_sine"].clone())
                         .map(SyntheticKind::SemiFeatureSine)
                         .map_err(|e| de::Error::custom(format!("semi_feature_sine: {e}")))
+                }
+                None if m.contains_key("taxi_shape") => {
+                    crate::data::TaxiShape::deserialize(m["taxi_shape"].clone())
+                        .map(SyntheticKind::TaxiShape)
+                        .map_err(|e| de::Error::custom(format!("taxi_shape: {e}")))
                 }
                 None => Err(de::Error::custom(format!(
                     "unknown synthetic kind; expected {expected}"

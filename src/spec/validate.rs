@@ -73,17 +73,57 @@ pub enum DataSource {
         test: usize,
         design: crate::data::SemiFeatureSine,
     },
+    /// The taxi-shaped scale design (issue 12 item 6), drawn afresh in every repetition
+    /// with these sizes: each part from its own stream ("data", data set, repetition,
+    /// part), the public part from the shifted population.
+    TaxiShape {
+        public: usize,
+        private: usize,
+        test: usize,
+        design: crate::data::TaxiShape,
+    },
 }
 
 impl DataSource {
     /// True for the synthetic kinds, which are drawn per repetition and load no file.
     pub fn is_synthetic(&self) -> bool {
-        matches!(
-            self,
-            DataSource::LpdtSine { .. }
-                | DataSource::LpctDrift { .. }
-                | DataSource::SemiFeatureSine { .. }
-        )
+        self.synthetic_sizes().is_some()
+    }
+
+    /// The sizes [public, private, test] of a synthetic kind (drawn per repetition); None
+    /// for the data sets loaded from files.
+    pub fn synthetic_sizes(&self) -> Option<[usize; 3]> {
+        match self {
+            DataSource::LpdtSine {
+                public,
+                private,
+                test,
+                ..
+            }
+            | DataSource::LpctDrift {
+                public,
+                private,
+                test,
+                ..
+            }
+            | DataSource::SemiFeatureSine {
+                public,
+                private,
+                test,
+                ..
+            }
+            | DataSource::TaxiShape {
+                public,
+                private,
+                test,
+                ..
+            } => Some([*public, *private, *test]),
+            DataSource::Manifest(_)
+            | DataSource::File { .. }
+            | DataSource::Pair { .. }
+            | DataSource::Rule { .. }
+            | DataSource::Sample { .. } => None,
+        }
     }
 }
 
@@ -161,10 +201,33 @@ fn synthetic_plan(
                 design,
             }
         }
+        SyntheticKind::TaxiShape(design) => {
+            for (set, name) in [
+                (d.x_scale.is_some(), "x_scale"),
+                (d.stream.is_some(), "stream"),
+            ] {
+                if set {
+                    return Err((
+                        format!("{field}.{name}"),
+                        "is not valid with `synthetic: {taxi_shape: …}`".into(),
+                    ));
+                }
+            }
+            design
+                .check()
+                .map_err(|(f, message)| (format!("{field}.synthetic.taxi_shape.{f}"), message))?;
+            DataSource::TaxiShape {
+                public: s.public,
+                private: s.private,
+                test: s.test,
+                design,
+            }
+        }
     };
     let task = match kind {
         SyntheticKind::LpdtSine | SyntheticKind::SemiFeatureSine(_) => Task::Regression,
         SyntheticKind::LpctDrift(_) => Task::Classification,
+        SyntheticKind::TaxiShape(design) => design.task,
     };
     Ok(DatasetPlan {
         name: d.name.clone(),
@@ -287,7 +350,8 @@ impl DatasetPlan {
             }
             DataSource::LpdtSine { .. }
             | DataSource::LpctDrift { .. }
-            | DataSource::SemiFeatureSine { .. } => Ok(None),
+            | DataSource::SemiFeatureSine { .. }
+            | DataSource::TaxiShape { .. } => Ok(None),
         }
     }
 
@@ -300,7 +364,8 @@ impl DatasetPlan {
 
     /// Shape (n rows, d features) as far as known without loading: a manifest's
     /// `n_rows` × `n_features` (a `pair`: both data sets' rows), the synthetic sizes
-    /// (d = 1 for `lpdt_sine`, 2 for `lpct_drift`, its d for `semi_feature_sine`); None
+    /// (d = 1 for `lpdt_sine`, 2 for `lpct_drift`, its d for `semi_feature_sine` and
+    /// `taxi_shape`); None
     /// for inline files.
     pub fn known_shape(&self) -> Option<(usize, usize)> {
         match &self.source {
@@ -311,24 +376,20 @@ impl DatasetPlan {
             DataSource::Rule { manifest, .. } | DataSource::Sample { manifest, .. } => {
                 Some((manifest.n_rows, manifest.n_features))
             }
-            DataSource::LpdtSine {
-                public,
-                private,
-                test,
-                ..
-            } => Some((public + private + test, 1)),
-            DataSource::LpctDrift {
-                public,
-                private,
-                test,
-                ..
-            } => Some((public + private + test, 2)),
-            DataSource::SemiFeatureSine {
-                public,
-                private,
-                test,
-                design,
-            } => Some((public + private + test, design.d)),
+            DataSource::LpdtSine { .. }
+            | DataSource::LpctDrift { .. }
+            | DataSource::SemiFeatureSine { .. }
+            | DataSource::TaxiShape { .. } => {
+                let d = match &self.source {
+                    DataSource::LpdtSine { .. } => 1,
+                    DataSource::LpctDrift { .. } => 2,
+                    DataSource::SemiFeatureSine { design, .. } => design.d,
+                    DataSource::TaxiShape { design, .. } => design.d(),
+                    _ => unreachable!("a synthetic kind"),
+                };
+                let [public, private, test] = self.source.synthetic_sizes()?;
+                Some((public + private + test, d))
+            }
             DataSource::File { .. } => None,
         }
     }
@@ -785,6 +846,18 @@ pub fn validate(
     if datasets.is_empty() {
         return Err(invalid(path, "datasets", "no data sets"));
     }
+    // One metric per spec: summary.csv, the selection, the Wilcoxon tests and the tables
+    // read the first data set's task, so a data set of another task would be dropped.
+    if let Some(i) = datasets.iter().position(|d| d.task != datasets[0].task) {
+        return Err(invalid(
+            path,
+            format!("datasets[{i}]"),
+            format!(
+                "data set `{}` is a {:?} data set but `{}` (datasets[0]) is {:?}: the data sets of one spec share one task, hence one metric; put them in separate specs",
+                datasets[i].name, datasets[i].task, datasets[0].name, datasets[0].task
+            ),
+        ));
+    }
     // Inline files are checked when they are loaded (`run::load_datasets`).
     if let Some(split) = split {
         for d in &datasets {
@@ -968,13 +1041,12 @@ pub fn validate(
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
     if spec.label_bounds == LabelBoundsFrom::Public {
         for d in &datasets {
-            let no_public = match &d.source {
-                DataSource::LpdtSine { public, .. }
-                | DataSource::LpctDrift { public, .. }
-                | DataSource::SemiFeatureSine { public, .. } => *public == 0,
-                DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. } => {
-                    false
-                }
+            let no_public = match (&d.source, d.source.synthetic_sizes()) {
+                (_, Some([public, ..])) => public == 0,
+                (
+                    DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. },
+                    _,
+                ) => false,
                 _ => split.is_some_and(|s| s.public == 0.0),
             };
             let private_method = methods_out
