@@ -262,12 +262,12 @@ pub fn deconvolution_nw_with(
             packed[(grp * d + k) * LANES + lane] = v;
         }
     }
-    let y_exp: Vec<i64> = (0..groups * LANES)
-        .map(|i| reports.y.get(i).map_or(-1023, |&y| label_exponent(y)))
+    let y_exp: Vec<f64> = (0..groups * LANES)
+        .map(|i| reports.y.get(i).map_or(-1023.0, |&y| label_exponent(y)))
         .collect();
     let group_y_exp = y_exp
         .chunks_exact(LANES)
-        .map(|c| c.iter().copied().max().unwrap_or(-1023))
+        .map(|c| c.iter().fold(-1023.0f64, |m, &e| m.max(e)))
         .collect();
     let k = Kernel {
         packed: &packed,
@@ -383,9 +383,9 @@ struct Kernel<'a> {
     /// Ỹ, length n.
     y: &'a [f64],
     /// [`label_exponent`] of each Ỹ_i, per padded slot (−1023 for padding).
-    y_exp: Vec<i64>,
+    y_exp: Vec<f64>,
     /// The largest of `y_exp` in each group.
-    group_y_exp: Vec<i64>,
+    group_y_exp: Vec<f64>,
     n: usize,
     d: usize,
     /// ⌈n / LANES⌉.
@@ -420,18 +420,22 @@ impl Scratch {
     }
 }
 
-/// Moves the binary exponent of each nonzero normal `p` into `e`, leaving a mantissa of
-/// magnitude in [1, 2) with the sign of `p`; zeros stay zero.
+/// Moves the binary exponent of each nonzero `p` into `e`, leaving a mantissa of
+/// magnitude in [1, 2) with the sign of `p`; zeros stay zero. Products are never
+/// subnormal here (see [`Band::new`]), so a zero exponent field means p = ±0. The
+/// exponents are whole numbers far below 2^53 kept in f64, and the steps are written
+/// without branches so that they run in vector registers; every step is exact.
 #[inline(always)]
-fn renormalize(prod: &mut [f64; LANES], exp2: &mut [i64; LANES]) {
+fn renormalize(prod: &mut [f64; LANES], exp2: &mut [f64; LANES]) {
     const EXP_MASK: u64 = 0x7ff << 52;
-    for (p, e) in prod.iter_mut().zip(exp2.iter_mut()) {
-        let bits = p.to_bits();
-        let biased = ((bits & EXP_MASK) >> 52) as i64;
-        if biased != 0 {
-            *e += biased - 1023;
-            *p = f64::from_bits((bits & !EXP_MASK) | (1023u64 << 52));
-        }
+    // The f64 with the bits of 2^52 or'ed with k < 2^52 is 2^52 + k exactly.
+    const TWO_52: f64 = 4_503_599_627_370_496.0;
+    for l in 0..LANES {
+        let bits = prod[l].to_bits();
+        let biased = f64::from_bits(TWO_52.to_bits() | ((bits & EXP_MASK) >> 52)) - TWO_52;
+        let nonzero = biased.min(1.0); // 1 for a normal p, 0 for ±0
+        exp2[l] += (biased - 1023.0) * nonzero;
+        prod[l] = f64::from_bits((bits & !EXP_MASK) | (1023u64 << 52)) * nonzero;
     }
 }
 
@@ -443,33 +447,66 @@ fn binade(x: f64) -> Option<i64> {
     (biased != 0 && biased != 0x7ff).then_some(biased - 1023)
 }
 
-/// Whether adding the weight w = m·e^{shift} (|m| < 2) of a report whose label satisfies
-/// |Ỹ| < 2^{e_y + 1} (`e_y` from [`label_exponent`]; a bound over several reports serves
-/// for all of them) would
-/// leave both running sums `num` (Σ w·Ỹ) and `den` (Σ w) bit for bit unchanged, so that
-/// its exp need not be evaluated.
+/// e_y with |y| < 2^{e_y + 1}: the binary exponent of a normal `y`, −1023 for zero and
+/// subnormal values (as f64, a whole number).
+fn label_exponent(y: f64) -> f64 {
+    binade(y).unwrap_or(-1023) as f64
+}
+
+/// The running sums num = Σ w·Ỹ and den = Σ w of one prediction, in index order, with
+/// the bounds below which a further term cannot change either of them.
 ///
 /// A term t with |t| < ulp(s)/4 leaves a normal sum s unchanged under round-to-nearest
 /// (the spacing of f64 around s is at least ulp(s)/2, even just below a power of 2). With
-/// e_s the binary exponent of s, ulp(s)/4 = 2^{e_s − 54}; |w| ≤ 2·e^{shift}·(1 + 3·2^−53)
-/// (|m| < 2, exp within 1 ulp, one rounded product) and |fl(w·Ỹ)| ≤ |w|·2^{e_y + 1}·(1 + 2^−53)
-/// with |Ỹ| < 2^{e_y + 1}. So t is negligible in den when shift·log₂e + 1.01 ≤ e_den − 54
-/// and in num when shift·log₂e + 2.02 + e_y ≤ e_num − 54; the computed shift·log₂e is off
-/// by less than 1e-12 (|shift| ≤ 746), and one more unit of margin is taken. Zero or
-/// subnormal sums are never skipped (a first term, or a sign of zero, could change them).
-/// e_y with |y| < 2^{e_y + 1}: the binary exponent of a normal `y`, −1023 for zero and
-/// subnormal values.
-fn label_exponent(y: f64) -> i64 {
-    binade(y).unwrap_or(-1023)
+/// e_s the binary exponent of s, ulp(s)/4 = 2^{e_s − 54}. A weight w = m·e^{shift} has
+/// |m| < 2, exp is within 1 ulp and the product is rounded once, so
+/// |w| ≤ 2·e^{shift}·(1 + 3·2^−53); with |Ỹ| < 2^{e_y + 1}, |fl(w·Ỹ)| ≤ |w|·2^{e_y + 1}·(1 + 2^−53).
+/// So the term is negligible in den when shift·log₂e + 1.01 ≤ e_den − 54 and in num when
+/// shift·log₂e + e_y + 2.02 ≤ e_num − 54. The computed shift·log₂e + e_y is off by less
+/// than 1e-12 (|shift| ≤ 746, |e_y| ≤ 1023), and one more unit of margin is taken: the
+/// bounds are e_den − 56 and e_num − 57. Zero or subnormal sums are never skipped over (a
+/// first term, or a sign of zero, could change them).
+#[derive(Debug, Clone, Copy)]
+struct Sums {
+    num: f64,
+    den: f64,
+    /// e_den − 56, or −∞ while either sum is zero or subnormal.
+    den_bound: f64,
+    /// e_num − 57, or −∞ likewise.
+    num_bound: f64,
 }
 
-#[inline(always)]
-fn negligible(shift: f64, e_y: i64, num: f64, den: f64) -> bool {
-    let (Some(e_num), Some(e_den)) = (binade(num), binade(den)) else {
-        return false;
-    };
-    let s2 = shift * std::f64::consts::LOG2_E;
-    s2 < (e_den - 56) as f64 && s2 < (e_num - e_y - 57) as f64
+impl Default for Sums {
+    fn default() -> Sums {
+        Sums {
+            num: 0.0,
+            den: 0.0,
+            den_bound: f64::NEG_INFINITY,
+            num_bound: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Sums {
+    /// Whether a weight m·e^{shift} (|m| < 2) of reports with label exponent `e_y` (from
+    /// [`label_exponent`]; a bound over several reports serves for all of them) would
+    /// leave both sums bit for bit unchanged, so that its exp need not be evaluated.
+    #[inline(always)]
+    fn negligible(&self, shift: f64, e_y: f64) -> bool {
+        let s2 = shift * std::f64::consts::LOG2_E;
+        s2 < self.den_bound && s2 + e_y < self.num_bound
+    }
+
+    /// Adds w·Ỹ to num and w to den.
+    #[inline(always)]
+    fn add(&mut self, w: f64, y: f64) {
+        self.num += w * y;
+        self.den += w;
+        (self.den_bound, self.num_bound) = match (binade(self.num), binade(self.den)) {
+            (Some(e_num), Some(e_den)) => ((e_den - 56) as f64, (e_num - 57) as f64),
+            _ => (f64::NEG_INFINITY, f64::NEG_INFINITY),
+        };
+    }
 }
 
 /// m̂(x) at every bandwidth for one test point x (length d), into `out`.
@@ -517,7 +554,7 @@ impl Kernel<'_> {
 
     /// m̂(x) at one bandwidth, the squared distances in `s.sq`; `first` is the group of
     /// the nearest report. Terms whose weight cannot change the running sums are skipped
-    /// ([`negligible`]), the others added in index order: the bits are those of the plain
+    /// ([`Sums::negligible`]), the others added in index order: the bits are those of the plain
     /// sum over every report.
     #[inline(always)]
     fn predict_band(&self, x: &[f64], band: &Band, first: usize, s: &mut Scratch) -> f64 {
@@ -544,39 +581,38 @@ impl Kernel<'_> {
                 }
                 self.weights(grp, x, band, s);
             }
-            let group_top = (grp * LANES..(grp + 1) * LANES)
-                .filter(|&i| s.mant[i] != 0.0)
-                .fold(f64::NEG_INFINITY, |m, i| m.max(s.g[i]));
+            let group_top = (grp * LANES..(grp + 1) * LANES).fold(f64::NEG_INFINITY, |m, i| {
+                m.max(if s.mant[i] != 0.0 {
+                    s.g[i]
+                } else {
+                    f64::NEG_INFINITY
+                })
+            });
             s.live.push((grp, group_top));
         }
         let top = s.live.iter().fold(f64::NEG_INFINITY, |m, &(_, t)| m.max(t));
         if top == f64::NEG_INFINITY {
             return self.mean_y; // every weight is zero
         }
-        let (mut num, mut den) = (0.0f64, 0.0f64);
+        let mut sums = Sums::default();
         for &(grp, group_top) in &s.live {
             // A group whose largest weight cannot change the sums is skipped whole (the
             // sums do not change while its terms are skipped).
             let shift = group_top - top;
-            if shift < EXP_ZERO_BELOW || negligible(shift, self.group_y_exp[grp], num, den) {
+            if shift < EXP_ZERO_BELOW || sums.negligible(shift, self.group_y_exp[grp]) {
                 continue;
             }
             for i in grp * LANES..(grp + 1) * LANES {
                 let (m, shift) = (s.mant[i], s.g[i] - top);
-                if m != 0.0
-                    && shift >= EXP_ZERO_BELOW
-                    && !negligible(shift, self.y_exp[i], num, den)
-                {
-                    let w = m * shift.exp();
-                    num += w * self.y[i];
-                    den += w;
+                if m != 0.0 && shift >= EXP_ZERO_BELOW && !sums.negligible(shift, self.y_exp[i]) {
+                    sums.add(m * shift.exp(), self.y[i]);
                 }
             }
         }
-        if den == 0.0 {
+        if sums.den == 0.0 {
             self.mean_y
         } else {
-            num / den
+            sums.num / sums.den
         }
     }
 
@@ -588,7 +624,7 @@ impl Kernel<'_> {
         let coords = self.group(grp);
         let (a, b) = (band.a, band.b);
         let mut prod = [1.0f64; LANES];
-        let mut exp2 = [0i64; LANES];
+        let mut exp2 = [0.0f64; LANES];
         let mut k0 = 0;
         while k0 < self.d {
             let k1 = (k0 + band.block).min(self.d);
@@ -607,8 +643,7 @@ impl Kernel<'_> {
         }
         let base = grp * LANES;
         for l in 0..LANES {
-            s.g[base + l] =
-                exp2[l] as f64 * std::f64::consts::LN_2 - s.sq[base + l] * band.half_inv_h2;
+            s.g[base + l] = exp2[l] * std::f64::consts::LN_2 - s.sq[base + l] * band.half_inv_h2;
             s.mant[base + l] = if base + l < self.n { prod[l] } else { 0.0 };
         }
     }
