@@ -4,7 +4,10 @@
 
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
-use dp_repro::methods::deconv::{deconvolution_kernel, deconvolution_nw, release, Reports};
+use dp_repro::methods::deconv::{
+    deconvolution_kernel, deconvolution_nw, deconvolution_nw_bandwidths, deconvolution_nw_with,
+    release, Pruning, Reports,
+};
 use dp_repro::methods::{find, ParamRole, ParamValue, Params, RepData};
 use dp_repro::privacy::laplace;
 use rand::{Rng, SeedableRng};
@@ -331,4 +334,120 @@ fn the_same_release_stream_gives_the_same_reports_whatever_the_bandwidth() {
     }
     assert!((y1 - run(&data, 0.02, 4.0, 1, 100)[0]).abs() > 1e-6);
     assert!((y1 - run(&data, 0.02, 2.0, 1, 101)[0]).abs() > 1e-6);
+}
+
+/// The unpruned evaluation in its plainest form, as the module documents it: per report
+/// the squared distance S_i and the correction product as a mantissa in [1, 2) and a
+/// binary exponent (renormalized after every factor: rescaling by powers of 2 is exact,
+/// so the bits do not depend on where it happens), g_i = e_i·ln 2 − S_i/(2h²), G the
+/// largest g_i of a nonzero product, and the sums over every report in index order.
+fn reference_nw(r: &Reports, test: &Matrix, h: f64) -> Vec<f64> {
+    let c = (r.b_x / h).powi(2);
+    let (a, b, half_inv_h2) = (1.0 + c, c / (h * h), 0.5 / (h * h));
+    let mean_y = r.y.iter().sum::<f64>() / r.x.n as f64;
+    (0..test.n)
+        .map(|t| {
+            let x = test.row(t);
+            let weights: Vec<(f64, f64)> = (0..r.x.n)
+                .map(|i| {
+                    let (mut sq, mut m, mut e) = (0.0, 1.0f64, 0i64);
+                    for (xk, zk) in x.iter().zip(r.x.row(i)) {
+                        let v = xk - zk;
+                        let v2 = v * v;
+                        sq += v2;
+                        m *= a - b * v2;
+                        if m != 0.0 {
+                            let biased = ((m.to_bits() >> 52) & 0x7ff) as i64;
+                            e += biased - 1023;
+                            m = f64::from_bits((m.to_bits() & !(0x7ffu64 << 52)) | (1023 << 52));
+                        }
+                    }
+                    (m, e as f64 * std::f64::consts::LN_2 - sq * half_inv_h2)
+                })
+                .collect();
+            let top = weights
+                .iter()
+                .filter(|(m, _)| *m != 0.0)
+                .fold(f64::NEG_INFINITY, |acc, (_, g)| acc.max(*g));
+            if top == f64::NEG_INFINITY {
+                return mean_y;
+            }
+            let (mut num, mut den) = (0.0, 0.0);
+            for ((m, g), y) in weights.iter().zip(&r.y) {
+                let shift = g - top;
+                if *m != 0.0 && shift >= -746.0 {
+                    let w = m * shift.exp();
+                    num += w * y;
+                    den += w;
+                }
+            }
+            if den == 0.0 {
+                mean_y
+            } else {
+                num / den
+            }
+        })
+        .collect()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn pruning_and_skipped_negligible_terms_leave_every_bit_of_the_plain_evaluation() {
+    // The fast path skips reports whose weight a bound proves to round to 0 and terms too
+    // small to change the running sums; neither may change a bit. Cases span the paper's
+    // bandwidths and ε (most reports pruned at small h and ε, none at large), several d
+    // (one and several renormalization blocks) and labels of mixed sign and size.
+    let hs = [0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 5.0];
+    for (d, n, seed) in [(1, 37, 1), (4, 300, 2), (12, 250, 3), (30, 120, 4)] {
+        let mut data = toy(n, 25, d, seed);
+        for (i, y) in data.private.y.iter_mut().enumerate() {
+            *y *= [1.0, -1e3, 1e-6, 7.0][i % 4];
+        }
+        data.bounds = LabelBounds { lo: -2e3, hi: 2e3 };
+        for eps in [0.5, 2.0, 8.0, 50.0] {
+            let mut rng = Pcg64::seed_from_u64(seed * 100 + eps as u64);
+            let r = release(&data.private.x, &data.private.y, data.bounds, eps, &mut rng).unwrap();
+            let batch = deconvolution_nw_bandwidths(&r, &data.test.x, &hs).unwrap();
+            let unpruned = deconvolution_nw_with(&r, &data.test.x, &hs, Pruning::Off).unwrap();
+            for (j, &h) in hs.iter().enumerate() {
+                let reference = reference_nw(&r, &data.test.x, h);
+                assert_eq!(bits(&batch[j]), bits(&reference), "d {d}, ε {eps}, h {h}");
+                assert_eq!(
+                    bits(&unpruned[j]),
+                    bits(&reference),
+                    "d {d}, ε {eps}, h {h}"
+                );
+                let single = deconvolution_nw(&r, &data.test.x, h).unwrap();
+                assert_eq!(bits(&single), bits(&reference), "d {d}, ε {eps}, h {h}");
+            }
+        }
+    }
+}
+
+#[test]
+fn predicting_several_bandwidths_on_one_stream_equals_predicting_each() {
+    // The runner hands every bandwidth of a grid the same users' stream; predict_shared
+    // draws the reports once and must return, per bandwidth, the bits of predict and leave
+    // each stream where predict leaves it. Unequal streams fall back to one call each.
+    let data = toy(200, 30, 3, 12);
+    let m = find("DECONV").unwrap();
+    let p = m
+        .prepare(&data, &Params::default(), &mut Pcg64::seed_from_u64(1))
+        .unwrap()
+        .unwrap();
+    let points: Vec<Params> = [0.05, 0.5, 5.0].iter().map(|&h| bandwidth(h)).collect();
+    let refs: Vec<&Params> = points.iter().collect();
+    for seeds in [[4, 4, 4], [4, 5, 6]] {
+        let mut rngs: Vec<Pcg64> = seeds.iter().map(|&s| Pcg64::seed_from_u64(s)).collect();
+        let shared = p.predict_shared(&refs, Some(1.0), &mut rngs).unwrap();
+        for (j, point) in points.iter().enumerate() {
+            let mut rng = Pcg64::seed_from_u64(seeds[j]);
+            let one = p.predict(point, Some(1.0), &mut rng).unwrap();
+            assert_eq!(bits(&shared[j]), bits(&one), "streams {seeds:?}, point {j}");
+            assert!(rng == rngs[j], "stream {j} left elsewhere");
+        }
+    }
 }

@@ -103,6 +103,34 @@ pub trait Prepared: Send + Sync {
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError>;
 
+    /// Predictions at several mechanism grid points whose users' releases are the same
+    /// (they differ only in curator-side parameters, [`ParamRole::Curator`]): `rngs[j]` is
+    /// the release stream of `mechanisms[j]` (equal streams, as the runner keys them on
+    /// [`Params::release_key`]). Element j of the result is, bit for bit, what
+    /// [`Prepared::predict`]`(mechanisms[j], epsilon, rngs[j])` returns, and each stream is
+    /// left where that call leaves it. The default makes those calls one by one; a method
+    /// overrides it to compute what the points share once (DECONV: one release and one set
+    /// of squared distances for every bandwidth).
+    ///
+    /// # Errors
+    /// The first point's error, as [`Prepared::predict`].
+    ///
+    /// # Panics
+    /// If `rngs` and `mechanisms` differ in length.
+    fn predict_shared(
+        &self,
+        mechanisms: &[&Params],
+        epsilon: Option<f64>,
+        rngs: &mut [Pcg64],
+    ) -> Result<Vec<Vec<f64>>, MethodError> {
+        assert_eq!(mechanisms.len(), rngs.len(), "one stream per grid point");
+        mechanisms
+            .iter()
+            .zip(rngs.iter_mut())
+            .map(|(m, rng)| self.predict(m, epsilon, rng))
+            .collect()
+    }
+
     /// The exact training-row count of every leaf, tree by tree (one inner vector per
     /// tree, leaves in the tree's node order), of the model that [`Prepared::predict`]
     /// fits at the same `mechanism`, `epsilon` and `rng` stream: the very fit, not a new

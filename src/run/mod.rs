@@ -26,7 +26,7 @@ use crate::data::{
     lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy, TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
-use crate::methods::{MethodError, RepData};
+use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -899,63 +899,67 @@ fn run_structural_point(
     let task = data.test.task;
     let metric = task.metric_name();
     let grid_size = (m.structural.len() * m.mechanism.len()) as f64;
-    let mut rows = Vec::with_capacity(keys.len());
-    let mut keys = keys.iter();
-    for mech in &m.mechanism {
-        let params = structural.join(mech);
-        let key = params.key();
-        for &eps in &epsilons {
+    let points: Vec<Params> = m.mechanism.iter().map(|q| structural.join(q)).collect();
+    let groups = release_groups(&points, m.method.params());
+    // The rows of each (mechanism grid point, ε) as (metric, value, seconds), filled group
+    // by group and written out below in the order of `keys` (grid point, then ε).
+    let mut cells: Vec<Vec<(String, f64, f64)>> = vec![Vec::new(); points.len() * epsilons.len()];
+    for (ei, &eps) in epsilons.iter().enumerate() {
+        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+        for group in &groups {
             let t0 = Instant::now();
-            let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
-            let stream = |purpose: &str, extra: &str| {
-                seeds::release_stream(
-                    exp.spec.seed,
-                    purpose,
-                    &plan.name,
-                    rep,
-                    m,
-                    &params,
-                    &eps_text,
-                    extra,
-                )
+            // Seconds of a row: the fit plus this group's time so far, split evenly over
+            // its grid points (they were computed together).
+            let seconds = || fit_secs + t0.elapsed().as_secs_f64() / group.len() as f64;
+            let streams = |purpose: &str, extra: &str| -> Vec<rand_pcg::Pcg64> {
+                group
+                    .iter()
+                    .map(|&j| {
+                        seeds::release_stream(
+                            exp.spec.seed,
+                            purpose,
+                            &plan.name,
+                            rep,
+                            m,
+                            &points[j],
+                            &eps_text,
+                            extra,
+                        )
+                    })
+                    .collect()
             };
-            let mut rng = stream("noise", "");
-            let pred = prepared
-                .predict(mech, eps, &mut rng)
-                .map_err(|e| err(key.clone(), e))?;
-            let mut push = |metric: String, value: f64| {
-                rows.push(RunRow {
-                    task: keys.next().expect("one key per row").clone(),
-                    dataset: plan.name.clone(),
-                    method: m.label.clone(),
-                    params: key.clone(),
-                    epsilon: eps,
-                    repetition: rep,
-                    metric,
-                    value,
-                    seconds: fit_secs + t0.elapsed().as_secs_f64(),
+            let predict = |fit: &dyn Prepared, e: Option<f64>, rngs: &mut [rand_pcg::Pcg64]| {
+                predict_group(fit, &m.mechanism, group, e, rngs, |j, source| {
+                    err(points[j].key(), source)
                 })
             };
-            push(
-                metric.to_string(),
-                m.method.score(task, &params, &data.test.y, &pred),
-            );
+            let preds = predict(prepared.as_ref(), eps, &mut streams("noise", ""))?;
+            for (&j, p) in group.iter().zip(&preds) {
+                let value = m.method.score(task, &points[j], &data.test.y, p);
+                cells[j * epsilons.len() + ei].push((metric.to_string(), value, seconds()));
+            }
             if !tuning.folds.is_empty() {
                 // cv: mean held-out metric over the folds, each fitted with fresh noise.
-                let mut total = 0.0;
+                let mut totals = vec![0.0; group.len()];
                 for (f, (fit, fold)) in fold_fits.iter().zip(&tuning.folds).enumerate() {
                     let fit = fit.as_ref().ok_or_else(|| {
                         err(
-                            key.clone(),
+                            points[group[0]].key(),
                             MethodError::Other("grid point not applicable to a fold".into()),
                         )
                     })?;
-                    let p = fit
-                        .predict(mech, eps, &mut stream("cv", &f.to_string()))
-                        .map_err(|e| err(key.clone(), e))?;
-                    total += m.method.score(task, &params, &fold.test.y, &p);
+                    let p = predict(fit.as_ref(), eps, &mut streams("cv", &f.to_string()))?;
+                    for ((total, &j), p) in totals.iter_mut().zip(group).zip(&p) {
+                        *total += m.method.score(task, &points[j], &fold.test.y, p);
+                    }
                 }
-                push(format!("cv_{metric}"), total / tuning.folds.len() as f64);
+                for (&j, total) in group.iter().zip(totals) {
+                    cells[j * epsilons.len() + ei].push((
+                        format!("cv_{metric}"),
+                        total / tuning.folds.len() as f64,
+                        seconds(),
+                    ));
+                }
             }
             if let (Some(fit), Some((pv, n_v))) = (&pv_fit, &tuning.validation) {
                 // private_validation: one fit on the training users predicts the
@@ -968,22 +972,93 @@ fn run_structural_point(
                         eps.map(|e| e / m.release_configurations() as f64)
                     }
                 };
-                let mut rng = stream("pv", "");
-                let p = fit
-                    .predict(mech, fit_eps, &mut rng)
-                    .map_err(|e| err(key.clone(), e))?;
-                let (p_val, p_test) = p.split_at(*n_v);
-                let (y_val, y_test) = pv.test.y.split_at(*n_v);
-                push(
-                    format!("pv_{metric}"),
-                    m.method.score(task, &params, y_test, p_test),
-                );
-                push(
-                    "pv_score".to_string(),
-                    validation_score(task, data.bounds, y_val, p_val, eps, grid_size, &mut rng),
-                );
+                let mut rngs = streams("pv", "");
+                let preds = predict(fit.as_ref(), fit_eps, &mut rngs)?;
+                for ((&j, p), rng) in group.iter().zip(&preds).zip(&mut rngs) {
+                    let (p_val, p_test) = p.split_at(*n_v);
+                    let (y_val, y_test) = pv.test.y.split_at(*n_v);
+                    let test_value = m.method.score(task, &points[j], y_test, p_test);
+                    let score =
+                        validation_score(task, data.bounds, y_val, p_val, eps, grid_size, rng);
+                    let cell = &mut cells[j * epsilons.len() + ei];
+                    cell.push((format!("pv_{metric}"), test_value, seconds()));
+                    cell.push(("pv_score".to_string(), score, seconds()));
+                }
+            }
+        }
+    }
+    let mut keys = keys.iter();
+    let mut rows = Vec::with_capacity(keys.len());
+    for (j, point) in points.iter().enumerate() {
+        let params = point.key();
+        for (ei, &eps) in epsilons.iter().enumerate() {
+            for (metric, value, seconds) in cells[j * epsilons.len() + ei].drain(..) {
+                rows.push(RunRow {
+                    task: keys.next().expect("one key per row").clone(),
+                    dataset: plan.name.clone(),
+                    method: m.label.clone(),
+                    params: params.clone(),
+                    epsilon: eps,
+                    repetition: rep,
+                    metric,
+                    value,
+                    seconds,
+                });
             }
         }
     }
     Ok(rows)
+}
+
+/// The mechanism grid points (indices into `points`) grouped by the users' releases they
+/// share ([`Params::release_key`] under `decls`): points that differ only in curator-side
+/// parameters draw from the same streams and are predicted together. Groups are in order
+/// of their first point, points in grid order.
+fn release_groups(points: &[Params], decls: &[crate::methods::ParamDecl]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (j, p) in points.iter().enumerate() {
+        let key = p.release_key(decls);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(j),
+            None => groups.push((key, vec![j])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Predictions of `fit` at the mechanism grid points `group` (indices into `mechanisms`),
+/// `rngs` their release streams: one [`Prepared::predict`] for a single point, else
+/// [`Prepared::predict_shared`]. When the shared call fails, the points are predicted one
+/// by one so that the error names the grid point that fails (`err` builds it from the
+/// point's index).
+fn predict_group(
+    fit: &dyn Prepared,
+    mechanisms: &[Params],
+    group: &[usize],
+    epsilon: Option<f64>,
+    rngs: &mut [rand_pcg::Pcg64],
+    err: impl Fn(usize, MethodError) -> RunError,
+) -> Result<Vec<Vec<f64>>, RunError> {
+    let one_by_one = |rngs: &mut [rand_pcg::Pcg64]| {
+        group
+            .iter()
+            .zip(rngs.iter_mut())
+            .map(|(&j, rng)| {
+                fit.predict(&mechanisms[j], epsilon, rng)
+                    .map_err(|e| err(j, e))
+            })
+            .collect()
+    };
+    if group.len() == 1 {
+        return one_by_one(rngs);
+    }
+    let entry = rngs.to_vec();
+    let mechs: Vec<&Params> = group.iter().map(|&j| &mechanisms[j]).collect();
+    match fit.predict_shared(&mechs, epsilon, rngs) {
+        Ok(preds) => Ok(preds),
+        Err(_) => {
+            rngs.clone_from_slice(&entry);
+            one_by_one(rngs)
+        }
+    }
 }
