@@ -84,17 +84,12 @@ pub fn sha256_file(path: &Path) -> Result<String, DataError> {
         };
         hasher.update(&buf[..k]);
     }
-    Ok(hex(&hasher.finalize()))
+    Ok(hex::encode(hasher.finalize()))
 }
 
 /// sha256 of `bytes` as 64 lowercase hex digits.
 pub fn sha256_bytes(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lowercase hex digits of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// Trims whitespace, then one pair of surrounding quotes (`"` or `'`), then whitespace

@@ -170,7 +170,7 @@ impl PrivacyMask {
         h.update((self.d as u64).to_le_bytes());
         let bytes: Vec<u8> = self.bits.iter().map(|&b| u8::from(b)).collect();
         h.update(&bytes);
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(h.finalize())
     }
 }
 

@@ -12,8 +12,7 @@ use std::collections::HashSet;
 
 /// Hex SHA-256 of `text`.
 pub fn sha256_hex(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// Hash of the parts of the spec that determine every row of data set `plan`.
@@ -187,21 +186,26 @@ pub fn unit_row_keys(
     out
 }
 
-/// Keys of every task of the experiment (the rows a complete run has).
+/// Keys of every task of the experiment (the rows a complete run has). The units' keys
+/// are hashed on rayon's threads (hundreds of thousands of SHA-256s for a large spec).
 pub fn all_task_keys(exp: &Experiment) -> HashSet<String> {
+    use rayon::prelude::*;
     let tags = extra_row_tags(exp);
-    let mut keys = HashSet::new();
+    let mut units = Vec::new();
     for plan in &exp.datasets {
         let ctx = dataset_context(exp, plan);
         for m in exp.methods.iter().filter(|m| !m.skip.contains(&plan.name)) {
             for si in 0..m.structural.len() {
                 for rep in 1..=exp.repetitions {
-                    keys.extend(unit_row_keys(exp, &ctx, rep, m, si, &tags));
+                    units.push((ctx.clone(), m, si, rep));
                 }
             }
         }
     }
-    keys
+    units
+        .par_iter()
+        .flat_map_iter(|(ctx, m, si, rep)| unit_row_keys(exp, ctx, *rep, m, *si, &tags))
+        .collect()
 }
 
 /// The ε texts a method runs at: every ε of the spec, or "" for a non-private method.

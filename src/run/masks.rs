@@ -145,7 +145,7 @@ pub fn mask_record(
                     "law": rule.formula(),
                     "methods": labels,
                     "protection_share": share,
-                    "sha256": h.finalize().iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                    "sha256": hex::encode(h.finalize()),
                 })
             })
             .collect();

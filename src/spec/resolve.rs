@@ -197,8 +197,7 @@ fn absolutize(map: &mut Mapping, field: &str, dir: &Path) {
 /// formatting gone): two specs that differ only in comments, key order, quoting or layout
 /// have the same content hash.
 pub fn content_hash(value: &Value) -> String {
-    let digest = Sha256::digest(canonical_json(value).to_string().as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(canonical_json(value).to_string().as_bytes()))
 }
 
 /// [`content_hash`] of the parts of a spec that determine runs.csv: the spec without its
