@@ -99,7 +99,8 @@ fn bench_writes_one_row_per_method_and_epsilon_with_positive_times() {
         })
         .collect();
     // The spec's first grid point of each method, DT once, the private methods per ε.
-    let first_lpdt = "depth=2;min_leaf=10;min_samples_split=2;rho=0.5;tau=0;ood=zero";
+    let first_lpdt =
+        "depth=2;min_leaf=10;min_samples_split=2;rho=0.5;simulation=fast;tau=0;ood=zero";
     let first_phist = "bins=2;t=0.01;y_center=false";
     let expected: Vec<(String, String, String)> = [
         ("DT", "", "max_depth=3"),

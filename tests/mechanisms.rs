@@ -4,7 +4,7 @@
 //! implementation fails with probability below 1e-6 per check, a wrong keep probability
 //! or noise scale by more than a few percent fails for sure at these sample sizes.
 
-use dp_repro::estimate::{lpdt_sums, LabelBounds, LpdtConfig, LpdtMechanism};
+use dp_repro::estimate::{lpdt_sums, LabelBounds, LpdtConfig, LpdtMechanism, Simulation};
 use dp_repro::privacy::{laplace, laplace_sum, rr_keep_probability, Budget};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -63,6 +63,7 @@ fn mechanism(k: usize, epsilon: f64, rho: f64, bounds: LabelBounds) -> LpdtMecha
             rho,
             bounds,
             tau: 0.0,
+            simulation: Simulation::default(),
         },
     )
     .unwrap()
@@ -193,7 +194,8 @@ fn budget_split_is_checked() {
             epsilon: 1.0,
             rho: 1.0,
             bounds: LabelBounds { lo: 0.0, hi: 1.0 },
-            tau: 0.0
+            tau: 0.0,
+            simulation: Simulation::default(),
         }
     )
     .is_err());
@@ -203,7 +205,8 @@ fn budget_split_is_checked() {
             epsilon: 0.0,
             rho: 0.5,
             bounds: LabelBounds { lo: 0.0, hi: 1.0 },
-            tau: 0.0
+            tau: 0.0,
+            simulation: Simulation::default(),
         }
     )
     .is_err());

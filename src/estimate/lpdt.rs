@@ -22,6 +22,37 @@ pub struct LpdtConfig {
     /// Fallback threshold τ ≥ 0: leaf j takes its public mean when the debiased private
     /// count S_j/γ ≤ τ·n (lpdt.md §2.3; τ = 0 fires when S_j ≤ 0).
     pub tau: f64,
+    /// How the users' releases are simulated: the same law either way
+    /// ([`Simulation`]).
+    pub simulation: Simulation,
+}
+
+/// How the LPDT users' releases are simulated (method parameter `simulation`). Both give
+/// the curator's sums (S_j, T_j) the same joint law; they differ in the random draws,
+/// hence in the realised numbers for a given stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Simulation {
+    /// Aggregate-exact shortcut ([`super::lpdt_sums_fast`]): per leaf, the users'
+    /// flips 64 at a time. The default.
+    #[default]
+    Fast,
+    /// Every user's release drawn as the user would ([`LpdtMechanism::release`], one draw
+    /// per user and leaf; [`lpdt_sums`]): for audits.
+    PerUser,
+}
+
+impl Simulation {
+    /// The names accepted by the method parameter, default first.
+    pub const NAMES: &'static [&'static str] = &["fast", "per_user"];
+
+    /// The mode named `name` (one of [`Simulation::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Simulation> {
+        match name {
+            "fast" => Some(Simulation::Fast),
+            "per_user" => Some(Simulation::PerUser),
+            _ => None,
+        }
+    }
 }
 
 /// The local randomizer every private user runs (lpdt.md §2.1).
@@ -35,7 +66,9 @@ pub struct LpdtMechanism {
     pub label_scale: f64,
     /// Label bounds the label is clipped into.
     pub bounds: LabelBounds,
-    flip: u32,
+    /// The flip threshold t: a bit is flipped when a u32 draw is below t (probability
+    /// t/2^32 = 1 − κ up to 2^−32).
+    pub(super) flip: u32,
 }
 
 impl LpdtMechanism {
@@ -94,8 +127,9 @@ pub struct LpdtSums {
 }
 
 /// Simulates every private user's release ([`LpdtMechanism::release`]) and aggregates
-/// the reports into [`LpdtSums`]. `leaf_of_user` and `y` have length n (the private
-/// sample). Cost O(n·K) bit draws.
+/// the reports into [`LpdtSums`] (the `per_user` simulation). `leaf_of_user` and `y` have
+/// length n (the private sample). Cost O(n·K) bit draws; [`super::lpdt_sums_fast`] samples
+/// the same law faster.
 pub fn lpdt_sums<R: RngCore + ?Sized>(
     mech: &LpdtMechanism,
     leaf_of_user: &[usize],
@@ -136,7 +170,8 @@ pub struct LeafEstimate {
     pub fallbacks: usize,
 }
 
-/// Simulates every private user's LPDT release and returns the curator's leaf values.
+/// Simulates every private user's LPDT release (as `cfg.simulation` says) and returns the
+/// curator's leaf values.
 ///
 /// * `leaf_of_user`: length n, the leaf (0..K) of every private training point.
 /// * `y`: length n, the private labels (clipped into `cfg.bounds` by the users).
@@ -155,7 +190,10 @@ pub fn lpdt_leaf_values<R: RngCore + ?Sized>(
     rng: &mut R,
 ) -> Result<LeafEstimate, BudgetError> {
     let mech = LpdtMechanism::new(fallback.len(), cfg)?;
-    let sums = lpdt_sums(&mech, leaf_of_user, y, rng);
+    let sums = match cfg.simulation {
+        Simulation::Fast => super::lpdt_sums_fast(&mech, leaf_of_user, y, rng),
+        Simulation::PerUser => lpdt_sums(&mech, leaf_of_user, y, rng),
+    };
     let n = y.len() as f64;
     let mut fallbacks = 0;
     let values = sums

@@ -8,6 +8,7 @@ mod histogram;
 mod lpct;
 mod lpct_prune;
 mod lpdt;
+mod lpdt_fast;
 
 pub use candidate_ratio::{candidate_sums, ratio_predictions, CandidateMechanism, CellSums};
 pub use histogram::{histogram_predict, HistogramConfig};
@@ -16,7 +17,10 @@ pub use lpct_prune::{
     code_walk_order, pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums,
     PaperPrune, PruneConfig, V1Quirks,
 };
-pub use lpdt::{lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums};
+pub use lpdt::{
+    lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums, Simulation,
+};
+pub use lpdt_fast::lpdt_sums_fast;
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not
 /// come from private labels unless an option says so (lpdt.md §8.3 "Label bounds").

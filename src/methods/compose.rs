@@ -13,7 +13,7 @@ use super::{
 };
 use crate::data::{Dataset, Matrix, Task};
 use crate::estimate::{
-    histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig,
+    histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig, Simulation,
 };
 use crate::partition::{
     cart_quantile, cart_quantile_entropy, cart_with, complete_max_edge, grid_allowed, max_edge,
@@ -484,6 +484,13 @@ const RHO: ParamDecl = ParamDecl {
     default: Some("0.5"),
     doc: "share of epsilon for the cell mechanism; the label gets 1 - rho",
 };
+const SIMULATION: ParamDecl = ParamDecl {
+    name: "simulation",
+    role: ParamRole::Release,
+    kind: ParamKind::Choice(crate::estimate::Simulation::NAMES),
+    default: Some("fast"),
+    doc: "how the users' LPDT releases are simulated, the same law either way: fast (per leaf, the users' bit flips drawn 64 at a time; exact in distribution for the curator's sums, see estimate/lpdt_fast.rs) or per_user (every user's bit vector drawn as the user would, one draw per user and leaf; for audits)",
+};
 const TAU: ParamDecl = ParamDecl {
     name: "tau",
     role: ParamRole::Curator,
@@ -707,6 +714,9 @@ impl Composition {
         if self.private() && self.budget == BudgetBlock::default() {
             out.push(RHO);
         }
+        if self.lpdt_release() {
+            out.push(SIMULATION);
+        }
         match self.estimator {
             EstimatorBlock::Ratio => out.extend([TAU, OOD]),
             EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
@@ -731,6 +741,19 @@ impl Composition {
             out.push("grows its partition on a mixture of public points and 1 - delta private users' records used in the clear (LPDT Sec. 4.3, distribution shift); those users get no privacy, the others epsilon-LDP".to_string());
         }
         out
+    }
+
+    /// Whether the composition releases what LPDT's users release (lpdt.md §2.1: bitwise
+    /// randomized response on the one-hot leaf vector at ρε and one Laplace label at
+    /// (1 − ρ)ε) into the ratio estimator: [`lpdt_leaf_values`] computes it, with the
+    /// `simulation` parameter.
+    fn lpdt_release(&self) -> bool {
+        self.forest.is_none()
+            && self.partition.rule != Rule::HistogramXTree
+            && self.cell_mechanism == CellMechanism::RandomizedResponse
+            && self.label_mechanism == LabelMechanism::Laplace
+            && self.budget == BudgetBlock::default()
+            && self.estimator == EstimatorBlock::Ratio
     }
 
     /// (ε_cell, ε_label) for a budget ε and the mechanism grid point.
@@ -1125,16 +1148,15 @@ impl Prepared for PreparedTree {
         let epsilon = super::required_epsilon("a composed method", epsilon)?;
         let c = &self.composition;
         let tau = m.f64("tau");
-        let values = if c.cell_mechanism == CellMechanism::RandomizedResponse
-            && c.label_mechanism == LabelMechanism::Laplace
-            && c.budget == BudgetBlock::default()
-        {
+        let values = if c.lpdt_release() {
             // LPDT exactly as the paper states it (lpdt.md §2).
             let cfg = LpdtConfig {
                 epsilon,
                 rho: m.f64("rho"),
                 bounds: self.bounds,
                 tau,
+                simulation: Simulation::from_name(m.str("simulation"))
+                    .expect("validated against Simulation::NAMES"),
             };
             lpdt_leaf_values(
                 &self.private_leaves,

@@ -26,4 +26,6 @@ pub use generalized_rr::Grr;
 pub use laplace::{laplace, laplace_sum};
 pub use permute_flip::{permute_and_flip, permute_and_flip_probabilities};
 pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CAP};
-pub use randomized_response::{flip_threshold, rr_keep_probability, KeepProbability};
+pub use randomized_response::{
+    flip_mask, flip_threshold, rr_keep_probability, KeepProbability, FLIP_MASK_STEPS,
+};

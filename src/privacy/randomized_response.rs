@@ -1,5 +1,7 @@
 //! Randomized response on bits (one bit of a one-hot cell vector at a time).
 
+use rand::RngCore;
+
 /// The probability κ = e^{ε/2}/(1 + e^{ε/2}) of reporting a bit of a one-hot vector
 /// truthfully, when the whole vector must be ε-LDP: two one-hot vectors differ in two
 /// coordinates, each bit costs ln(κ/(1−κ)) = ε/2 (lpdt.md §2.2). For LPDT, pass ρε: the
@@ -40,6 +42,55 @@ pub fn flip_threshold(keep: f64) -> u32 {
     }
 }
 
+/// 64 independent flips at once: bit ℓ of the result is 1 with probability exactly
+/// t/2^32 (`threshold` = t, as from [`flip_threshold`]) for every lane ℓ set in `lanes`,
+/// independently across lanes, and 0 for the lanes not in `lanes`. This is the law of
+/// `rng.next_u32() < t` in every lane, the flip of
+/// [`crate::estimate::LpdtMechanism::release`], drawn with about 10 u64 draws for 64 lanes
+/// instead of 64.
+///
+/// Why it is exact: give each lane a virtual uniform 32-bit integer U_ℓ whose binary digits,
+/// from the most significant, are bit ℓ of successive draws `r = rng.next_u64()`. U_ℓ < t
+/// iff at the first digit where U_ℓ and t differ, U_ℓ has 0 and t has 1. Each step reads
+/// the next digit of t: lanes whose digit equals t's stay undecided, the others are decided
+/// (flipped when t's digit is 1 and theirs 0). A lane still undecided after t's lowest set
+/// digit has U_ℓ ≥ t (its remaining digits are ≥ t's zeros), so it is not flipped. The
+/// digits of a decided lane are never read, so stopping once no lane is undecided changes
+/// nothing; the first [`FLIP_MASK_STEPS`] steps run without that test (it would mispredict
+/// at a random step; after them a lane is still undecided with probability 2^−10). Under
+/// the usual model of the stream as iid fair bits, the lanes' U_ℓ are iid uniform on
+/// 0..2^32 and the result is exactly iid Bernoulli(t/2^32) — the same law, to the same
+/// 2^−32 quantization of 1 − κ, as one `next_u32` per bit.
+#[inline]
+pub fn flip_mask<R: RngCore + ?Sized>(rng: &mut R, threshold: u32, lanes: u64) -> u64 {
+    if threshold == 0 || lanes == 0 {
+        return 0;
+    }
+    let lowest = threshold.trailing_zeros();
+    let mut flipped = 0u64;
+    let mut undecided = lanes;
+    let mut digit = 31u32;
+    loop {
+        let r = rng.next_u64();
+        // All ones where t's digit is 1.
+        let t_digit = 0u64.wrapping_sub(u64::from((threshold >> digit) & 1));
+        // U's digit 0 < t's digit 1: U < t, flipped; U's digit 1 > t's 0: U > t, kept.
+        flipped |= undecided & !r & t_digit;
+        undecided &= !(r ^ t_digit);
+        if digit == lowest {
+            return flipped;
+        }
+        digit -= 1;
+        if 31 - digit >= FLIP_MASK_STEPS && undecided == 0 {
+            return flipped;
+        }
+    }
+}
+
+/// The number of digits [`flip_mask`] always reads (unless t has fewer), before it starts
+/// stopping as soon as every lane is decided.
+pub const FLIP_MASK_STEPS: u32 = 10;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,5 +102,55 @@ mod tests {
         assert!((k.keep - std::f64::consts::E / (1.0 + std::f64::consts::E)).abs() < 1e-12);
         assert!((k.gamma - (2.0 * k.keep - 1.0)).abs() < 1e-12);
         assert!((k.gamma - 0.4621).abs() < 1e-4);
+    }
+
+    /// A stream that returns the given words in order.
+    struct Words(std::vec::IntoIter<u64>);
+    impl RngCore for Words {
+        fn next_u32(&mut self) -> u32 {
+            self.next_u64() as u32
+        }
+        fn next_u64(&mut self) -> u64 {
+            self.0.next().expect("enough words")
+        }
+        fn fill_bytes(&mut self, _: &mut [u8]) {
+            unreachable!()
+        }
+        fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), rand::Error> {
+            unreachable!()
+        }
+    }
+
+    #[test]
+    fn flip_mask_compares_each_lanes_digits_with_the_threshold() {
+        // t = 0b101 · 2^29 (5/8): only the top three digits of U matter. Lane ℓ < 8 gets
+        // the digits of ℓ (most significant first), so it is flipped iff ℓ < 5; lanes
+        // outside `lanes` stay 0; the draw stops at t's lowest set digit (three words).
+        let t = 5u32 << 29;
+        let digit = |d: u32| (0..8u64).fold(0u64, |w, l| w | (((l >> d) & 1) << l));
+        let mut words = Words(vec![digit(2), digit(1), digit(0)].into_iter());
+        assert_eq!(flip_mask(&mut words, t, 0xFF), 0b1_1111);
+        assert!(words.0.next().is_none());
+        // t = 1 + 2^30 (digits 01, then 0s, and a 1 at the end): a first word of ones
+        // decides every lane (U > t); the draw stops after the fixed FLIP_MASK_STEPS words.
+        let steps = FLIP_MASK_STEPS as usize;
+        let mut words = Words(vec![!0; steps].into_iter());
+        assert_eq!(flip_mask(&mut words, (1u32 << 30) | 1, !0), 0);
+        assert!(words.0.next().is_none());
+        // When lanes remain undecided after them, it goes on to t's last digit: lanes
+        // reading t's digits exactly (U = t) are kept, lanes with a 0 where t has its
+        // final 1 are flipped.
+        let mut w = vec![0, !0];
+        w.extend(std::iter::repeat_n(0, 29));
+        w.push(0xFF);
+        let mut words = Words(w.into_iter());
+        assert_eq!(flip_mask(&mut words, (1u32 << 30) | 1, !0), !0xFF);
+        assert!(words.0.next().is_none());
+        // Lanes whose digits equal t's down to its lowest set digit have U >= t: kept.
+        // Lanes 0..32 read 00 (U < t: flipped), lanes 32..64 read 01 (U >= t: kept).
+        let mut words = Words(vec![0, 0xFFFF_FFFF_0000_0000].into_iter());
+        assert_eq!(flip_mask(&mut words, 1u32 << 30, !0), 0xFFFF_FFFF);
+        // t = 0 never flips and draws nothing.
+        assert_eq!(flip_mask(&mut Words(vec![].into_iter()), 0, !0), 0);
     }
 }
