@@ -197,6 +197,11 @@ impl Entry {
         &self.data
     }
 
+    /// Whether the cache file exists (usable or not).
+    pub(crate) fn exists(&self) -> bool {
+        self.data.is_file()
+    }
+
     /// Whether the data file was verified against the manifest's sha256 while it had
     /// exactly this stamp.
     pub(crate) fn verified(&self, stamp: &FileStamp) -> bool {
@@ -319,7 +324,8 @@ fn write_entry(path: &Path, key: &str, loaded: &Loaded) -> io::Result<()> {
     w.write_all(&header(key, loaded, values_hash(x, y)))?;
     w.write_all(x)?;
     w.write_all(y)?;
-    w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    // No fsync: a file cut short by a crash is refused by its length and hash checks.
+    w.flush()
 }
 
 /// Little-endian u64 at byte `at` of `b`.

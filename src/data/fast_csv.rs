@@ -20,6 +20,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
+use sha2::{Digest, Sha256};
 
 use super::load::clean_cell;
 use super::missing::{classify, Cell, MissingPolicy};
@@ -74,29 +75,47 @@ struct Piece {
 
 /// Parses the numeric CSV file at `path`, or returns None where the general reader must
 /// read it (see the module documentation): an unreadable file, a file the `csv` crate
-/// could split differently, any error, or no data row.
-pub(crate) fn parse(path: &Path, layout: Layout) -> Option<Parsed> {
-    let mut file = File::open(path).ok()?;
-    let size = file.metadata().ok()?.len() as usize;
+/// could split differently, any error, or no data row. With `digest`, the reading thread
+/// also computes the file's sha256 (hex), returned when it read the whole file (always
+/// when the parse succeeded), so a checked load reads the file once.
+pub(crate) fn parse(path: &Path, layout: Layout, digest: bool) -> (Option<Parsed>, Option<String>) {
+    let Ok(mut file) = File::open(path) else {
+        return (None, None);
+    };
+    let size = file.metadata().map_or(0, |m| m.len() as usize);
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(1);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
-        let reader = scope.spawn(move || read_blocks(&mut file, &full_tx, &empty_rx));
+        let reader = scope.spawn(move || {
+            let mut hasher = digest.then(Sha256::new);
+            let whole = read_blocks(&mut file, &full_tx, &empty_rx, hasher.as_mut());
+            whole.map(|whole| hasher.filter(|_| whole).map(|h| hex_digest(&h.finalize())))
+        });
         let parsed = parse_blocks(&full_rx, &empty_tx, size, layout);
         // Stop the reader (it may be waiting to send the next block) before joining it.
         drop(full_rx);
-        let read_ok = reader.join().map(|r| r.is_ok()).unwrap_or(false);
-        parsed.filter(|_| read_ok)
+        match reader.join() {
+            Ok(Ok(sha)) => (parsed, sha),
+            _ => (None, None),
+        }
     })
 }
 
+/// Lowercase hex digits of a digest.
+fn hex_digest(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The reading thread: sends blocks of whole lines (the last one may lack its line end)
-/// until the end of the file, reusing the buffers the parser sends back.
+/// until the end of the file, reusing the buffers the parser sends back, and feeds every
+/// byte read to `hasher`. Ok(true) when it read the whole file, Ok(false) when the parser
+/// stopped first.
 fn read_blocks(
     file: &mut File,
     full: &mpsc::SyncSender<Vec<u8>>,
     empty: &mpsc::Receiver<Vec<u8>>,
-) -> io::Result<()> {
+    mut hasher: Option<&mut Sha256>,
+) -> io::Result<bool> {
     let mut carry: Vec<u8> = Vec::new();
     loop {
         let mut buf = empty.try_recv().unwrap_or_default();
@@ -105,7 +124,11 @@ fn read_blocks(
         buf.extend_from_slice(&carry);
         carry.clear();
         let want = BLOCK_BYTES as u64;
+        let before = buf.len();
         let got = file.by_ref().take(want).read_to_end(&mut buf)?;
+        if let Some(h) = hasher.as_mut() {
+            h.update(&buf[before..]);
+        }
         let eof = (got as u64) < want;
         if !eof {
             match memchr::memrchr(b'\n', &buf) {
@@ -120,8 +143,11 @@ fn read_blocks(
                 }
             }
         }
-        if full.send(buf).is_err() || eof {
-            return Ok(());
+        if full.send(buf).is_err() {
+            return Ok(false);
+        }
+        if eof {
+            return Ok(true);
         }
     }
 }

@@ -220,17 +220,20 @@ pub fn load_csv_fast(
         task,
         missing,
     };
-    let parsed = super::fast_csv::parse(path, layout)?;
-    let n = parsed.y.len();
-    Some(Loaded {
-        dataset: numeric_dataset(
-            name,
-            task,
-            Matrix::new(n, parsed.width - 1, parsed.x),
-            parsed.y,
-        ),
-        dropped_rows: parsed.dropped,
-    })
+    super::fast_csv::parse(path, layout, false)
+        .0
+        .map(|parsed| parsed.into_loaded(name, task))
+}
+
+impl super::fast_csv::Parsed {
+    /// The parsed rows as a loaded data set.
+    fn into_loaded(self, name: &str, task: Task) -> Loaded {
+        let n = self.y.len();
+        Loaded {
+            dataset: numeric_dataset(name, task, Matrix::new(n, self.width - 1, self.x), self.y),
+            dropped_rows: self.dropped,
+        }
+    }
 }
 
 /// A data set of numeric features and labels, with no categorical or unbinned feature.
@@ -405,7 +408,9 @@ pub fn load_manifest_dataset_cached(
     let entry = cache.entry(m, &path, size);
     let stamp = entry.as_ref().and_then(|_| FileStamp::of(&path).ok());
     let known = matches!((&entry, &stamp), (Some(e), Some(s)) if e.verified(s));
-    if !known {
+    let hit = entry.as_ref().and_then(|e| e.exists().then_some(e));
+    if !known && hit.is_some() {
+        // A cache hit reads nothing of the file but this hash.
         verify_sha256(m, &path)?;
     }
     let cached = match &entry {
@@ -425,7 +430,7 @@ pub fn load_manifest_dataset_cached(
     let mut loaded = match cached {
         Some(l) => l,
         None => {
-            let l = parse_data_file(m, &path)?;
+            let l = parse_checked(m, &path, !known && hit.is_none())?;
             check_shape(m, &path, &l)?;
             if let Some(e) = &entry {
                 match e.store(&l) {
@@ -457,10 +462,19 @@ pub fn load_manifest_dataset_cached(
     Ok(loaded)
 }
 
-/// Parses manifest `m`'s data file `path` by its kind and encoding.
-fn parse_data_file(m: &Manifest, path: &Path) -> Result<Loaded, DataError> {
-    match &m.encode {
-        Some(encoding) => super::encode::load_encoded(
+/// Parses manifest `m`'s data file `path` by its kind and encoding, checking its sha256
+/// first when `verify` — while parsing, for a numeric CSV file, so that it is read once:
+/// a parse that fails before the end is only reported after the whole file was hashed, so
+/// an altered file is reported as such whatever its content.
+///
+/// # Errors
+/// [`DataError::ChecksumMismatch`] before any parse error, then the parse's errors.
+fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, DataError> {
+    if let Some(encoding) = &m.encode {
+        if verify {
+            verify_sha256(m, path)?;
+        }
+        return super::encode::load_encoded(
             path,
             &m.name,
             m.label_column,
@@ -468,8 +482,31 @@ fn parse_data_file(m: &Manifest, path: &Path) -> Result<Loaded, DataError> {
             m.task,
             m.missing,
             encoding,
-        ),
-        None => load_csv(
+        );
+    }
+    let layout = super::fast_csv::Layout {
+        label_column: m.label_column,
+        has_header: m.has_header,
+        task: m.task,
+        missing: m.missing,
+    };
+    let (parsed, digest) = super::fast_csv::parse(path, layout, verify);
+    if verify {
+        match digest {
+            Some(actual) if actual != m.sha256.to_ascii_lowercase() => {
+                return Err(DataError::ChecksumMismatch {
+                    path: path.to_path_buf(),
+                    expected: m.sha256.clone(),
+                    actual,
+                })
+            }
+            Some(_) => {}
+            None => verify_sha256(m, path)?,
+        }
+    }
+    match parsed {
+        Some(p) => Ok(p.into_loaded(&m.name, m.task)),
+        None => load_csv_general(
             path,
             &m.name,
             m.label_column,
