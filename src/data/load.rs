@@ -265,21 +265,89 @@ pub fn load_csv_general(
     missing: MissingPolicy,
 ) -> Result<Loaded, DataError> {
     let (mut reader, header) = open_csv(path, has_header)?;
-    let csv_err = |e: csv::Error| csv_error(path, e);
-    let column = |index: usize| ColumnRef {
-        index,
-        name: header.as_ref().and_then(|h| h.get(index).cloned()),
-    };
-
-    let mut n_columns = header.as_ref().map(|h| h.len());
-    let mut x: Vec<f64> = Vec::new();
-    let mut y: Vec<f64> = Vec::new();
-    let mut dropped_rows = 0;
-    let mut row_values: Vec<f64> = Vec::new();
+    let mut rows = NumericRows::new(path, header.as_deref(), label_column, task, missing);
     let mut record = csv::ByteRecord::new();
-    while reader.read_byte_record(&mut record).map_err(csv_err)? {
-        let row = record.position().map_or(0, |p| p.line());
-        let expected = *n_columns.get_or_insert(record.len());
+    while reader
+        .read_byte_record(&mut record)
+        .map_err(|e| csv_error(path, e))?
+    {
+        let line = record.position().map_or(0, |p| p.line());
+        let text = |k: usize| String::from_utf8_lossy(&record[k]);
+        rows.push(
+            line,
+            record.len(),
+            |k| classify(clean_cell(&text(k))),
+            |k| text(k).into_owned(),
+        )?;
+    }
+    rows.finish(name)
+}
+
+/// Rows of cells made into n×d features and n labels by the rules of [`load_csv`]: the
+/// label in column `label_column`, missing cells by the `missing` policy, classification
+/// labels integers ≥ 0, every row as wide as the header (or the first row). Shared by the
+/// CSV reader and the Parquet reader ([`super::parquet`]).
+pub(crate) struct NumericRows<'a> {
+    path: &'a Path,
+    header: Option<&'a [String]>,
+    label_column: usize,
+    task: Task,
+    missing: MissingPolicy,
+    width: Option<usize>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    dropped: usize,
+    row_values: Vec<f64>,
+}
+
+impl<'a> NumericRows<'a> {
+    /// No rows yet; with a `header`, rows must be as wide as it.
+    pub(crate) fn new(
+        path: &'a Path,
+        header: Option<&'a [String]>,
+        label_column: usize,
+        task: Task,
+        missing: MissingPolicy,
+    ) -> Self {
+        NumericRows {
+            path,
+            header,
+            label_column,
+            task,
+            missing,
+            width: header.map(|h| h.len()),
+            x: Vec::new(),
+            y: Vec::new(),
+            dropped: 0,
+            row_values: Vec::new(),
+        }
+    }
+
+    /// The column `index` (with its header name) for messages.
+    fn column(&self, index: usize) -> ColumnRef {
+        ColumnRef {
+            index,
+            name: self.header.and_then(|h| h.get(index).cloned()),
+        }
+    }
+
+    /// Adds the row of `width` cells on line `line` (1-based, for messages): `cell(k)` is
+    /// cell k classified, `text(k)` its text as read (asked for only to name it in an error).
+    ///
+    /// # Errors
+    /// [`DataError::LabelColumnOutOfRange`], [`DataError::Ragged`],
+    /// [`DataError::MissingValue`] (under [`MissingPolicy::Error`]),
+    /// [`DataError::NonNumeric`], [`DataError::BadClassLabel`].
+    pub(crate) fn push(
+        &mut self,
+        line: u64,
+        width: usize,
+        cell: impl Fn(usize) -> Cell,
+        text: impl Fn(usize) -> String,
+    ) -> Result<(), DataError> {
+        let path = self.path;
+        let label_column = self.label_column;
+        let expected = *self.width.get_or_insert(width);
         if label_column >= expected {
             return Err(DataError::LabelColumnOutOfRange {
                 path: path.to_path_buf(),
@@ -287,81 +355,88 @@ pub fn load_csv_general(
                 n_columns: expected,
             });
         }
-        if record.len() != expected {
+        if width != expected {
             return Err(DataError::Ragged {
                 path: path.to_path_buf(),
-                row,
+                row: line,
                 expected,
-                found: record.len(),
+                found: width,
             });
         }
-        row_values.clear();
+        self.row_values.clear();
         let mut row_missing = false;
-        for (k, raw) in record.iter().enumerate() {
-            let text = String::from_utf8_lossy(raw);
-            match classify(clean_cell(&text)) {
-                Cell::Number(v) => row_values.push(v),
+        for k in 0..width {
+            match cell(k) {
+                Cell::Number(v) => self.row_values.push(v),
                 Cell::Missing(kind) => {
-                    if missing == MissingPolicy::Error {
+                    if self.missing == MissingPolicy::Error {
                         return Err(DataError::MissingValue {
                             path: path.to_path_buf(),
-                            row,
-                            column: column(k),
+                            row: line,
+                            column: self.column(k),
                             kind,
-                            value: text.into_owned(),
+                            value: text(k),
                         });
                     }
                     row_missing = true;
-                    row_values.push(f64::NAN);
+                    self.row_values.push(f64::NAN);
                 }
                 Cell::Text => {
                     return Err(DataError::NonNumeric {
                         path: path.to_path_buf(),
-                        row,
-                        column: column(k),
-                        value: text.into_owned(),
+                        row: line,
+                        column: self.column(k),
+                        value: text(k),
                     })
                 }
             }
         }
         if row_missing {
-            dropped_rows += 1;
-            continue;
+            self.dropped += 1;
+            return Ok(());
         }
-        let label = row_values[label_column];
+        let label = self.row_values[label_column];
         let valid_class = label >= 0.0 && label.fract() == 0.0;
-        if task == Task::Classification && !valid_class {
+        if self.task == Task::Classification && !valid_class {
             return Err(DataError::BadClassLabel {
                 path: path.to_path_buf(),
-                row,
-                column: column(label_column),
-                value: String::from_utf8_lossy(&record[label_column]).into_owned(),
+                row: line,
+                column: self.column(label_column),
+                value: text(label_column),
             });
         }
-        y.push(label);
-        for (k, &v) in row_values.iter().enumerate() {
+        self.y.push(label);
+        for (k, &v) in self.row_values.iter().enumerate() {
             if k != label_column {
-                x.push(v);
+                self.x.push(v);
             }
         }
+        Ok(())
     }
-    let n = y.len();
-    if n == 0 && dropped_rows > 0 {
-        return Err(DataError::AllRowsDropped {
-            path: path.to_path_buf(),
-            rows: dropped_rows,
-        });
+
+    /// The data set named `name`.
+    ///
+    /// # Errors
+    /// [`DataError::AllRowsDropped`] or [`DataError::Empty`] when no row was kept.
+    pub(crate) fn finish(self, name: &str) -> Result<Loaded, DataError> {
+        let n = self.y.len();
+        if n == 0 && self.dropped > 0 {
+            return Err(DataError::AllRowsDropped {
+                path: self.path.to_path_buf(),
+                rows: self.dropped,
+            });
+        }
+        if n == 0 {
+            return Err(DataError::Empty {
+                path: self.path.to_path_buf(),
+            });
+        }
+        let d = self.width.unwrap_or(1) - 1;
+        Ok(Loaded {
+            dataset: numeric_dataset(name, self.task, Matrix::new(n, d, self.x), self.y),
+            dropped_rows: self.dropped,
+        })
     }
-    if n == 0 {
-        return Err(DataError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    let d = n_columns.unwrap_or(1) - 1;
-    Ok(Loaded {
-        dataset: numeric_dataset(name, task, Matrix::new(n, d, x), y),
-        dropped_rows,
-    })
 }
 
 /// Loads the data set a manifest describes from `data_dir`: checks that the file exists,
