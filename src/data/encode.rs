@@ -702,7 +702,7 @@ fn rescale_target(path: &Path, y: &mut Vec<f64>, rescale: Rescale) -> Result<(),
         }
     };
     scaler.transform(&mut target);
-    *y = target.data;
+    *y = target.data.into_vec();
     Ok(())
 }
 

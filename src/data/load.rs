@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::cache::{CacheOptions, FileStamp, CACHE_DIR_ENV};
 use super::error::{ColumnRef, DataError, DATA_DIR_ENV};
 use super::manifest::Manifest;
 use super::missing::{classify, Cell, MissingPolicy};
@@ -189,22 +190,159 @@ pub fn load_csv(
     task: Task,
     missing: MissingPolicy,
 ) -> Result<Loaded, DataError> {
-    let (mut reader, header) = open_csv(path, has_header)?;
-    let csv_err = |e: csv::Error| csv_error(path, e);
-    let column = |index: usize| ColumnRef {
-        index,
-        name: header.as_ref().and_then(|h| h.get(index).cloned()),
-    };
+    match load_csv_fast(path, name, label_column, has_header, task, missing) {
+        Some(loaded) => Ok(loaded),
+        None => load_csv_general(path, name, label_column, has_header, task, missing),
+    }
+}
 
-    let mut n_columns = header.as_ref().map(|h| h.len());
-    let mut x: Vec<f64> = Vec::new();
-    let mut y: Vec<f64> = Vec::new();
-    let mut dropped_rows = 0;
-    let mut row_values: Vec<f64> = Vec::new();
+/// [`load_csv`]'s fast path: the file parsed from its bytes in parallel blocks (see
+/// [`super::fast_csv`]), with the same result bit for bit, or None where the general reader
+/// must read it — a `"` anywhere in the file, a carriage return that is not part of a line
+/// end, a byte-order mark, and every file that has an error (the general reader then
+/// reports it) or no data row.
+pub fn load_csv_fast(
+    path: &Path,
+    name: &str,
+    label_column: usize,
+    has_header: bool,
+    task: Task,
+    missing: MissingPolicy,
+) -> Option<Loaded> {
+    let layout = super::fast_csv::Layout {
+        label_column,
+        has_header,
+        task,
+        missing,
+    };
+    super::fast_csv::parse(path, layout, false)
+        .0
+        .map(|parsed| parsed.into_loaded(name, task))
+}
+
+impl super::fast_csv::Parsed {
+    /// The parsed rows as a loaded data set.
+    fn into_loaded(self, name: &str, task: Task) -> Loaded {
+        let n = self.y.len();
+        Loaded {
+            dataset: numeric_dataset(name, task, Matrix::new(n, self.width - 1, self.x), self.y),
+            dropped_rows: self.dropped,
+        }
+    }
+}
+
+/// A data set of numeric features and labels, with no categorical or unbinned feature.
+fn numeric_dataset(name: &str, task: Task, x: Matrix, y: Vec<f64>) -> Dataset {
+    Dataset {
+        fixed_public: 0,
+        leaf_occupancy: None,
+        categorical: Vec::new(),
+        unbinned: Vec::new(),
+        name: name.to_string(),
+        x,
+        y,
+        task,
+    }
+}
+
+/// [`load_csv`] by the general reader (the `csv` crate, record by record): any quoting and
+/// line ends, every error with its line and column. [`load_csv`] uses it where its fast
+/// path does not apply; it is also the reference the fast path is tested against.
+///
+/// # Errors
+/// As [`load_csv`].
+pub fn load_csv_general(
+    path: &Path,
+    name: &str,
+    label_column: usize,
+    has_header: bool,
+    task: Task,
+    missing: MissingPolicy,
+) -> Result<Loaded, DataError> {
+    let (mut reader, header) = open_csv(path, has_header)?;
+    let mut rows = NumericRows::new(path, header.as_deref(), label_column, task, missing);
     let mut record = csv::ByteRecord::new();
-    while reader.read_byte_record(&mut record).map_err(csv_err)? {
-        let row = record.position().map_or(0, |p| p.line());
-        let expected = *n_columns.get_or_insert(record.len());
+    while reader
+        .read_byte_record(&mut record)
+        .map_err(|e| csv_error(path, e))?
+    {
+        let line = record.position().map_or(0, |p| p.line());
+        let text = |k: usize| String::from_utf8_lossy(&record[k]);
+        rows.push(
+            line,
+            record.len(),
+            |k| classify(clean_cell(&text(k))),
+            |k| text(k).into_owned(),
+        )?;
+    }
+    rows.finish(name)
+}
+
+/// Rows of cells made into n×d features and n labels by the rules of [`load_csv`]: the
+/// label in column `label_column`, missing cells by the `missing` policy, classification
+/// labels integers ≥ 0, every row as wide as the header (or the first row). Shared by the
+/// CSV reader and the Parquet reader ([`super::parquet`]).
+pub(crate) struct NumericRows<'a> {
+    path: &'a Path,
+    header: Option<&'a [String]>,
+    label_column: usize,
+    task: Task,
+    missing: MissingPolicy,
+    width: Option<usize>,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    dropped: usize,
+    row_values: Vec<f64>,
+}
+
+impl<'a> NumericRows<'a> {
+    /// No rows yet; with a `header`, rows must be as wide as it.
+    pub(crate) fn new(
+        path: &'a Path,
+        header: Option<&'a [String]>,
+        label_column: usize,
+        task: Task,
+        missing: MissingPolicy,
+    ) -> Self {
+        NumericRows {
+            path,
+            header,
+            label_column,
+            task,
+            missing,
+            width: header.map(|h| h.len()),
+            x: Vec::new(),
+            y: Vec::new(),
+            dropped: 0,
+            row_values: Vec::new(),
+        }
+    }
+
+    /// The column `index` (with its header name) for messages.
+    fn column(&self, index: usize) -> ColumnRef {
+        ColumnRef {
+            index,
+            name: self.header.and_then(|h| h.get(index).cloned()),
+        }
+    }
+
+    /// Adds the row of `width` cells on line `line` (1-based, for messages): `cell(k)` is
+    /// cell k classified, `text(k)` its text as read (asked for only to name it in an error).
+    ///
+    /// # Errors
+    /// [`DataError::LabelColumnOutOfRange`], [`DataError::Ragged`],
+    /// [`DataError::MissingValue`] (under [`MissingPolicy::Error`]),
+    /// [`DataError::NonNumeric`], [`DataError::BadClassLabel`].
+    pub(crate) fn push(
+        &mut self,
+        line: u64,
+        width: usize,
+        cell: impl Fn(usize) -> Cell,
+        text: impl Fn(usize) -> String,
+    ) -> Result<(), DataError> {
+        let path = self.path;
+        let label_column = self.label_column;
+        let expected = *self.width.get_or_insert(width);
         if label_column >= expected {
             return Err(DataError::LabelColumnOutOfRange {
                 path: path.to_path_buf(),
@@ -212,97 +350,97 @@ pub fn load_csv(
                 n_columns: expected,
             });
         }
-        if record.len() != expected {
+        if width != expected {
             return Err(DataError::Ragged {
                 path: path.to_path_buf(),
-                row,
+                row: line,
                 expected,
-                found: record.len(),
+                found: width,
             });
         }
-        row_values.clear();
+        self.row_values.clear();
         let mut row_missing = false;
-        for (k, raw) in record.iter().enumerate() {
-            let text = String::from_utf8_lossy(raw);
-            match classify(clean_cell(&text)) {
-                Cell::Number(v) => row_values.push(v),
+        for k in 0..width {
+            match cell(k) {
+                Cell::Number(v) => self.row_values.push(v),
                 Cell::Missing(kind) => {
-                    if missing == MissingPolicy::Error {
+                    if self.missing == MissingPolicy::Error {
                         return Err(DataError::MissingValue {
                             path: path.to_path_buf(),
-                            row,
-                            column: column(k),
+                            row: line,
+                            column: self.column(k),
                             kind,
-                            value: text.into_owned(),
+                            value: text(k),
                         });
                     }
                     row_missing = true;
-                    row_values.push(f64::NAN);
+                    self.row_values.push(f64::NAN);
                 }
                 Cell::Text => {
                     return Err(DataError::NonNumeric {
                         path: path.to_path_buf(),
-                        row,
-                        column: column(k),
-                        value: text.into_owned(),
+                        row: line,
+                        column: self.column(k),
+                        value: text(k),
                     })
                 }
             }
         }
         if row_missing {
-            dropped_rows += 1;
-            continue;
+            self.dropped += 1;
+            return Ok(());
         }
-        let label = row_values[label_column];
+        let label = self.row_values[label_column];
         let valid_class = label >= 0.0 && label.fract() == 0.0;
-        if task == Task::Classification && !valid_class {
+        if self.task == Task::Classification && !valid_class {
             return Err(DataError::BadClassLabel {
                 path: path.to_path_buf(),
-                row,
-                column: column(label_column),
-                value: String::from_utf8_lossy(&record[label_column]).into_owned(),
+                row: line,
+                column: self.column(label_column),
+                value: text(label_column),
             });
         }
-        y.push(label);
-        for (k, &v) in row_values.iter().enumerate() {
+        self.y.push(label);
+        for (k, &v) in self.row_values.iter().enumerate() {
             if k != label_column {
-                x.push(v);
+                self.x.push(v);
             }
         }
+        Ok(())
     }
-    let n = y.len();
-    if n == 0 && dropped_rows > 0 {
-        return Err(DataError::AllRowsDropped {
-            path: path.to_path_buf(),
-            rows: dropped_rows,
-        });
+
+    /// The data set named `name`.
+    ///
+    /// # Errors
+    /// [`DataError::AllRowsDropped`] or [`DataError::Empty`] when no row was kept.
+    pub(crate) fn finish(self, name: &str) -> Result<Loaded, DataError> {
+        let n = self.y.len();
+        if n == 0 && self.dropped > 0 {
+            return Err(DataError::AllRowsDropped {
+                path: self.path.to_path_buf(),
+                rows: self.dropped,
+            });
+        }
+        if n == 0 {
+            return Err(DataError::Empty {
+                path: self.path.to_path_buf(),
+            });
+        }
+        let d = self.width.unwrap_or(1) - 1;
+        Ok(Loaded {
+            dataset: numeric_dataset(name, self.task, Matrix::new(n, d, self.x), self.y),
+            dropped_rows: self.dropped,
+        })
     }
-    if n == 0 {
-        return Err(DataError::Empty {
-            path: path.to_path_buf(),
-        });
-    }
-    let d = n_columns.unwrap_or(1) - 1;
-    Ok(Loaded {
-        dataset: Dataset {
-            fixed_public: 0,
-            leaf_occupancy: None,
-            categorical: Vec::new(),
-            unbinned: Vec::new(),
-            name: name.to_string(),
-            x: Matrix::new(n, d, x),
-            y,
-            task,
-        },
-        dropped_rows,
-    })
 }
 
 /// Loads the data set a manifest describes from `data_dir`: checks that the file exists,
 /// that its sha256 equals the manifest's, parses it with [`load_csv`] (or, for a raw file
 /// with `encode` rules, [`super::encode::load_encoded`]) under the manifest's
 /// `missing` policy and checks that it has `n_rows` data rows — counted in the file, so
-/// rows dropped for missing values included — and `n_features` features.
+/// rows dropped for missing values included — and `n_features` features. Files of at least
+/// [`super::cache::CACHE_MIN_BYTES`] go through the binary cache the environment configures
+/// ([`CacheOptions::from_env`]; see [`load_manifest_dataset_cached`]).
 ///
 /// `data_dir` is normally [`resolve_data_dir`]'s result.
 ///
@@ -312,36 +450,158 @@ pub fn load_csv(
 /// [`DataError::ChecksumMismatch`] (path, expected and actual sha256, `DP_REPRO_DATA`);
 /// [`DataError::ShapeMismatch`]; and the errors of [`load_csv`].
 pub fn load_manifest_dataset(m: &Manifest, data_dir: Option<&Path>) -> Result<Loaded, DataError> {
-    let path = verified_path(m, data_dir)?;
-    let mut loaded = match &m.encode {
-        Some(encoding) => super::encode::load_encoded(
-            &path,
+    load_manifest_dataset_cached(m, data_dir, &CacheOptions::from_env())
+}
+
+/// [`load_manifest_dataset`] with the cache `cache` (see [`super::cache`]): a file at
+/// least `cache.min_bytes` long is read from its cache entry when there is a usable one
+/// (memory-mapped, values checked by hash), else parsed and then stored there. The file's
+/// sha256 is computed unless the entry's stamp shows that this very file (path, size,
+/// modification and change time, inode) was verified before. An entry that is truncated
+/// or corrupt is reported on stderr, removed and rebuilt; one that cannot be written is
+/// reported and the load goes on.
+///
+/// # Errors
+/// As [`load_manifest_dataset`].
+pub fn load_manifest_dataset_cached(
+    m: &Manifest,
+    data_dir: Option<&Path>,
+    cache: &CacheOptions,
+) -> Result<Loaded, DataError> {
+    let path = data_file(m, data_dir)?;
+    let size = std::fs::metadata(&path)
+        .map_err(|source| DataError::Io {
+            path: path.clone(),
+            source,
+        })?
+        .len();
+    let entry = cache.entry(m, &path, size);
+    let stamp = entry.as_ref().and_then(|_| FileStamp::of(&path).ok());
+    let known = matches!((&entry, &stamp), (Some(e), Some(s)) if e.verified(s));
+    let hit = entry.as_ref().and_then(|e| e.exists().then_some(e));
+    if !known && hit.is_some() {
+        // A cache hit reads nothing of the file but this hash.
+        verify_sha256(m, &path)?;
+    }
+    let cached = match &entry {
+        Some(e) => e.open(&m.name).unwrap_or_else(|why| {
+            eprintln!(
+                "warning: cache file {} of data set `{}` is unusable ({}); removed it, \
+                 rebuilding it from {}",
+                e.path().display(),
+                m.name,
+                why.0,
+                path.display()
+            );
+            None
+        }),
+        None => None,
+    };
+    let mut loaded = match cached {
+        Some(l) => l,
+        None => {
+            let l = parse_checked(m, &path, !known && hit.is_none())?;
+            check_shape(m, &path, &l)?;
+            if let Some(e) = &entry {
+                match e.store(&l) {
+                    Ok(()) => eprintln!(
+                        "note: data set `{}` ({} × {}) cached in {} for faster loading \
+                         ({CACHE_DIR_ENV}=off disables the cache)",
+                        m.name,
+                        l.dataset.n(),
+                        l.dataset.d(),
+                        e.path().display()
+                    ),
+                    Err(err) => eprintln!(
+                        "warning: cannot write cache file {}: {err}; {} will be parsed \
+                         again next time (set {CACHE_DIR_ENV} to a writable folder, or to \
+                         `off`)",
+                        e.path().display(),
+                        path.display()
+                    ),
+                }
+            }
+            l
+        }
+    };
+    check_shape(m, &path, &loaded)?;
+    if let (Some(e), Some(s), false) = (&entry, &stamp, known) {
+        e.record_verified(s);
+    }
+    loaded.dataset.leaf_occupancy = m.leaf_occupancy;
+    Ok(loaded)
+}
+
+/// Parses manifest `m`'s data file `path` by its kind and encoding, checking its sha256
+/// first when `verify` — while parsing, for a numeric CSV file, so that it is read once:
+/// a parse that fails before the end is only reported after the whole file was hashed, so
+/// an altered file is reported as such whatever its content.
+///
+/// # Errors
+/// [`DataError::ChecksumMismatch`] before any parse error, then the parse's errors.
+fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, DataError> {
+    if let Some(encoding) = &m.encode {
+        if verify {
+            verify_sha256(m, path)?;
+        }
+        return super::encode::load_encoded(
+            path,
             &m.name,
             m.label_column,
             m.has_header,
             m.task,
             m.missing,
             encoding,
-        )?,
-        None => load_csv(
-            &path,
+        );
+    }
+    let layout = super::fast_csv::Layout {
+        label_column: m.label_column,
+        has_header: m.has_header,
+        task: m.task,
+        missing: m.missing,
+    };
+    let (parsed, digest) = super::fast_csv::parse(path, layout, verify);
+    if verify {
+        match digest {
+            Some(actual) if actual != m.sha256.to_ascii_lowercase() => {
+                return Err(DataError::ChecksumMismatch {
+                    path: path.to_path_buf(),
+                    expected: m.sha256.clone(),
+                    actual,
+                })
+            }
+            Some(_) => {}
+            None => verify_sha256(m, path)?,
+        }
+    }
+    match parsed {
+        Some(p) => Ok(p.into_loaded(&m.name, m.task)),
+        None => load_csv_general(
+            path,
             &m.name,
             m.label_column,
             m.has_header,
             m.task,
             m.missing,
-        )?,
-    };
-    check_shape(m, &path, &loaded)?;
-    loaded.dataset.leaf_occupancy = m.leaf_occupancy;
-    Ok(loaded)
+        ),
+    }
 }
 
-/// The data file of manifest `m` in `data_dir`, present and with the manifest's sha256.
+/// The data file of manifest `m`, present and with the manifest's sha256.
 ///
 /// # Errors
 /// [`DataError::NoDataDir`], [`DataError::MissingFile`], [`DataError::ChecksumMismatch`].
 pub(crate) fn verified_path(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
+    let path = data_file(m, data_dir)?;
+    verify_sha256(m, &path)?;
+    Ok(path)
+}
+
+/// The path of manifest `m`'s data file in `data_dir`, which must exist.
+///
+/// # Errors
+/// [`DataError::NoDataDir`], [`DataError::MissingFile`].
+fn data_file(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
     let dir = data_dir.ok_or_else(|| DataError::NoDataDir {
         name: m.name.clone(),
         file: m.file.clone(),
@@ -354,15 +614,23 @@ pub(crate) fn verified_path(m: &Manifest, data_dir: Option<&Path>) -> Result<Pat
             expected_sha256: m.sha256.clone(),
         });
     }
-    let actual = sha256_file(&path)?;
+    Ok(path)
+}
+
+/// Checks that the file at `path` has manifest `m`'s sha256.
+///
+/// # Errors
+/// [`DataError::ChecksumMismatch`], or [`DataError::Io`] if it cannot be read.
+fn verify_sha256(m: &Manifest, path: &Path) -> Result<(), DataError> {
+    let actual = sha256_file(path)?;
     if actual != m.sha256.to_ascii_lowercase() {
         return Err(DataError::ChecksumMismatch {
-            path,
+            path: path.to_path_buf(),
             expected: m.sha256.clone(),
             actual,
         });
     }
-    Ok(path)
+    Ok(())
 }
 
 /// Checks that a loaded data set has the manifest's `n_rows` (file rows, dropped ones
@@ -546,6 +814,146 @@ mod tests {
         let (_d, p) = csv_file("");
         let err = load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
         assert!(matches!(err, DataError::Empty { .. }), "{err}");
+    }
+
+    /// A loaded data set's values as bits, or the error message.
+    fn outcome(r: Result<Loaded, DataError>) -> Result<(Vec<u64>, Vec<u64>, usize, usize), String> {
+        r.map(|l| {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            (
+                bits(&l.dataset.x.data),
+                bits(&l.dataset.y),
+                l.dataset.d(),
+                l.dropped_rows,
+            )
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn fast_path_reads_what_the_general_reader_reads() {
+        use rand::{Rng, SeedableRng};
+        let cells = [
+            "1",
+            "-2.5",
+            "+.5",
+            "3.",
+            "1e3",
+            "-0",
+            "0.1000000000000000055511151231257827",
+            "7E-2",
+            " 4 ",
+            "'5'",
+            "\"6\"",
+            "",
+            "?",
+            "NA",
+            "nan",
+            "-inf",
+            "1e400",
+            "abc",
+            "0x1",
+            "\t8\t",
+            "2",
+            "3",
+            "4",
+            "0",
+            "1",
+        ];
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(12);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let (mut fast_used, mut compared) = (0, 0);
+        for case in 0..3000 {
+            let width = rng.gen_range(1..5);
+            let rows = rng.gen_range(0..6);
+            let has_header = rng.gen_bool(0.3);
+            let mut text = String::new();
+            if rng.gen_bool(0.05) {
+                text.push('\n');
+            }
+            if has_header {
+                let names: Vec<String> = (0..width).map(|k| format!("c{k}")).collect();
+                text.push_str(&names.join(","));
+                text.push('\n');
+            }
+            for _ in 0..rows {
+                let w = if rng.gen_bool(0.05) { width + 1 } else { width };
+                let row: Vec<&str> = (0..w)
+                    .map(|_| {
+                        // Mostly plain numbers, so that many files parse.
+                        if rng.gen_bool(0.8) {
+                            cells[rng.gen_range(20..cells.len())]
+                        } else {
+                            cells[rng.gen_range(0..cells.len())]
+                        }
+                    })
+                    .collect();
+                text.push_str(&row.join(","));
+                text.push_str(match rng.gen_range(0..20) {
+                    0 => "\r\n",
+                    1 => "\n\n",
+                    2 => "\r",
+                    _ => "\n",
+                });
+            }
+            if rng.gen_bool(0.2) && text.ends_with('\n') {
+                text.pop();
+            }
+            fs::write(&path, &text).unwrap();
+            let label_column = rng.gen_range(0..width + 1);
+            let task = if rng.gen_bool(0.3) {
+                Task::Classification
+            } else {
+                Task::Regression
+            };
+            let missing = if rng.gen_bool(0.5) {
+                MissingPolicy::DropRows
+            } else {
+                MissingPolicy::Error
+            };
+            let args = (label_column, has_header, task, missing);
+            let general = outcome(load_csv_general(&path, "t", args.0, args.1, args.2, args.3));
+            let fast = load_csv_fast(&path, "t", args.0, args.1, args.2, args.3);
+            let auto = outcome(load_csv(&path, "t", args.0, args.1, args.2, args.3));
+            assert_eq!(auto, general, "case {case}: {text:?} {args:?}");
+            let fast_applies = !text.contains('"') && !text.replace("\r\n", "\n").contains('\r');
+            match fast {
+                Some(l) => {
+                    fast_used += 1;
+                    assert_eq!(
+                        Ok(outcome(Ok(l)).unwrap()),
+                        general,
+                        "case {case}: {text:?}"
+                    );
+                }
+                None => assert!(
+                    general.is_err() || !fast_applies,
+                    "case {case}: the fast path gave up on a file it reads: {text:?} {args:?}"
+                ),
+            }
+            compared += 1;
+        }
+        assert!(fast_used > compared / 4, "{fast_used} of {compared}");
+    }
+
+    #[test]
+    fn fast_path_handles_blocks_of_many_lines() {
+        // More lines than one piece per thread, a header and CRLF line ends.
+        let mut text = String::from("y,a,b\r\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("{i},{}.25,-{}e-3\r\n", i % 7, i));
+        }
+        let (_d, p) = csv_file(&text);
+        let fast = load_csv_fast(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap();
+        assert_eq!((fast.dataset.n(), fast.dataset.d()), (20_000, 2));
+        assert_eq!(
+            fast.dataset.x.row(19_999),
+            &[19_999.0 % 7.0 + 0.25, -19.999]
+        );
+        let general =
+            load_csv_general(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap();
+        assert_eq!(outcome(Ok(fast)), outcome(Ok(general)));
     }
 
     #[test]

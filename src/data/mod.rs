@@ -1,8 +1,10 @@
 //! Data sets: features, labels and the learning task; manifests, loaders, synthetic
 //! generators, splits and scaling (DESIGN.md, `data/`).
 
+pub mod cache;
 pub mod encode;
 pub mod error;
+mod fast_csv;
 pub mod fetch;
 pub mod load;
 pub mod manifest;
@@ -14,20 +16,22 @@ pub mod split;
 pub mod synthetic;
 pub mod taxi_shape;
 
+pub use cache::{CacheOptions, CACHE_DIR_ENV};
 pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
 pub use load::{
-    load_csv, load_manifest_dataset, resolve_data_dir, resolve_data_dir_with_origin, sha256_bytes,
-    sha256_file, user_data_dir, DataDirOrigin, Loaded,
+    load_csv, load_csv_fast, load_csv_general, load_manifest_dataset, load_manifest_dataset_cached,
+    resolve_data_dir, resolve_data_dir_with_origin, sha256_bytes, sha256_file, user_data_dir,
+    DataDirOrigin, Loaded,
 };
 pub use manifest::{
     default_manifest_dirs, find_manifest, list_manifests, load_manifest, FetchSpec, Manifest,
     PaperRef, Source,
 };
 pub use mask::{MaskRule, MaskSource, PrivacyMask};
-pub use matrix::Matrix;
+pub use matrix::{Buffer, Matrix, Values};
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use scale::MinMax;
-pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitSizes};
+pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitRows, SplitSizes};
 pub use synthetic::{
     lpdt_sine, semi_feature_sine, semi_feature_sine_mean, DomainShift, LpctDesign, LpctLaw,
     RangeKnowledge, SemiFeatureSine, XScale,

@@ -115,7 +115,7 @@ pub fn krr_release<R: Rng + ?Sized>(
     assert_eq!(y.len(), x.n, "one label per user");
     assert!(k >= 2, "KRR needs k >= 2");
     let grid = Grid { m: k, d: 1 };
-    let mut out = x.data.clone();
+    let mut out = x.data.to_vec();
     let mut labels = Vec::with_capacity(x.n);
     // One mechanism per possible d_i, built on first use.
     let mut grr: Vec<Option<Grr>> = vec![None; x.d + 1];

@@ -74,7 +74,7 @@ fn public_view(g: &MaskedGrowth) -> Matrix {
             }
         }));
     }
-    Matrix { n, d: t, data }
+    Matrix::new(n, t, data)
 }
 
 enum Search {

@@ -43,6 +43,12 @@ pub fn ranking(plan: &DatasetPlan, d: usize) -> Vec<usize> {
         .unwrap_or_else(|| (0..d).collect())
 }
 
+/// Whether [`mask_record`] reads data set `plan`'s loaded rows after the run (it redraws
+/// the masks of every repetition when a semi-feature method runs on it).
+pub(crate) fn reads_data_after_run(exp: &Experiment, plan: &DatasetPlan) -> bool {
+    semi_feature_methods(exp, plan).next().is_some()
+}
+
 /// The semi-feature methods of the experiment that run on data set `plan`.
 fn semi_feature_methods<'a>(
     exp: &'a Experiment,

@@ -23,7 +23,8 @@ pub use results::{read_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
 use crate::data::{
-    lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy, TaxiPopulation,
+    lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy, SplitRows,
+    TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, Params, Prepared, RepData};
@@ -33,6 +34,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use thiserror::Error;
@@ -172,6 +174,46 @@ pub fn repetition_data(
     data: Option<&Dataset>,
     rep: usize,
 ) -> Result<RepData, RunError> {
+    split_repetition(exp, plan, data.map(Rows::Borrowed), rep)
+}
+
+/// [`repetition_data`] taking the loaded data set: when `data` is its only reference
+/// (the last repetition of a data set in a run), its rows are moved into split order in
+/// place rather than copied, so the repetition needs no second copy of the matrix.
+///
+/// # Errors
+/// A split that leaves a part empty.
+pub fn repetition_data_owned(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    data: Option<Arc<Dataset>>,
+    rep: usize,
+) -> Result<RepData, RunError> {
+    split_repetition(exp, plan, data.map(Rows::Owned), rep)
+}
+
+/// A loaded data set, borrowed or shared.
+enum Rows<'a> {
+    Borrowed(&'a Dataset),
+    Owned(Arc<Dataset>),
+}
+
+impl Rows<'_> {
+    fn get(&self) -> &Dataset {
+        match self {
+            Rows::Borrowed(d) => d,
+            Rows::Owned(d) => d,
+        }
+    }
+}
+
+/// The body of [`repetition_data`] and [`repetition_data_owned`].
+fn split_repetition(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    data: Option<Rows<'_>>,
+    rep: usize,
+) -> Result<RepData, RunError> {
     let seed = exp.spec.seed;
     let rep_text = rep.to_string();
     let (mut public, mut private, mut test, scaling) = match (&plan.source, data) {
@@ -249,7 +291,8 @@ pub fn repetition_data(
             // estimated or assumed range); nothing more to scale.
             (a, b, c, Scaling::None)
         }
-        (_, Some(all)) => {
+        (_, Some(rows)) => {
+            let all = rows.get();
             let ratios = exp.split.expect("validated: file data sets have a split");
             // A pair: the first rows are the private data set, split into private and
             // test; every remaining row is public.
@@ -261,18 +304,22 @@ pub fn repetition_data(
             let mut rng = seeds::stream(seed, &["split", &plan.name, &rep_text]);
             let mut s = random_split(n_split, sizes, &mut rng);
             s.public.extend(n_split..all.n());
-            // `scaling: whole` was applied once at load time (see `load_datasets`).
-            let scaling = if exp.scaling == Scaling::Public {
-                Scaling::Public
-            } else {
-                Scaling::None
+            // The three parts are views of one buffer of the split's rows: the loaded
+            // matrix itself, reordered in place, when this is its last user.
+            let mut split = match rows {
+                Rows::Owned(arc) => match Arc::try_unwrap(arc) {
+                    Ok(all) => SplitRows::permute(all, &s),
+                    Err(arc) => SplitRows::gather(&arc, &s),
+                },
+                Rows::Borrowed(all) => SplitRows::gather(all, &s),
             };
-            (
-                all.select(&s.public),
-                all.select(&s.private),
-                all.select(&s.test),
-                scaling,
-            )
+            // `scaling: whole` was applied once at load time (see `load_datasets`);
+            // `scaling: public` is applied here to the whole buffer, before the views.
+            if exp.scaling == Scaling::Public {
+                split.scale_by_public();
+            }
+            let (public, private, test) = split.parts();
+            (public, private, test, Scaling::None)
         }
         (_, None) => unreachable!("file data sets are loaded before running"),
     };
@@ -624,7 +671,23 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
             _ => by_rep.push(((u.0, u.1), vec![(u, k)])),
         }
     }
-    let computed = std::sync::atomic::AtomicUsize::new(0);
+    // Each loaded data set is handed to the last of its pending repetitions, which can
+    // then reorder its rows in place instead of copying them (unless the mask record
+    // below reads them again).
+    let pending: Vec<AtomicUsize> = (0..exp.datasets.len())
+        .map(|d| AtomicUsize::new(by_rep.iter().filter(|((dd, _), _)| *dd == d).count()))
+        .collect();
+    let slots: Vec<Mutex<Option<Arc<Dataset>>>> = data.into_iter().map(Mutex::new).collect();
+    let take_rows = |d: usize| {
+        let mut slot = slots[d].lock().expect("data lock");
+        let last = pending[d].fetch_sub(1, Ordering::SeqCst) == 1;
+        if last && !masks::reads_data_after_run(exp, &exp.datasets[d]) {
+            slot.take()
+        } else {
+            slot.clone()
+        }
+    };
+    let computed = AtomicUsize::new(0);
     let pool = {
         let mut b = rayon::ThreadPoolBuilder::new();
         if let Some(j) = opts.jobs {
@@ -636,7 +699,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let result = pool.install(|| {
         by_rep.par_iter().try_for_each(|((d, rep), list)| {
             let plan = &exp.datasets[*d];
-            let rep_data = repetition_data(exp, plan, data[*d].as_deref(), *rep)?;
+            let rep_data = repetition_data_owned(exp, plan, take_rows(*d), *rep)?;
             let tuning = tuning_data(exp, plan, &rep_data, *rep);
             list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
                 let rows = run_structural_point(
@@ -656,7 +719,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
                 }
                 w.flush().map_err(|e| out_err(&runs_path, e))?;
                 drop(w);
-                computed.fetch_add(new.len(), std::sync::atomic::Ordering::Relaxed);
+                computed.fetch_add(new.len(), Ordering::Relaxed);
                 bar.inc(keys.iter().filter(|k| !done.contains(*k)).count() as u64);
                 Ok::<(), RunError>(())
             })
@@ -672,6 +735,10 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         reused,
         cut_bytes,
     };
+    let data: Vec<Option<Arc<Dataset>>> = slots
+        .into_iter()
+        .map(|s| s.into_inner().expect("data lock"))
+        .collect();
     let mut privacy = accounting::privacy_record(exp);
     privacy["masks"] = masks::mask_record(exp, &data)?;
     let record = serde_json::json!({
