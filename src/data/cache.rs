@@ -187,6 +187,22 @@ impl FileStamp {
     }
 }
 
+/// How long ago (2 s) a data file must have last changed for its verification to be
+/// remembered (file times have a resolution of a clock tick, up to a second on some file
+/// systems).
+pub const SETTLE_NS: i128 = 2_000_000_000;
+
+impl FileStamp {
+    /// Whether the file last changed (modification and change time) at least
+    /// [`SETTLE_NS`] before `now`.
+    fn settled(&self, now: std::time::SystemTime) -> bool {
+        let now = now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        self.modified_ns.max(self.changed_ns) <= now - SETTLE_NS
+    }
+}
+
 /// Why a cache file cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Unusable(pub String);
@@ -212,8 +228,17 @@ impl Entry {
     }
 
     /// Records that the data file with `stamp` has the manifest's sha256 (best effort: a
-    /// stamp that cannot be written only means hashing again next time).
+    /// stamp that cannot be written only means hashing again next time). A file changed
+    /// less than [`SETTLE_NS`] ago is not recorded: a second change within the same tick of
+    /// the file system's clock could leave its times as they are.
     pub(crate) fn record_verified(&self, stamp: &FileStamp) {
+        if stamp.settled(std::time::SystemTime::now()) {
+            self.write_stamp(stamp);
+        }
+    }
+
+    /// Writes `stamp` as this entry's stamp.
+    fn write_stamp(&self, stamp: &FileStamp) {
         if let Some(dir) = self.stamp.parent() {
             let tmp = temp_name(dir, &self.key, "verified");
             let text = serde_json::to_vec(stamp).expect("stamp serializes");
@@ -227,7 +252,7 @@ impl Entry {
     }
 
     /// The cached data set, Ok(None) when there is no entry, or why the entry cannot be
-    /// used (it is then removed, with its stamp).
+    /// used (it is then removed; the stamp, which is about the data file, stays).
     pub(crate) fn open(&self, name: &str) -> Result<Option<Loaded>, Unusable> {
         let file = match File::open(&self.data) {
             Ok(f) => f,
@@ -237,7 +262,6 @@ impl Entry {
         let result = read_entry(&file, &self.key, name);
         if result.is_err() {
             let _ = fs::remove_file(&self.data);
-            let _ = fs::remove_file(&self.stamp);
         }
         result.map(Some)
     }
@@ -553,14 +577,17 @@ mod tests {
         fs::write(&data, "1,2\n").unwrap();
         let stamp = FileStamp::of(&data).unwrap();
         assert!(!e.verified(&stamp));
+        // Just written: not remembered yet.
         e.record_verified(&stamp);
+        assert!(!e.verified(&stamp));
+        e.write_stamp(&stamp);
         assert!(e.verified(&FileStamp::of(&data).unwrap()));
         // A file of the same size put in its place (another inode), or one grown.
         let other = dir.path().join("other.csv");
         fs::write(&other, "3,4\n").unwrap();
         fs::rename(&other, &data).unwrap();
         assert!(!e.verified(&FileStamp::of(&data).unwrap()));
-        e.record_verified(&FileStamp::of(&data).unwrap());
+        e.write_stamp(&FileStamp::of(&data).unwrap());
         fs::OpenOptions::new()
             .append(true)
             .open(&data)
@@ -568,5 +595,21 @@ mod tests {
             .write_all(b"5,6\n")
             .unwrap();
         assert!(!e.verified(&FileStamp::of(&data).unwrap()));
+    }
+
+    #[test]
+    fn only_files_unchanged_for_two_seconds_are_settled() {
+        let second = 1_000_000_000i128;
+        let at = |ns: i128| std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns as u64);
+        let stamp = FileStamp {
+            path: PathBuf::from("/d.csv"),
+            len: 4,
+            modified_ns: 100 * second,
+            changed_ns: 101 * second,
+            inode: 1,
+            device: 1,
+        };
+        assert!(stamp.settled(at(103 * second)));
+        assert!(!stamp.settled(at(103 * second - 1)));
     }
 }

@@ -237,20 +237,20 @@ pub fn load_manifest_with_rule(
     Ok((loaded, public))
 }
 
-/// [`load_encoded`], and with `rule` = (column, values) the public flag of every kept row.
-fn load_rows(
+/// The header (with `has_header`) and the rows of a data file as cleaned text cells, each
+/// with its line number: a CSV file record by record, or a Parquet file as its CSV export
+/// (see [`super::parquet`]).
+///
+/// # Errors
+/// [`DataError::Io`], [`DataError::Csv`], [`DataError::Parquet`].
+fn text_table(
     path: &Path,
-    name: &str,
-    format: Format,
-    encoding: &Encoding,
-    rule: Option<(&str, &[String])>,
-) -> Result<(Loaded, Vec<bool>), DataError> {
-    let Format {
-        label_column,
-        has_header,
-        task,
-        missing,
-    } = format;
+    has_header: bool,
+) -> Result<(Option<Vec<String>>, Vec<(u64, Vec<String>)>), DataError> {
+    if super::parquet::is_parquet(path) {
+        let (names, rows) = super::parquet::text_table(path)?;
+        return Ok((Some(names), rows));
+    }
     let (mut reader, header) = open_csv(path, has_header)?;
     let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
     let mut record = csv::ByteRecord::new();
@@ -265,6 +265,24 @@ fn load_rows(
             .collect();
         rows.push((line, cells));
     }
+    Ok((header, rows))
+}
+
+/// [`load_encoded`], and with `rule` = (column, values) the public flag of every kept row.
+fn load_rows(
+    path: &Path,
+    name: &str,
+    format: Format,
+    encoding: &Encoding,
+    rule: Option<(&str, &[String])>,
+) -> Result<(Loaded, Vec<bool>), DataError> {
+    let Format {
+        label_column,
+        has_header,
+        task,
+        missing,
+    } = format;
+    let (header, rows) = text_table(path, has_header)?;
     let width = header
         .as_ref()
         .map(Vec::len)

@@ -296,6 +296,16 @@ pub enum DataError {
         message: String,
     },
 
+    /// A Parquet file that cannot be read, or has a column that is neither a number nor
+    /// text (the message names it and what to do).
+    #[error("{}: {message}", path.display())]
+    Parquet {
+        /// The data file.
+        path: PathBuf,
+        /// What is wrong and what would be valid.
+        message: String,
+    },
+
     /// The file has no data rows.
     #[error("{}: no data rows (a data file needs at least one row)", path.display())]
     Empty {

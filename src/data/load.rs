@@ -318,6 +318,14 @@ impl<'a> NumericRows<'a> {
         }
     }
 
+    /// Reserves room for `rows` more rows of the header's width (nothing without a header).
+    pub(crate) fn reserve(&mut self, rows: usize) {
+        if let Some(w) = self.width {
+            self.x.reserve(rows * w.saturating_sub(1));
+            self.y.reserve(rows);
+        }
+    }
+
     /// The column `index` (with its header name) for messages.
     fn column(&self, index: usize) -> ColumnRef {
         ColumnRef {
@@ -553,6 +561,12 @@ fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, Data
             m.missing,
             encoding,
         );
+    }
+    if super::parquet::is_parquet(path) {
+        if verify {
+            verify_sha256(m, path)?;
+        }
+        return super::parquet::load_parquet(path, &m.name, m.label_column, m.task, m.missing);
     }
     let layout = super::fast_csv::Layout {
         label_column: m.label_column,

@@ -201,6 +201,12 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
             ),
         ));
     }
+    if super::parquet::is_parquet(Path::new(&m.file)) && !m.has_header {
+        return Err(field(
+            "has_header",
+            "a Parquet file names its columns in its schema: set `has_header: true`".into(),
+        ));
+    }
     if let Some(manual) = &m.fetch.manual {
         if manual.trim().is_empty() {
             return Err(field(

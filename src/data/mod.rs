@@ -11,6 +11,7 @@ pub mod manifest;
 pub mod mask;
 mod matrix;
 pub mod missing;
+pub mod parquet;
 pub mod scale;
 pub mod split;
 pub mod synthetic;
@@ -30,6 +31,7 @@ pub use manifest::{
 pub use mask::{MaskRule, MaskSource, PrivacyMask};
 pub use matrix::{Buffer, Matrix, Values};
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
+pub use parquet::{is_parquet, load_parquet};
 pub use scale::MinMax;
 pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitRows, SplitSizes};
 pub use synthetic::{
