@@ -191,13 +191,14 @@ fn random_max_edge_without_data_is_a_seeded_complete_tree() {
     let m = Composed::new("rme", "test", comp).unwrap();
     assert_eq!(
         m.params().iter().map(|p| p.name).collect::<Vec<_>>(),
-        vec!["depth", "rho", "tau", "ood"]
+        vec!["depth", "rho", "simulation", "tau", "ood"]
     );
     let structural = Params(vec![("depth".into(), ParamValue::Int(3))]);
     let mech = Params(vec![
         ("rho".into(), ParamValue::Float(0.5)),
         ("tau".into(), ParamValue::Int(0)),
         ("ood".into(), ParamValue::Str("zero".into())),
+        ("simulation".into(), ParamValue::Str("fast".into())),
     ]);
     let run = |seed| {
         let mut rng = Pcg64::seed_from_u64(seed);
@@ -294,6 +295,7 @@ fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
             "min_samples_split",
             "delta",
             "rho",
+            "simulation",
             "tau",
             "ood"
         ]

@@ -11,18 +11,10 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use dp_repro::data::{
     list_manifests, load_csv_fast, load_csv_general, load_manifest, load_manifest_dataset,
-    load_manifest_dataset_cached, CacheOptions, DataError, Loaded, Manifest,
+    load_manifest_dataset_cached, CacheOptions, DataError, Manifest,
 };
 
-fn bits(l: &Loaded) -> (Vec<u64>, Vec<u64>, usize, usize) {
-    let ds = &l.dataset;
-    (
-        ds.x.data.iter().map(|v| v.to_bits()).collect(),
-        ds.y.iter().map(|v| v.to_bits()).collect(),
-        ds.d(),
-        l.dropped_rows,
-    )
-}
+use common::loaded_bits as bits;
 
 #[test]
 fn the_fast_path_reads_every_shared_data_set_as_the_general_reader() {

@@ -3,6 +3,7 @@
 //! the CSV rules for missing values, class labels and `encode`, and with errors that name
 //! the line and column the cell has in that CSV export.
 
+mod common;
 use std::fs::{self, File};
 use std::path::Path;
 use std::sync::Arc;
@@ -103,15 +104,7 @@ fn load(m: &Manifest, dir: &Path) -> Result<Loaded, DataError> {
     load_manifest_dataset_cached(m, Some(dir), &CacheOptions::off())
 }
 
-fn bits(l: &Loaded) -> (Vec<u64>, Vec<u64>, usize, usize) {
-    let ds = &l.dataset;
-    (
-        ds.x.data.iter().map(|v| v.to_bits()).collect(),
-        ds.y.iter().map(|v| v.to_bits()).collect(),
-        ds.d(),
-        l.dropped_rows,
-    )
-}
+use common::loaded_bits as bits;
 
 const SCHEMA: &str = "message m { REQUIRED DOUBLE y; OPTIONAL DOUBLE a; REQUIRED INT64 b; \
                       OPTIONAL BYTE_ARRAY s (UTF8); REQUIRED FLOAT f; }";

@@ -127,6 +127,27 @@ impl DataSource {
     }
 }
 
+/// Refuses `x_scale` (only `lpdt_sine` takes it) and `stream` (only `lpct_drift`) on an
+/// inline data set of synthetic `kind`; an error is (the field at fault, what is wrong).
+fn refuse_lpdt_lpct_fields(
+    d: &super::raw::InlineDataset,
+    field: &str,
+    kind: &str,
+) -> Result<(), (String, String)> {
+    for (set, name) in [
+        (d.x_scale.is_some(), "x_scale"),
+        (d.stream.is_some(), "stream"),
+    ] {
+        if set {
+            return Err((
+                format!("{field}.{name}"),
+                format!("is not valid with `synthetic: {{{kind}: …}}`"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The plan of an inline synthetic data set of kind `kind` and sizes `s`; `field` is the
 /// entry's place in the spec (`datasets[3]`). An error is (the field at fault, what would
 /// be valid).
@@ -180,17 +201,7 @@ fn synthetic_plan(
             }
         }
         SyntheticKind::SemiFeatureSine(design) => {
-            for (set, name) in [
-                (d.x_scale.is_some(), "x_scale"),
-                (d.stream.is_some(), "stream"),
-            ] {
-                if set {
-                    return Err((
-                        format!("{field}.{name}"),
-                        "is not valid with `synthetic: {semi_feature_sine: …}`".into(),
-                    ));
-                }
-            }
+            refuse_lpdt_lpct_fields(d, field, "semi_feature_sine")?;
             design.check().map_err(|(f, message)| {
                 (format!("{field}.synthetic.semi_feature_sine.{f}"), message)
             })?;
@@ -202,17 +213,7 @@ fn synthetic_plan(
             }
         }
         SyntheticKind::TaxiShape(design) => {
-            for (set, name) in [
-                (d.x_scale.is_some(), "x_scale"),
-                (d.stream.is_some(), "stream"),
-            ] {
-                if set {
-                    return Err((
-                        format!("{field}.{name}"),
-                        "is not valid with `synthetic: {taxi_shape: …}`".into(),
-                    ));
-                }
-            }
+            refuse_lpdt_lpct_fields(d, field, "taxi_shape")?;
             design
                 .check()
                 .map_err(|(f, message)| (format!("{field}.synthetic.taxi_shape.{f}"), message))?;

@@ -94,3 +94,15 @@ fn empty_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&p).unwrap();
     p
 }
+
+/// The bits of a loaded data set (features, labels), its d and its dropped-row count:
+/// two loads compare equal iff they are the same bit for bit.
+pub fn loaded_bits(l: &dp_repro::data::Loaded) -> (Vec<u64>, Vec<u64>, usize, usize) {
+    let ds = &l.dataset;
+    (
+        ds.x.data.iter().map(|v| v.to_bits()).collect(),
+        ds.y.iter().map(|v| v.to_bits()).collect(),
+        ds.d(),
+        l.dropped_rows,
+    )
+}
