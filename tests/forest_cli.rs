@@ -11,7 +11,14 @@ use assert_cmd::Command;
 use std::fs;
 use std::path::Path;
 
-const SPEC: &str = "name: forest-cli\nseed: 5\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 600, test: 150}}\n  - {name: drift, synthetic: {lpct_drift: {gamma: 0.5}}, sizes: {public: 0, private: 600, test: 150}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 8]\nmethods:\n  - label: DiPriMe-PF-uniform\n    compose:\n      forest: {median: permute_flip, attribute: uniform, tree_rows: disjoint}\n    params: {k: 1, trees: 4, occupancy: 10}\n  - {method: DiPriMe, params: {trees: 4, occupancy: 10}}\n  - {method: DiPriMeExp, params: {trees: 4, occupancy: 10, k: all}}\n  - {method: DiPriMeFlip, params: {trees: 4, depth: 3}, grid: {mode: [reference_quirks, paper]}}\n  - {method: Median, params: {trees: 3}}\n  - {method: DP-ERT, params: {trees: 4}, grid: {accuracy: [soft, hard]}}\n";
+/// The two data sets, one spec each (a spec holds one task): regression and classification.
+const DATASETS: [&str; 2] = [
+    "{name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 600, test: 150}}",
+    "{name: drift, synthetic: {lpct_drift: {gamma: 0.5}}, sizes: {public: 0, private: 600, test: 150}}",
+];
+
+/// The spec, after its data set line.
+const SPEC: &str = "label_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 8]\nmethods:\n  - label: DiPriMe-PF-uniform\n    compose:\n      forest: {median: permute_flip, attribute: uniform, tree_rows: disjoint}\n    params: {k: 1, trees: 4, occupancy: 10}\n  - {method: DiPriMe, params: {trees: 4, occupancy: 10}}\n  - {method: DiPriMeExp, params: {trees: 4, occupancy: 10, k: all}}\n  - {method: DiPriMeFlip, params: {trees: 4, depth: 3}, grid: {mode: [reference_quirks, paper]}}\n  - {method: Median, params: {trees: 3}}\n  - {method: DP-ERT, params: {trees: 4}, grid: {accuracy: [soft, hard]}}\n";
 
 fn run(spec: &Path, out: &Path, jobs: &str) -> std::process::Output {
     Command::cargo_bin("dp-repro")
@@ -37,25 +44,42 @@ fn rows(dir: &Path) -> Vec<String> {
 #[test]
 fn composed_central_baseline_runs_and_results_do_not_depend_on_jobs() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = tmp.path().join("forest-cli.yaml");
-    fs::write(&spec, SPEC).unwrap();
-    let (a, b) = (tmp.path().join("j1"), tmp.path().join("j2"));
-    for (out, jobs) in [(&a, "1"), (&b, "2")] {
-        let o = run(&spec, out, jobs);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
-    let one = rows(&a);
-    assert_eq!(
-        one,
-        rows(&b),
-        "runs.csv differs between --jobs 1 and --jobs 2"
-    );
-    for f in ["summary.csv", "selected.csv"] {
-        assert_eq!(
-            fs::read(a.join(f)).unwrap(),
-            fs::read(b.join(f)).unwrap(),
-            "{f} differs"
+    let mut one = Vec::new();
+    let mut text = String::new();
+    for (i, dataset) in DATASETS.iter().enumerate() {
+        let spec = tmp.path().join(format!("forest-cli-{i}.yaml"));
+        let head =
+            format!("name: forest-cli-{i}\nseed: 5\nrepetitions: 2\ndatasets:\n  - {dataset}\n");
+        fs::write(&spec, head + SPEC).unwrap();
+        let (a, b) = (
+            tmp.path().join(format!("j1-{i}")),
+            tmp.path().join(format!("j2-{i}")),
         );
+        for (out, jobs) in [(&a, "1"), (&b, "2")] {
+            let o = run(&spec, out, jobs);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        assert_eq!(
+            rows(&a),
+            rows(&b),
+            "runs.csv differs between --jobs 1 and --jobs 2"
+        );
+        for f in ["summary.csv", "selected.csv"] {
+            assert_eq!(
+                fs::read(a.join(f)).unwrap(),
+                fs::read(b.join(f)).unwrap(),
+                "{f} differs"
+            );
+        }
+        one.extend(rows(&a));
+        // Both files' rows under one header, for the value checks below.
+        let file = fs::read_to_string(a.join("runs.csv")).unwrap();
+        let body = if text.is_empty() {
+            file.as_str()
+        } else {
+            file.split_once('\n').unwrap().1
+        };
+        text.push_str(body);
     }
     for label in [
         ",DiPriMe-PF-uniform,",
@@ -74,7 +98,6 @@ fn composed_central_baseline_runs_and_results_do_not_depend_on_jobs() {
     }
     // Values: finite MSEs, accuracies in [0, 1]; the reference and paper modes are both
     // present; soft and hard DP-ERT accuracies differ (soft scores the unthresholded mean).
-    let text = fs::read_to_string(a.join("runs.csv")).unwrap();
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let headers = r.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
