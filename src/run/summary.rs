@@ -39,8 +39,12 @@ pub struct Finished {
 pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     // Only the rows of this experiment's tasks count (a grid shrunk since the run, for
     // instance, leaves rows that belong to no task any more).
-    let keys = super::keys::all_task_keys(exp);
-    let mut runs = read_runs(&out.join("runs.csv"))?;
+    // The key set is hashed while runs.csv is read (both take a while on large specs).
+    let (keys, runs) = rayon::join(
+        || super::keys::all_task_keys(exp),
+        || read_runs(&out.join("runs.csv")),
+    );
+    let mut runs = runs?;
     runs.retain(|r| keys.contains(&r.task));
     let lower = exp
         .datasets
