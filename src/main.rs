@@ -463,6 +463,10 @@ fn check(
         ),
         _ => {}
     }
+    if jobs == Some(0) {
+        return Err(bad_input(anyhow!("--jobs must be at least 1")));
+    }
+    use_threads(jobs);
     dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
     let opts = RunOptions {
         out: out.clone(),
@@ -665,6 +669,17 @@ fn load_experiment(
     Ok((exp, text))
 }
 
+/// Makes `--jobs N` hold for every phase of a run, not only the computation: the
+/// summaries, key hashing and reading of runs.csv use rayon's global pool, sized here.
+fn use_threads(jobs: Option<usize>) {
+    if let Some(j) = jobs {
+        // Fails only when the global pool already exists, which it does not this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j)
+            .build_global();
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
@@ -700,6 +715,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             if jobs == Some(0) {
                 return Err(bad_input(anyhow!("--jobs must be at least 1")));
             }
+            use_threads(jobs);
             let out = out.unwrap_or_else(|| match shard {
                 Some((i, n)) => {
                     Path::new("results").join(format!("{}-shard-{i}-of-{n}", exp.spec.name))

@@ -117,24 +117,65 @@ pub fn task_key(
     params: &str,
     epsilon: &str,
 ) -> String {
-    // Frozen noise gives other rows than fresh noise: it is part of the key (fresh keys
-    // are unchanged, so folders from before the option stay valid).
-    let noise = match method.noise {
-        crate::spec::raw::Noise::Fresh => String::new(),
-        frozen => format!("|noise {}", frozen.describe()),
-    };
-    let text = format!(
-        "{context}|{rep}|{}|{}|{params}|{epsilon}{noise}",
-        method.label,
-        method.method.name()
-    );
-    sha256_hex(&text)[..16].to_string()
+    UnitHasher::new(context, rep, method).task_key(params, epsilon)
+}
+
+/// SHA-256 over the text `{context}|{rep}|{label}|{registry name}|` that every task of one
+/// unit starts with, absorbed once (the context alone fills the first 64-byte block), and
+/// the noise suffix they end with; [`UnitHasher::task_key`] adds the rest of one task.
+struct UnitHasher {
+    prefix: Sha256,
+    noise: String,
+}
+
+impl UnitHasher {
+    fn new(context: &str, rep: usize, method: &MethodPlan) -> UnitHasher {
+        let mut prefix = Sha256::new();
+        for part in [
+            context,
+            "|",
+            &rep.to_string(),
+            "|",
+            &method.label,
+            "|",
+            method.method.name(),
+            "|",
+        ] {
+            prefix.update(part.as_bytes());
+        }
+        // Frozen noise gives other rows than fresh noise: it is part of the key (fresh keys
+        // are unchanged, so folders from before the option stay valid).
+        let noise = match method.noise {
+            crate::spec::raw::Noise::Fresh => String::new(),
+            frozen => format!("|noise {}", frozen.describe()),
+        };
+        UnitHasher { prefix, noise }
+    }
+
+    /// The key of the task at grid point `params` and ε text `epsilon`: SHA-256 of
+    /// `{prefix}{params}|{epsilon}{noise}`, first 16 hex digits.
+    fn task_key(&self, params: &str, epsilon: &str) -> String {
+        let mut h = self.prefix.clone();
+        for part in [params, "|", epsilon, &self.noise] {
+            h.update(part.as_bytes());
+        }
+        short_hex(h)
+    }
+}
+
+/// The first 16 hex digits (64 bits) of the SHA-256 of what `h` has absorbed.
+fn short_hex(h: Sha256) -> String {
+    hex::encode(&h.finalize()[..8])
 }
 
 /// The key of a row derived from task `base` for a selection mode (`tag` names the row
-/// and the mode's options, e.g. `cv_mse:5`).
+/// and the mode's options, e.g. `cv_mse:5`): SHA-256 of `{base}|{tag}`, 16 hex digits.
 pub fn derived_key(base: &str, tag: &str) -> String {
-    sha256_hex(&format!("{base}|{tag}"))[..16].to_string()
+    let mut h = Sha256::new();
+    for part in [base, "|", tag] {
+        h.update(part.as_bytes());
+    }
+    short_hex(h)
 }
 
 /// The tags of the rows each task has besides its test metric, for the spec's selection
@@ -174,11 +215,12 @@ pub fn unit_row_keys(
     tags: &[String],
 ) -> Vec<String> {
     let eps = epsilon_texts(exp, m);
-    let mut out = Vec::new();
+    let unit = UnitHasher::new(ctx, rep, m);
+    let mut out = Vec::with_capacity(m.mechanism.len() * eps.len() * (1 + tags.len()));
     for q in &m.mechanism {
         let params = m.structural[si].join(q).key();
         for e in &eps {
-            let base = task_key(ctx, rep, m, &params, e);
+            let base = unit.task_key(&params, e);
             out.extend(tags.iter().map(|t| derived_key(&base, t)));
             out.insert(out.len() - tags.len(), base);
         }

@@ -629,12 +629,28 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let unit_keys = |&(d, rep, mi, si): &Unit| {
         keys::unit_row_keys(exp, &contexts[d], rep, &exp.methods[mi], si, &tags)
     };
+    let pool = {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(j) = opts.jobs {
+            b = b.num_threads(j);
+        }
+        b.build().map_err(|e| out_err(&opts.out, e))?
+    };
+    let shapes = dataset_shapes(exp, &data);
+    // Every unit's keys (hundreds of thousands of SHA-256s on large specs), on the pool.
+    let keyed: Vec<(Unit, Vec<String>, usize)> = pool.install(|| {
+        units(exp, opts.shard, &shapes)
+            .into_par_iter()
+            .map(|u| {
+                let k = unit_keys(&u);
+                let have = k.iter().filter(|k| done.contains(*k)).count();
+                (u, k, have)
+            })
+            .collect()
+    });
     let mut todo: Vec<(Unit, Vec<String>)> = Vec::new();
     let mut reused = 0;
-    let shapes = dataset_shapes(exp, &data);
-    for u in units(exp, opts.shard, &shapes) {
-        let k = unit_keys(&u);
-        let have = k.iter().filter(|k| done.contains(*k)).count();
+    for (u, k, have) in keyed {
         reused += have;
         if have < k.len() {
             todo.push((u, k));
@@ -688,13 +704,6 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         }
     };
     let computed = AtomicUsize::new(0);
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(j) = opts.jobs {
-            b = b.num_threads(j);
-        }
-        b.build().map_err(|e| out_err(&opts.out, e))?
-    };
     let threads = pool.current_num_threads();
     let result = pool.install(|| {
         by_rep.par_iter().try_for_each(|((d, rep), list)| {

@@ -9,12 +9,17 @@ use crate::report::{render_latex, render_markdown};
 use crate::spec::raw::Selection;
 use crate::spec::Experiment;
 use crate::stats::{summarize, wilcoxon_signed_rank, Alternative};
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// (data set, method label, ε text ("" for non-private), params key).
 pub type GroupKey = (String, String, String, String);
+
+/// A grid point's place in the spec's order: data set, method, (0 for no ε | 1, ε), grid
+/// point (`usize::MAX` for names the spec does not list); ties go by the params text.
+type SortKey = (usize, usize, (u8, f64), usize);
 
 /// Outputs of [`finish`].
 #[derive(Debug, Clone)]
@@ -45,7 +50,13 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         || read_runs(&out.join("runs.csv")),
     );
     let mut runs = runs?;
-    runs.retain(|r| keys.contains(&r.task));
+    let keep: Vec<bool> = {
+        use rayon::prelude::*;
+        runs.par_iter().map(|r| keys.contains(&r.task)).collect()
+    };
+    let mut keep = keep.into_iter();
+    runs.retain(|_| keep.next().unwrap_or(false));
+    drop(keys);
     let lower = exp
         .datasets
         .first()
@@ -65,23 +76,16 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         .enumerate()
         .map(|(i, m)| (m.label.as_str(), i))
         .collect();
-    let mut grid_order: HashMap<(String, String), usize> = HashMap::new();
+    let mut grid_order: HashMap<(&str, String), usize> = HashMap::new();
     for m in &exp.methods {
         let mut i = 0;
         for s in &m.structural {
             for q in &m.mechanism {
-                grid_order.insert((m.label.clone(), s.join(q).key()), i);
+                grid_order.insert((m.label.as_str(), s.join(q).key()), i);
                 i += 1;
             }
         }
     }
-    let eps_rank = |e: &str| -> (u8, f64) {
-        if e.is_empty() {
-            (0, 0.0)
-        } else {
-            (1, e.parse().unwrap_or(f64::INFINITY))
-        }
-    };
 
     // Rows by metric: the test metric, and the rows of the honest selection modes
     // (`cv_<metric>`: mean held-out metric over folds; `pv_<metric>`: test metric of the
@@ -91,51 +95,86 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         .first()
         .map(|d| d.task.metric_name())
         .unwrap_or("mse");
-    let mut by_metric: HashMap<String, HashMap<GroupKey, BTreeMap<usize, f64>>> = HashMap::new();
+    // Each grid point's key is built once (rows borrow their strings until then), with
+    // its position in the canonical order.
+    type RowKey<'r> = (&'r str, &'r str, Option<u64>, &'r str);
+    let mut group_of: FxHashMap<RowKey<'_>, usize> = FxHashMap::default();
+    let mut group_keys: Vec<(GroupKey, SortKey)> = Vec::new();
+    let mut per_metric: FxHashMap<&str, Vec<BTreeMap<usize, f64>>> = FxHashMap::default();
     // Seconds of one fit + predict per grid point and repetition (the test metric's rows).
-    let mut seconds: HashMap<GroupKey, BTreeMap<usize, f64>> = HashMap::new();
+    let mut seconds_of: Vec<BTreeMap<usize, f64>> = Vec::new();
     for r in &runs {
-        let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
-        let key: GroupKey = (r.dataset.clone(), r.method.clone(), eps, r.params.clone());
+        let row_key = (
+            r.dataset.as_str(),
+            r.method.as_str(),
+            r.epsilon.map(f64::to_bits),
+            r.params.as_str(),
+        );
+        let g = *group_of.entry(row_key).or_insert_with(|| {
+            let eps = r.epsilon.map(epsilon_text).unwrap_or_default();
+            let sort = (
+                ds_order
+                    .get(r.dataset.as_str())
+                    .copied()
+                    .unwrap_or(usize::MAX),
+                m_order
+                    .get(r.method.as_str())
+                    .copied()
+                    .unwrap_or(usize::MAX),
+                r.epsilon.map_or((0, 0.0), |e| (1, e)),
+                grid_order
+                    .get(&(r.method.as_str(), r.params.clone()))
+                    .copied()
+                    .unwrap_or(usize::MAX),
+            );
+            group_keys.push((
+                (r.dataset.clone(), r.method.clone(), eps, r.params.clone()),
+                sort,
+            ));
+            seconds_of.push(BTreeMap::new());
+            group_keys.len() - 1
+        });
         if r.metric == metric {
-            seconds
-                .entry(key.clone())
-                .or_default()
-                .insert(r.repetition, r.seconds);
+            seconds_of[g].insert(r.repetition, r.seconds);
         }
-        by_metric
-            .entry(r.metric.clone())
-            .or_default()
-            .entry(key)
-            .or_default()
-            .insert(r.repetition, r.value);
+        let groups = per_metric.entry(r.metric.as_str()).or_default();
+        if groups.len() <= g {
+            groups.resize_with(g + 1, BTreeMap::new);
+        }
+        groups[g].insert(r.repetition, r.value);
     }
+    let by_metric: HashMap<String, HashMap<GroupKey, BTreeMap<usize, f64>>> = per_metric
+        .into_iter()
+        .map(|(m, groups)| {
+            let map = groups
+                .into_iter()
+                .enumerate()
+                .filter(|(_, values)| !values.is_empty())
+                .map(|(g, values)| (group_keys[g].0.clone(), values))
+                .collect();
+            (m.to_string(), map)
+        })
+        .collect();
+    let seconds: HashMap<GroupKey, BTreeMap<usize, f64>> = seconds_of
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(g, s)| (group_keys[g].0.clone(), s))
+        .collect();
+    let sort_of: FxHashMap<&GroupKey, &SortKey> = group_keys.iter().map(|(k, s)| (k, s)).collect();
     let empty = HashMap::new();
     let of = |m: &str| by_metric.get(m).unwrap_or(&empty);
-    let sort_key = |k: &GroupKey| {
-        (
-            ds_order.get(k.0.as_str()).copied().unwrap_or(usize::MAX),
-            m_order.get(k.1.as_str()).copied().unwrap_or(usize::MAX),
-            eps_rank(&k.2),
-            grid_order
-                .get(&(k.1.clone(), k.3.clone()))
-                .copied()
-                .unwrap_or(usize::MAX),
-            k.3.clone(),
-        )
-    };
     let sorted = |groups: &HashMap<GroupKey, BTreeMap<usize, f64>>| -> Vec<GroupKey> {
-        let mut keys: Vec<GroupKey> = groups.keys().cloned().collect();
-        keys.sort_by(|a, b| {
-            let (x, y) = (sort_key(a), sort_key(b));
+        let mut keys: Vec<(&SortKey, &GroupKey)> = groups.keys().map(|k| (sort_of[k], k)).collect();
+        keys.sort_by(|(x, a), (y, b)| {
             x.0.cmp(&y.0)
                 .then(x.1.cmp(&y.1))
                 .then(x.2 .0.cmp(&y.2 .0))
                 .then(x.2 .1.total_cmp(&y.2 .1))
                 .then(x.3.cmp(&y.3))
-                .then(x.4.cmp(&y.4))
+                .then(a.3.cmp(&b.3))
         });
-        keys
+        keys.into_iter().map(|(_, k)| k.clone()).collect()
     };
     let groups = of(metric);
     let keys = sorted(groups);
