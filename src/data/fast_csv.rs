@@ -208,6 +208,7 @@ fn parse_blocks(
                 let estimate = (rows as f64 * size as f64 / region.len() as f64 * 1.05) as usize;
                 out.x.reserve(estimate * (w - 1));
                 out.y.reserve(estimate);
+                super::matrix::advise_huge_pages(&out.x);
             }
             for piece in &pieces[..cuts.len()] {
                 out.x.extend_from_slice(&piece.x);

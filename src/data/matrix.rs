@@ -361,3 +361,31 @@ mod tests {
         assert_eq!(whole.data.into_vec(), vec![1.0, 2.0, 3.0, 4.0]);
     }
 }
+
+/// Asks the kernel to back `v`'s allocation with transparent huge pages (2 MiB) where it
+/// can, before its pages are first written. Advice only: the values and their bits are
+/// untouched, and nothing happens off Linux, for allocations under 4 MiB, or where THP
+/// is disabled. Large matrices are copied, permuted and written to the cache in full:
+/// with 4 KiB pages, a 1.6 GB matrix costs some 400,000 page-table walks per pass, which
+/// on a virtual machine (nested paging) made writing it out several times slower.
+pub(crate) fn advise_huge_pages(v: &Vec<f64>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let bytes = v.capacity() * std::mem::size_of::<f64>();
+        if bytes < 4 << 20 {
+            return;
+        }
+        let start = v.as_ptr() as usize;
+        let (lo, hi) = (start.div_ceil(PAGE) * PAGE, (start + bytes) / PAGE * PAGE);
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside `v`'s allocation, whole pages; MADV_HUGEPAGE
+            // changes only how the kernel backs them, never their contents.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
