@@ -185,6 +185,28 @@ pub(crate) fn reduction(n_l: usize, s_l: f64, n_r: usize, s_r: f64) -> f64 {
     num * num / (nl * nr * n * n)
 }
 
+/// [`reduction`] if it exceeds `bar` (Some(r), the same bits), else None, usually without
+/// the division: with q = num² and den = n_l·n_r·n² as in [`reduction`], when
+/// q < fl(fl(bar·den)·(1 − 2⁻⁵⁰)) the exact quotient q/den is below bar·(1 − 2⁻⁵¹) (two
+/// roundings of relative size 2⁻⁵³ cannot undo a factor 1 − 2⁻⁵⁰), so the rounded r =
+/// fl(q/den) ≤ bar, rounding being monotone and bar a float. A split scan compares most
+/// positions with a bar they cannot reach; the division's latency was most of its time.
+#[inline]
+pub(crate) fn reduction_above(n_l: usize, s_l: f64, n_r: usize, s_r: f64, bar: f64) -> Option<f64> {
+    if n_l == 0 || n_r == 0 {
+        return (0.0 > bar).then_some(0.0);
+    }
+    let (nl, nr) = (n_l as f64, n_r as f64);
+    let n = nl + nr;
+    let num = nr * s_l - nl * s_r;
+    let (q, den) = (num * num, nl * nr * n * n);
+    if q < bar * den * (1.0 - 1.0 / (1u64 << 50) as f64) {
+        return None;
+    }
+    let r = q / den;
+    (r > bar).then_some(r)
+}
+
 /// Whether the rows (x_i, y_i), i ∈ `idx`, take at most `limit` distinct values (exact
 /// float equality, as `np.unique(axis=0)` in [code]). Stops as soon as `limit + 1`
 /// distinct rows are seen, so the cost is O(|idx| · (limit + 1) · d) at worst and usually
@@ -215,16 +237,18 @@ pub(crate) fn stable_partition(
 ) -> usize {
     scratch.clear();
     scratch.resize(seg.len(), 0);
+    // A plain slice, so its address stays in a register through the loop's stores.
+    let right = &mut scratch[..];
     let (mut w, mut s) = (0, 0);
     for r in 0..seg.len() {
         let i = seg[r];
         let left = goes_left(i);
         seg[w] = i; // w ≤ r: seg[r] has been read already
-        scratch[s] = i;
+        right[s] = i;
         w += usize::from(left);
         s += usize::from(!left);
     }
-    seg[w..].copy_from_slice(&scratch[..s]);
+    seg[w..].copy_from_slice(&right[..s]);
     w
 }
 

@@ -7,8 +7,8 @@
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
 use super::builder::{
-    lpdt_stop, reduction, score_tolerance, split_score, stable_partition, tie_tolerance,
-    top_by_reduction, Criterion, TreeBuilder,
+    lpdt_stop, reduction, reduction_above, score_tolerance, split_score, stable_partition,
+    tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
 };
 use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
@@ -368,16 +368,16 @@ impl<'a> Grower<'a> {
             }
         }
         // Sort keys: the value's bits mapped to an unsigned integer in `f64::total_cmp`
-        // order, then the row index (so ties keep row order), packed in one u128.
+        // order, with the row as u32 (fewer bytes for the sort to move).
+        assert!(n <= u32::MAX as usize, "cart: at most 2^32 rows");
         let mut order = Vec::with_capacity(n * d);
-        let mut keys: Vec<u128> = Vec::with_capacity(n);
+        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(n);
         for k in 0..d {
             keys.clear();
-            keys.extend(
-                (0..n).map(|i| (u128::from(total_order_key(col[k * n + i])) << 64) | i as u128),
-            );
-            keys.sort_unstable();
-            order.extend(keys.iter().map(|&key| key as u64 as usize));
+            keys.extend((0..n).map(|i| (total_order_key(col[k * n + i]), i as u32)));
+            // A stable sort of rows listed in increasing order: ties stay in row order.
+            keys.sort_by_key(|&(key, _)| key);
+            order.extend(keys.iter().map(|&(_, i)| i as usize));
         }
         Grower {
             x,
@@ -463,7 +463,7 @@ impl<'a> Grower<'a> {
             let v = self.col[k * n + i];
             self.goes_left[i] = if v.is_nan() { nan_left } else { v < t };
         }
-        let gl = &self.goes_left;
+        let gl: &[bool] = &self.goes_left;
         let n_left = stable_partition(&mut self.rows[a..b], &mut self.scratch, |i| gl[i]);
         for f in 0..self.x.d {
             stable_partition(
@@ -577,8 +577,14 @@ impl<'a> Grower<'a> {
         // (r, feature, sorted position of the last observed left point or None for
         // "observed | missing", missing rows left)
         let mut best: Option<(f64, usize, Option<usize>, bool)> = None;
-        let mut consider = |r: f64, cand: (usize, Option<usize>, bool)| {
-            if best.is_none_or(|(rb, _, _, _)| r > rb + tol) {
+        // A candidate replaces the best when its reduction exceeds the best's by more than
+        // the tolerance (the first candidate always).
+        let mut consider = |n_l: usize, s_l: f64, s_r: f64, cand: (usize, Option<usize>, bool)| {
+            let r = match best {
+                None => Some(reduction(n_l, s_l, m - n_l, s_r)),
+                Some((rb, _, _, _)) => reduction_above(n_l, s_l, m - n_l, s_r, rb + tol),
+            };
+            if let Some(r) = r {
                 best = Some((r, cand.0, cand.1, cand.2));
             }
         };
@@ -594,20 +600,16 @@ impl<'a> Grower<'a> {
                 if col[seg[j + 1]] > col[seg[j]] {
                     let n_l = j + 1;
                     if fits(n_l) {
-                        consider(
-                            reduction(n_l, s_l, m - n_l, total - s_l),
-                            (k, Some(j), false),
-                        );
+                        consider(n_l, s_l, total - s_l, (k, Some(j), false));
                     }
                     if m_nan > 0 && fits(n_l + m_nan) {
-                        let (n_l, s) = (n_l + m_nan, s_l + s_nan);
-                        consider(reduction(n_l, s, m - n_l, total - s), (k, Some(j), true));
+                        let s = s_l + s_nan;
+                        consider(n_l + m_nan, s, total - s, (k, Some(j), true));
                     }
                 }
             }
             if m_nan > 0 && m_obs > 0 && fits(m_obs) {
-                let s_obs = total - s_nan;
-                consider(reduction(m_obs, s_obs, m_nan, s_nan), (k, None, false));
+                consider(m_obs, total - s_nan, s_nan, (k, None, false));
             }
         }
         let (_, k, j, nan_left) = best?;
