@@ -307,3 +307,40 @@ pub(crate) fn lpdt_stop(
         || depth >= p.depth
         || distinct_rows_at_most(x, y, idx, p.min_samples_split)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// `reduction_above` answers exactly as `reduction(..) > bar`, with the same bits,
+    /// including at bars one ulp either side of the reduction itself (where the division-free
+    /// test must defer to the division).
+    #[test]
+    fn reduction_above_agrees_with_the_division() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        for _ in 0..200_000 {
+            let (n_l, n_r) = (rng.gen_range(0..5000usize), rng.gen_range(0..5000usize));
+            let scale = 10f64.powi(rng.gen_range(-6..7));
+            let (s_l, s_r) = (rng.gen_range(-1.0..1.0) * scale, rng.gen_range(-1.0..1.0) * scale);
+            let r = reduction(n_l, s_l, n_r, s_r);
+            let bars = [
+                r,
+                r.next_down(),
+                r.next_up(),
+                r * rng.gen_range(0.0..2.0),
+                0.0,
+                f64::NEG_INFINITY,
+            ];
+            for bar in bars {
+                let want = (r > bar).then_some(r);
+                let got = reduction_above(n_l, s_l, n_r, s_r, bar);
+                assert_eq!(
+                    got.map(f64::to_bits),
+                    want.map(f64::to_bits),
+                    "n_l {n_l} s_l {s_l} n_r {n_r} s_r {s_r} bar {bar}"
+                );
+            }
+        }
+    }
+}
