@@ -776,3 +776,40 @@ fn lpct_cart_ranks_quantile_candidates_by_entropy_gain() {
     counts.sort_unstable();
     assert_eq!(counts, vec![2, 6]);
 }
+
+/// `leaves_of` (rows routed eight at a time, branch-free) gives every row the leaf
+/// `leaf_of` gives it: unbalanced CART and max-edge trees of depth 0 to 7, row counts
+/// that are not multiples of eight, points outside the domain, on thresholds and NaN.
+#[test]
+fn batch_routing_matches_routing_one_point() {
+    let mut rng = Pcg64::seed_from_u64(11);
+    for trial in 0..40 {
+        let (n, d) = (rng.gen_range(1..300), rng.gen_range(1..6));
+        let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen::<f64>()).collect());
+        let y: Vec<f64> = (0..n)
+            .map(|i| x.row(i)[0] * 3.0 + rng.gen::<f64>())
+            .collect();
+        let depth = trial % 8;
+        let trees = [
+            cart(&x, &y, depth),
+            max_edge(&x, &y, &params(depth, 1 + trial % 5, 2)),
+        ];
+        let m = rng.gen_range(0..100);
+        let mut pts: Vec<f64> = (0..m * d).map(|_| rng.gen_range(-0.5..1.5)).collect();
+        for (j, v) in pts.iter_mut().enumerate() {
+            match j % 17 {
+                0 => *v = f64::NAN,
+                1 => *v = 0.5,                      // a max-edge midpoint
+                2 => *v = x.data[j % x.data.len()], // a CART data value
+                _ => {}
+            }
+        }
+        let test = Matrix::new(m, d, pts);
+        for tree in &trees {
+            let one: Vec<usize> = (0..m).map(|i| tree.leaf_of(test.row(i))).collect();
+            assert_eq!(tree.leaves_of(&test), one, "trial {trial}, depth {depth}");
+            let own: Vec<usize> = (0..n).map(|i| tree.leaf_of(x.row(i))).collect();
+            assert_eq!(tree.leaves_of(&x), own, "trial {trial}: growing rows");
+        }
+    }
+}

@@ -1002,9 +1002,7 @@ impl Method for Composed {
             Rule::CartExhaustive => grow(0)?,
             _ => grow(p.usize("depth"))?,
         };
-        let test_leaves: Vec<usize> = (0..data.test.n())
-            .map(|i| partition.leaf_of(data.test.x.row(i)))
-            .collect();
+        let test_leaves: Vec<usize> = partition.leaves_of(&data.test.x);
         if c.estimator == EstimatorBlock::LeafMean {
             let leaves: Vec<Option<usize>> = test_leaves.into_iter().map(Some).collect();
             return Ok(Some(Box::new(PreparedFixed {
@@ -1041,9 +1039,7 @@ impl Method for Composed {
             })));
         }
         Ok(Some(Box::new(PreparedTree {
-            private_leaves: (0..data.private.n())
-                .map(|i| partition.leaf_of(data.private.x.row(i)))
-                .collect(),
+            private_leaves: partition.leaves_of(&data.private.x),
             test_in_domain: (0..data.test.n())
                 .map(|i| partition.in_domain(data.test.x.row(i)))
                 .collect(),

@@ -322,7 +322,10 @@ mod tests {
         for _ in 0..200_000 {
             let (n_l, n_r) = (rng.gen_range(0..5000usize), rng.gen_range(0..5000usize));
             let scale = 10f64.powi(rng.gen_range(-6..7));
-            let (s_l, s_r) = (rng.gen_range(-1.0..1.0) * scale, rng.gen_range(-1.0..1.0) * scale);
+            let (s_l, s_r) = (
+                rng.gen_range(-1.0..1.0) * scale,
+                rng.gen_range(-1.0..1.0) * scale,
+            );
             let r = reduction(n_l, s_l, n_r, s_r);
             let bars = [
                 r,

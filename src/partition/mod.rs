@@ -104,6 +104,70 @@ impl Partition {
         }
     }
 
+    /// Leaf id of every row of `x` (n×d, d the partition's dimension): [`Partition::leaf_of`]
+    /// of each row, the same ids. Rows are routed eight at a time, level by level, with no
+    /// branch on the data (a leaf routes to itself), so the comparisons of one row do not
+    /// wait on another's: routing the thousands of private users of a fit was a chain of
+    /// dependent loads per row.
+    ///
+    /// # Panics
+    /// If the tree splits on a feature ≥ x.d.
+    pub fn leaves_of(&self, x: &crate::data::Matrix) -> Vec<usize> {
+        const LANES: usize = 8;
+        let depth = self.depth();
+        if depth == 0 || x.n == 0 {
+            return (0..x.n).map(|i| self.leaf_of(x.row(i))).collect();
+        }
+        // Per node: feature, threshold, children; a leaf is (0, 0, itself, itself).
+        let flat: Vec<(usize, f64, usize, usize)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| match node {
+                Node::Split {
+                    feature,
+                    threshold,
+                    left,
+                    right,
+                } => {
+                    assert!(
+                        *feature < x.d,
+                        "leaves_of: split on feature {feature} of {}",
+                        x.d
+                    );
+                    (*feature, *threshold, *left, *right)
+                }
+                Node::Leaf { .. } => (0, 0.0, i, i),
+            })
+            .collect();
+        let leaf_id: Vec<usize> = self
+            .nodes
+            .iter()
+            .map(|node| match node {
+                Node::Leaf { leaf } => *leaf,
+                Node::Split { .. } => usize::MAX,
+            })
+            .collect();
+        let (n, d) = (x.n, x.d);
+        let mut out = Vec::with_capacity(n);
+        for start in (0..n).step_by(LANES) {
+            let lanes = LANES.min(n - start);
+            let mut node = [0usize; LANES];
+            for _ in 0..depth {
+                for (l, nd) in node.iter_mut().enumerate().take(lanes) {
+                    let (f, t, left, right) = flat[*nd];
+                    *nd = if x.data[(start + l) * d + f] < t {
+                        left
+                    } else {
+                        right
+                    };
+                }
+            }
+            out.extend(node[..lanes].iter().map(|&nd| leaf_id[nd]));
+        }
+        out
+    }
+
     /// Whether `x` lies in the closed domain box.
     pub fn in_domain(&self, x: &[f64]) -> bool {
         x.iter()

@@ -35,9 +35,7 @@ fn in_unit_box(x: &[f64]) -> bool {
 
 impl LeafData {
     fn new(partition: Partition, data: &RepData) -> LeafData {
-        let leaves = |d: &crate::data::Dataset| -> Vec<usize> {
-            (0..d.n()).map(|i| partition.leaf_of(d.x.row(i))).collect()
-        };
+        let leaves = |d: &crate::data::Dataset| -> Vec<usize> { partition.leaves_of(&d.x) };
         let (u_q, v_q) = public_counts(&leaves(&data.public), &data.public.y, partition.n_leaves());
         LeafData {
             private_leaves: leaves(&data.private),
