@@ -97,8 +97,9 @@ impl MaxEdgeGrower<'_> {
             return self.b.leaf(lo, hi, mean_of(self.y, idx), idx.len());
         };
         let node = self.b.split(k, c);
-        let x = self.x;
-        let n_left = stable_partition(idx, &mut self.scratch, |i| x.get(i, k) < c);
+        // The values as one slice, so that no row access goes through the matrix's storage.
+        let (xs, d): (&[f64], usize) = (&self.x.data, self.x.d);
+        let n_left = stable_partition(idx, &mut self.scratch, |i| xs[i * d + k] < c);
         let (left_idx, right_idx) = idx.split_at_mut(n_left);
 
         let old_hi = hi[k];
@@ -136,8 +137,9 @@ impl MaxEdgeGrower<'_> {
         let mut n_l = vec![0usize; cand.len()];
         let mut s_l = vec![0.0f64; cand.len()];
         let (mut s_tot, mut s_sq) = (0.0, 0.0);
+        let (xs, d): (&[f64], usize) = (&self.x.data, self.x.d);
         for &i in idx {
-            let row = self.x.row(i);
+            let row = &xs[i * d..(i + 1) * d];
             let dy = self.y[i] - shift;
             s_tot += dy;
             s_sq += dy * dy;

@@ -149,6 +149,7 @@ impl Partition {
             })
             .collect();
         let (n, d) = (x.n, x.d);
+        let xs: &[f64] = &x.data;
         let mut out = Vec::with_capacity(n);
         for start in (0..n).step_by(LANES) {
             let lanes = LANES.min(n - start);
@@ -156,7 +157,7 @@ impl Partition {
             for _ in 0..depth {
                 for (l, nd) in node.iter_mut().enumerate().take(lanes) {
                     let (f, t, left, right) = flat[*nd];
-                    *nd = if x.data[(start + l) * d + f] < t {
+                    *nd = if xs[(start + l) * d + f] < t {
                         left
                     } else {
                         right
