@@ -143,11 +143,16 @@ impl MaxEdgeGrower<'_> {
             let dy = self.y[i] - shift;
             s_tot += dy;
             s_sq += dy * dy;
-            // Branch-free: the comparisons are unpredictable.
-            for (j, &k) in cand.iter().enumerate() {
-                let left = row[k] < mid[j];
-                n_l[j] += usize::from(left);
-                s_l[j] += if left { dy } else { 0.0 };
+            // Branch-free: the comparisons are unpredictable. Iterators over the buffers
+            // keep their addresses in registers (indexing reloaded them at every step).
+            for ((&k, &c), (n, s)) in cand
+                .iter()
+                .zip(&mid)
+                .zip(n_l.iter_mut().zip(s_l.iter_mut()))
+            {
+                let left = row[k] < c;
+                *n += usize::from(left);
+                *s += if left { dy } else { 0.0 };
             }
         }
         let n = idx.len();
