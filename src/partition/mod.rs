@@ -43,6 +43,21 @@ pub enum Node {
     Leaf { leaf: usize },
 }
 
+impl Node {
+    /// (feature, threshold, left, right) of a split node, None for a leaf.
+    pub fn as_split(&self) -> Option<(usize, f64, usize, usize)> {
+        match *self {
+            Node::Split {
+                feature,
+                threshold,
+                left,
+                right,
+            } => Some((feature, threshold, left, right)),
+            Node::Leaf { .. } => None,
+        }
+    }
+}
+
 /// Parents, depths and leaf nodes of a [`Partition`] (see [`Partition::shape`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeShape {
@@ -86,21 +101,11 @@ impl Partition {
     pub fn leaf_of(&self, x: &[f64]) -> usize {
         let mut node = 0;
         loop {
-            match &self.nodes[node] {
+            let (feature, threshold, left, right) = match &self.nodes[node] {
                 Node::Leaf { leaf } => return *leaf,
-                Node::Split {
-                    feature,
-                    threshold,
-                    left,
-                    right,
-                } => {
-                    node = if x[*feature] < *threshold {
-                        *left
-                    } else {
-                        *right
-                    };
-                }
-            }
+                split => split.as_split().expect("not a leaf"),
+            };
+            node = if x[feature] < threshold { left } else { right };
         }
     }
 
@@ -123,21 +128,16 @@ impl Partition {
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, node)| match node {
-                Node::Split {
-                    feature,
-                    threshold,
-                    left,
-                    right,
-                } => {
+            .map(|(i, node)| match node.as_split() {
+                Some((feature, threshold, left, right)) => {
                     assert!(
-                        *feature < x.d,
+                        feature < x.d,
                         "leaves_of: split on feature {feature} of {}",
                         x.d
                     );
-                    (*feature, *threshold, *left, *right)
+                    (feature, threshold, left, right)
                 }
-                Node::Leaf { .. } => (0, 0.0, i, i),
+                None => (0, 0.0, i, i),
             })
             .collect();
         let leaf_id: Vec<usize> = self
