@@ -330,6 +330,16 @@ enum Rule<'p> {
     },
 }
 
+impl Rule<'_> {
+    /// The depth at which every node is a leaf (the split rules stop at depth ≥ it).
+    fn depth_limit(&self) -> usize {
+        match self {
+            Rule::Quantile(st) => st.p.depth,
+            Rule::Exhaustive { max_depth, .. } => *max_depth,
+        }
+    }
+}
+
 /// Per-fit parameters and scratch of [`cart_quantile`].
 struct QuantileState<'a> {
     p: &'a TreeParams,
@@ -375,6 +385,13 @@ impl<'a> Grower<'a> {
         for k in 0..d {
             keys.clear();
             keys.extend((0..n).map(|i| (total_order_key(col[k * n + i]), i as u32)));
+            if let Some(low) = two_valued(&keys) {
+                // Two distinct values (a one-hot column, say): the stable sort is the rows
+                // with the lower value, then the others, each in row order.
+                order.extend(keys.iter().filter(|e| e.0 == low).map(|e| e.1 as usize));
+                order.extend(keys.iter().filter(|e| e.0 != low).map(|e| e.1 as usize));
+                continue;
+            }
             // A stable sort of rows listed in increasing order: ties stay in row order.
             keys.sort_by_key(|&(key, _)| key);
             order.extend(keys.iter().map(|&(_, i)| i as usize));
@@ -428,7 +445,10 @@ impl<'a> Grower<'a> {
                 st.push((mean, b - a));
             }
         }
-        let mid = a + self.partition(a, b, k, t, nan_left);
+        // Children at the depth limit are leaves: they need their rows, not the features'
+        // sorted orders.
+        let children_may_split = depth + 1 < rule.depth_limit();
+        let mid = a + self.partition(a, b, k, t, nan_left, children_may_split);
 
         let old_hi = hi[k];
         hi[k] = t;
@@ -454,10 +474,18 @@ impl<'a> Grower<'a> {
         }
     }
 
-    /// Splits the node `rows[a..b]` by x_k < t in `rows` and in every feature's order
-    /// (stably), rows missing x_k (NaN) to the left iff `nan_left`; returns the number of
-    /// left rows.
-    fn partition(&mut self, a: usize, b: usize, k: usize, t: f64, nan_left: bool) -> usize {
+    /// Splits the node `rows[a..b]` by x_k < t in `rows` and, with `orders`, in every
+    /// feature's order (stably), rows missing x_k (NaN) to the left iff `nan_left`; returns
+    /// the number of left rows.
+    fn partition(
+        &mut self,
+        a: usize,
+        b: usize,
+        k: usize,
+        t: f64,
+        nan_left: bool,
+        orders: bool,
+    ) -> usize {
         let n = self.n;
         for &i in &self.rows[a..b] {
             let v = self.col[k * n + i];
@@ -465,6 +493,9 @@ impl<'a> Grower<'a> {
         }
         let gl: &[bool] = &self.goes_left;
         let n_left = stable_partition(&mut self.rows[a..b], &mut self.scratch, |i| gl[i]);
+        if !orders {
+            return n_left;
+        }
         for f in 0..self.x.d {
             stable_partition(
                 &mut self.order[f * n + a..f * n + b],
@@ -626,6 +657,22 @@ impl<'a> Grower<'a> {
     }
 }
 
+/// The lower of the keys when `keys` holds at most two distinct ones, else None.
+fn two_valued(keys: &[(u64, u32)]) -> Option<u64> {
+    let first = keys.first()?.0;
+    let mut other = None;
+    for &(key, _) in keys {
+        if key != first {
+            match other {
+                None => other = Some(key),
+                Some(o) if o != key => return None,
+                Some(_) => {}
+            }
+        }
+    }
+    Some(other.map_or(first, |o| o.min(first)))
+}
+
 /// Maps `v` to a `u64` whose unsigned order is `f64::total_cmp`'s order.
 #[inline]
 fn total_order_key(v: f64) -> u64 {
@@ -666,5 +713,50 @@ pub fn numpy_quantile_linear(v: &[f64], q: f64) -> f64 {
         hi - diff * (1.0 - g)
     } else {
         lo + diff * g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Every feature's presorted order is the rows sorted by value (`total_cmp`), ties in
+    /// row order, whether the column has one, two (the shortcut) or many distinct values,
+    /// NaN included.
+    #[test]
+    fn presort_is_a_stable_sort_by_value() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(3);
+        for trial in 0..60 {
+            let (n, d) = (rng.gen_range(1..200), 4);
+            let palette = [0.0, 1.0, -2.5, f64::NAN, 0.25];
+            let x = Matrix::new(
+                n,
+                d,
+                (0..n * d)
+                    .map(|j| match j % d {
+                        0 => palette[rng.gen_range(0..1 + trial % 2)], // one or two values
+                        1 => palette[rng.gen_range(3..5)],             // NaN and 0.25
+                        2 => palette[rng.gen_range(0..3)],             // three values
+                        _ => rng.gen::<f64>(),
+                    })
+                    .collect(),
+            );
+            let y = vec![0.0; n];
+            let g = Grower::new(&x, &y);
+            for k in 0..d {
+                let mut want: Vec<usize> = (0..n).collect();
+                want.sort_by(|&a, &b| x.get(a, k).total_cmp(&x.get(b, k)).then(a.cmp(&b)));
+                if k == 1 {
+                    // NaN sorts last whatever its sign; the palette's NaN is positive.
+                    assert!(want.iter().all(|&i| !x.get(i, k).is_sign_negative()));
+                }
+                assert_eq!(
+                    &g.order[k * n..(k + 1) * n],
+                    &want[..],
+                    "trial {trial}, feature {k}"
+                );
+            }
+        }
     }
 }
