@@ -509,3 +509,52 @@ fn every_spec_round_trips_through_its_resolved_copy() {
         );
     }
 }
+
+/// Task keys are what they have always been, so results folders written by earlier
+/// versions are resumed and merged, not recomputed: 16 hex digits of SHA-256 over
+/// `{context}|{rep}|{label}|{registry name}|{params}|{epsilon}` (plus `|noise {…}` for
+/// frozen noise), and a derived row's key over `{base}|{tag}`. Checked on a fresh-noise
+/// spec, a frozen-noise spec and a non-private method.
+#[test]
+fn task_keys_keep_their_documented_text() {
+    use dp_repro::run::keys::{dataset_context, derived_key, sha256_hex, task_key, unit_row_keys};
+    use dp_repro::spec::{parse_file, validate};
+    let manifests = vec![root().join("datasets")];
+    let mut frozen_seen = false;
+    for spec in ["specs/ci.yaml", "specs/lpdt/table2-as-coded.yaml"] {
+        let path = root().join(spec);
+        let (parsed, _) = parse_file(&path).unwrap();
+        let exp = validate(parsed, &path, &manifests).unwrap();
+        let ctx = dataset_context(&exp, &exp.datasets[0]);
+        for m in &exp.methods {
+            let noise = match m.noise {
+                dp_repro::spec::raw::Noise::Fresh => String::new(),
+                frozen => {
+                    frozen_seen = true;
+                    format!("|noise {}", frozen.describe())
+                }
+            };
+            let params = m.structural[0].join(&m.mechanism[0]).key();
+            let eps = if m.method.private() {
+                dp_repro::run::seeds::epsilon_text(exp.epsilons[0])
+            } else {
+                String::new()
+            };
+            let text = format!(
+                "{ctx}|3|{}|{}|{params}|{eps}{noise}",
+                m.label,
+                m.method.name()
+            );
+            let key = task_key(&ctx, 3, m, &params, &eps);
+            assert_eq!(key, sha256_hex(&text)[..16], "{spec} {}", m.label);
+            assert_eq!(unit_row_keys(&exp, &ctx, 3, m, 0, &[])[0], key);
+            let tagged = unit_row_keys(&exp, &ctx, 3, m, 0, &["cv_mse:5".to_string()]);
+            assert_eq!(tagged[..2], [key.clone(), derived_key(&key, "cv_mse:5")]);
+            assert_eq!(
+                derived_key(&key, "cv_mse:5"),
+                sha256_hex(&format!("{key}|cv_mse:5"))[..16]
+            );
+        }
+    }
+    assert!(frozen_seen, "table2-as-coded.yaml has frozen-noise methods");
+}
