@@ -9,7 +9,7 @@ use std::path::Path;
 pub const RUNS_HEADER: &str = "task,dataset,method,params,epsilon,repetition,metric,value,seconds";
 
 /// One row of runs.csv: the test metric of one task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRow {
     /// Task key (see `run::keys::task_key`): resume and merge identify rows by it.
     pub task: String,
@@ -42,72 +42,164 @@ pub struct RunRow {
 /// is not [`RUNS_HEADER`].
 pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
     use rayon::prelude::*;
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let header_end = memchr::memchr(b'\n', &bytes).map_or(bytes.len(), |i| i + 1);
-    let mut rdr = csv::Reader::from_reader(&bytes[..header_end]);
-    let header = rdr
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if header.iter().collect::<Vec<_>>().join(",") != RUNS_HEADER {
+    use std::io::{BufRead, BufReader, Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| err(&e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, &file);
+    let mut header = Vec::new();
+    reader.read_until(b'\n', &mut header).map_err(|e| err(&e))?;
+    let header = String::from_utf8_lossy(&header);
+    if header.trim_end_matches(['\n', '\r']) != RUNS_HEADER {
         return Err(format!(
             "{}: not a runs.csv of this dp-repro version (header should be `{RUNS_HEADER}`)",
             path.display()
         ));
     }
-    let body = &bytes[header_end..];
-    // Without quotes every line is one record, so the body can be cut at line ends and
-    // the pieces parsed on rayon's threads (in order; the first error is reported with
-    // its line). A quoted field may hold a line break: such a file is read in one piece.
-    let pieces = if memchr::memchr(b'"', body).is_some() {
-        vec![body]
-    } else {
-        split_at_lines(body, 1 << 20)
+    // Without quotes every line is one record, so the body is cut at line ends into
+    // pieces of about 1 MiB, counted in one sequential pass; then the rows are allocated
+    // once and each piece is read and parsed on rayon's threads straight into its own
+    // rows (the first error is reported with its line). Only a piece per thread is in
+    // memory besides the rows. A quoted field may hold a line break, and a blank line
+    // is no record: such a file is read in one sequential piece.
+    let pieces = match line_pieces(&mut reader, header.len() as u64, 1 << 20) {
+        Ok(Some(pieces)) => pieces,
+        Ok(None) => {
+            let mut file = &file;
+            file.seek(SeekFrom::Start(header.len() as u64))
+                .map_err(|e| err(&e))?;
+            return parse_rows(path, file, 2, None);
+        }
+        Err(e) => return Err(err(&e)),
     };
-    let mut first_line = Vec::with_capacity(pieces.len());
-    let mut line = 2;
+    let total = pieces.iter().map(|p| p.records).sum();
+    let mut rows = Vec::new();
+    rows.resize_with(total, RunRow::default);
+    let mut chunks = Vec::with_capacity(pieces.len());
+    let mut rest = rows.as_mut_slice();
     for p in &pieces {
-        first_line.push(line);
-        line += memchr::memchr_iter(b'\n', p).count();
+        let (chunk, tail) = rest.split_at_mut(p.records);
+        chunks.push(chunk);
+        rest = tail;
     }
-    let parsed: Vec<Result<Vec<RunRow>, String>> = pieces
+    pieces
         .par_iter()
-        .zip(first_line.par_iter())
-        .map(|(piece, &line)| {
-            csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(*piece)
-                .deserialize::<RunRow>()
-                .enumerate()
-                .map(|(i, r)| r.map_err(|e| format!("{}: line {}: {e}", path.display(), line + i)))
-                .collect()
-        })
-        .collect();
-    let mut rows = Vec::with_capacity(parsed.iter().map(|p| p.as_ref().map_or(0, Vec::len)).sum());
-    for p in parsed {
-        rows.extend(p?);
-    }
+        .zip(chunks.into_par_iter())
+        .try_for_each(|(p, chunk)| {
+            let mut bytes = vec![0; p.len];
+            file.read_exact_at(&mut bytes, p.start)
+                .map_err(|e| err(&e))?;
+            let parsed = parse_rows(path, bytes.as_slice(), p.first_line, Some(chunk))?;
+            debug_assert!(parsed.is_empty());
+            Ok::<_, String>(())
+        })?;
     Ok(rows)
 }
 
-/// `bytes` cut into pieces of about `size` bytes, each ending at a line end (the last one
-/// at the end of `bytes`).
-fn split_at_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
+/// A run of whole lines of runs.csv: `len` bytes from byte `start`, the first on line
+/// `first_line` (1-based), holding `records` records.
+struct Piece {
+    start: u64,
+    len: usize,
+    first_line: usize,
+    records: usize,
+}
+
+/// The body of runs.csv from byte `start` (read from `reader`, positioned there) cut at
+/// line ends into pieces of about `size` bytes; None when the body holds a quote or a
+/// blank line (lines would not be records).
+fn line_pieces(
+    reader: &mut impl std::io::BufRead,
+    start: u64,
+    size: u64,
+) -> std::io::Result<Option<Vec<Piece>>> {
     let mut pieces = Vec::new();
-    let mut rest = bytes;
-    while rest.len() > size {
-        match memchr::memchr(b'\n', &rest[size..]) {
-            Some(i) => {
-                let (piece, tail) = rest.split_at(size + i + 1);
-                pieces.push(piece);
-                rest = tail;
-            }
-            None => break,
+    let (mut pos, mut piece_start, mut line_begin) = (start, start, start);
+    let (mut lines, mut line, mut last) = (0, 2, b'\n');
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
         }
+        if memchr::memchr(b'"', buf).is_some() {
+            return Ok(None);
+        }
+        for nl in memchr::memchr_iter(b'\n', buf) {
+            let at = pos + nl as u64;
+            let before = if nl == 0 { last } else { buf[nl - 1] };
+            if at == line_begin || (at == line_begin + 1 && before == b'\r') {
+                return Ok(None); // a blank line
+            }
+            line_begin = at + 1;
+            lines += 1;
+            if line_begin - piece_start >= size {
+                pieces.push(Piece {
+                    start: piece_start,
+                    len: (line_begin - piece_start) as usize,
+                    first_line: line,
+                    records: lines,
+                });
+                (piece_start, line, lines) = (line_begin, line + lines, 0);
+            }
+        }
+        let n = buf.len();
+        last = buf[n - 1];
+        pos += n as u64;
+        reader.consume(n);
     }
-    if !rest.is_empty() {
-        pieces.push(rest);
+    if pos > line_begin {
+        // The last line need not end in a line break.
+        if pos == line_begin + 1 && last == b'\r' {
+            return Ok(None);
+        }
+        lines += 1;
     }
-    pieces
+    if pos > piece_start {
+        pieces.push(Piece {
+            start: piece_start,
+            len: (pos - piece_start) as usize,
+            first_line: line,
+            records: lines,
+        });
+    }
+    Ok(Some(pieces))
+}
+
+/// Parses header-less runs.csv rows from `input`, whose first row is on line
+/// `first_line`: into `into` when given (which must hold exactly as many rows as the
+/// input; an empty vector is returned), else into a new vector.
+fn parse_rows(
+    path: &Path,
+    input: impl std::io::Read,
+    first_line: usize,
+    into: Option<&mut [RunRow]>,
+) -> Result<Vec<RunRow>, String> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(input);
+    let mut records = rdr
+        .deserialize::<RunRow>()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| format!("{}: line {}: {e}", path.display(), first_line + i)));
+    let Some(into) = into else {
+        return records.collect();
+    };
+    let expected = into.len();
+    for slot in into.iter_mut() {
+        *slot = records.next().ok_or_else(|| {
+            format!(
+                "{}: fewer records than lines from line {first_line} (expected {expected})",
+                path.display()
+            )
+        })??;
+    }
+    if records.next().is_some() {
+        return Err(format!(
+            "{}: more records than lines from line {first_line} (expected {expected})",
+            path.display()
+        ));
+    }
+    Ok(Vec::new())
 }
 
 /// Writes `rows` as the whole of runs.csv at `path` (through a temporary file renamed over
@@ -142,15 +234,15 @@ pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<Fil
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut cut = 0;
     let existing = if path.exists() {
-        let bytes = std::fs::read(path).map_err(err)?;
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if keep < bytes.len() {
-            cut = (bytes.len() - keep) as u64;
+        let len = std::fs::metadata(path).map_err(err)?.len();
+        let keep = end_of_last_line(path, len).map_err(err)?;
+        if keep < len {
+            cut = len - keep;
             OpenOptions::new()
                 .write(true)
                 .open(path)
                 .map_err(err)?
-                .set_len(keep as u64)
+                .set_len(keep)
                 .map_err(err)?;
         }
         keep > 0
@@ -176,6 +268,25 @@ pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<Fil
     Ok((rows, cut, writer))
 }
 
+/// The length of the file at `path` (`len` bytes) up to and including its last line
+/// break (0 without one), read backwards from the end in blocks.
+fn end_of_last_line(path: &Path, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let file = File::open(path)?;
+    let mut end = len;
+    let mut block = vec![0; 1 << 16];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let buf = &mut block[..(end - start) as usize];
+        file.read_exact_at(buf, start)?;
+        if let Some(i) = memchr::memrchr(b'\n', buf) {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +303,18 @@ mod tests {
             value: i as f64 / 7.0,
             seconds: 1e-4 * i as f64,
         }
+    }
+
+    /// `r` as one line of runs.csv, without its line break.
+    fn line_of(r: &RunRow) -> String {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.serialize(r).unwrap();
+        String::from_utf8(w.into_inner().unwrap())
+            .unwrap()
+            .trim_end()
+            .to_string()
     }
 
     /// A file of several 1 MiB pieces reads back as written, in order, and a malformed
@@ -214,6 +337,22 @@ mod tests {
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let err = read_runs(&path).unwrap_err();
         assert!(err.contains("line 35002"), "{err}");
+
+        // A blank line is no record: the file is read in one piece, the same rows.
+        let mut blank = rows[..5].iter().map(|r| line_of(r)).collect::<Vec<_>>();
+        blank.insert(3, String::new());
+        std::fs::write(&path, format!("{RUNS_HEADER}\n{}\n", blank.join("\n"))).unwrap();
+        assert_eq!(read_runs(&path).unwrap(), rows[..5]);
+        // Without a final line break, the last line is still a row.
+        let text = rows[..5]
+            .iter()
+            .map(|r| line_of(r))
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&path, format!("{RUNS_HEADER}\n{text}")).unwrap();
+        assert_eq!(read_runs(&path).unwrap(), rows[..5]);
+        std::fs::write(&path, format!("{RUNS_HEADER}\n")).unwrap();
+        assert_eq!(read_runs(&path).unwrap(), []);
 
         // A quoted field (here a line break inside one) is read in one piece.
         let mut quoted = rows[..3].to_vec();
