@@ -393,7 +393,7 @@ impl<'a> Grower<'a> {
                 continue;
             }
             // A stable sort of rows listed in increasing order: ties stay in row order.
-            keys.sort_by_key(|&(key, _)| key);
+            radsort::sort_by_key(&mut keys, |&(key, _)| key);
             order.extend(keys.iter().map(|&(_, i)| i as usize));
         }
         Grower {
