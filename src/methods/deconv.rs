@@ -271,7 +271,9 @@ pub fn deconvolution_nw_with(
         .collect();
     let k = Kernel {
         packed: &packed,
-        y: &reports.y,
+        y: (0..groups * LANES)
+            .map(|i| reports.y.get(i).copied().unwrap_or(0.0))
+            .collect(),
         y_exp,
         group_y_exp,
         n,
@@ -380,8 +382,8 @@ struct Kernel<'a> {
     /// X̃ packed by groups of LANES users: entry (i, k) at
     /// `[(i / LANES · d + k)·LANES + i % LANES]`.
     packed: &'a [f64],
-    /// Ỹ, length n.
-    y: &'a [f64],
+    /// Ỹ per padded slot (0 for padding, whose weight is 0).
+    y: Vec<f64>,
     /// [`label_exponent`] of each Ỹ_i, per padded slot (−1023 for padding).
     y_exp: Vec<f64>,
     /// The largest of `y_exp` in each group.
@@ -558,36 +560,27 @@ impl Kernel<'_> {
     /// sum over every report.
     #[inline(always)]
     fn predict_band(&self, x: &[f64], band: &Band, first: usize, s: &mut Scratch) -> f64 {
-        let cut = match self.pruning {
-            Pruning::Off => f64::INFINITY,
+        let (cut, first_top) = match self.pruning {
+            Pruning::Off => (f64::INFINITY, f64::NEG_INFINITY),
             Pruning::Bound => {
-                self.weights(first, x, band, s);
-                let top = (first * LANES..(first + 1) * LANES)
-                    .filter(|&i| s.mant[i] != 0.0)
-                    .fold(f64::NEG_INFINITY, |m, i| m.max(s.g[i]));
+                let top = self.weights(first, x, band, s);
                 if top == f64::NEG_INFINITY {
-                    f64::INFINITY
+                    (f64::INFINITY, top)
                 } else {
-                    band.prune_beyond(self.d, top)
+                    (band.prune_beyond(self.d, top), top)
                 }
             }
         };
         s.live.clear();
         for grp in 0..self.groups {
-            let evaluated = self.pruning == Pruning::Bound && grp == first;
-            if !evaluated {
+            let group_top = if self.pruning == Pruning::Bound && grp == first {
+                first_top
+            } else {
                 if s.group_min[grp] > cut {
                     continue; // every report of the group is beyond the cut
                 }
-                self.weights(grp, x, band, s);
-            }
-            let group_top = (grp * LANES..(grp + 1) * LANES).fold(f64::NEG_INFINITY, |m, i| {
-                m.max(if s.mant[i] != 0.0 {
-                    s.g[i]
-                } else {
-                    f64::NEG_INFINITY
-                })
-            });
+                self.weights(grp, x, band, s)
+            };
             s.live.push((grp, group_top));
         }
         let top = s.live.iter().fold(f64::NEG_INFINITY, |m, &(_, t)| m.max(t));
@@ -602,10 +595,16 @@ impl Kernel<'_> {
             if shift < EXP_ZERO_BELOW || sums.negligible(shift, self.group_y_exp[grp]) {
                 continue;
             }
-            for i in grp * LANES..(grp + 1) * LANES {
-                let (m, shift) = (s.mant[i], s.g[i] - top);
-                if m != 0.0 && shift >= EXP_ZERO_BELOW && !sums.negligible(shift, self.y_exp[i]) {
-                    sums.add(m * shift.exp(), self.y[i]);
+            let lanes = grp * LANES..(grp + 1) * LANES;
+            for (((&m, &g), &e_y), &y) in s.mant[lanes.clone()]
+                .iter()
+                .zip(&s.g[lanes.clone()])
+                .zip(&self.y_exp[lanes.clone()])
+                .zip(&self.y[lanes])
+            {
+                let shift = g - top;
+                if m != 0.0 && shift >= EXP_ZERO_BELOW && !sums.negligible(shift, e_y) {
+                    sums.add(m * shift.exp(), y);
                 }
             }
         }
@@ -618,9 +617,9 @@ impl Kernel<'_> {
 
     /// The log-weight g_i and signed mantissa of every user of group `grp` at one
     /// bandwidth (padding slots get a zero mantissa), from the squared distances in
-    /// `s.sq`.
+    /// `s.sq`; returns the largest g_i of a nonzero weight (−∞ if none).
     #[inline(always)]
-    fn weights(&self, grp: usize, x: &[f64], band: &Band, s: &mut Scratch) {
+    fn weights(&self, grp: usize, x: &[f64], band: &Band, s: &mut Scratch) -> f64 {
         let coords = self.group(grp);
         let (a, b) = (band.a, band.b);
         let mut prod = [1.0f64; LANES];
@@ -642,10 +641,15 @@ impl Kernel<'_> {
             k0 = k1;
         }
         let base = grp * LANES;
+        let mut top = f64::NEG_INFINITY;
         for l in 0..LANES {
-            s.g[base + l] = exp2[l] * std::f64::consts::LN_2 - s.sq[base + l] * band.half_inv_h2;
-            s.mant[base + l] = if base + l < self.n { prod[l] } else { 0.0 };
+            let g = exp2[l] * std::f64::consts::LN_2 - s.sq[base + l] * band.half_inv_h2;
+            let m = if base + l < self.n { prod[l] } else { 0.0 };
+            s.g[base + l] = g;
+            s.mant[base + l] = m;
+            top = top.max(if m != 0.0 { g } else { f64::NEG_INFINITY });
         }
+        top
     }
 }
 
