@@ -68,7 +68,7 @@ pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
             let mut file = &file;
             file.seek(SeekFrom::Start(header.len() as u64))
                 .map_err(|e| err(&e))?;
-            return parse_rows(path, file, 2, None);
+            return records(path, file, 2).collect();
         }
         Err(e) => return Err(err(&e)),
     };
@@ -89,9 +89,22 @@ pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
             let mut bytes = vec![0; p.len];
             file.read_exact_at(&mut bytes, p.start)
                 .map_err(|e| err(&e))?;
-            let parsed = parse_rows(path, bytes.as_slice(), p.first_line, Some(chunk))?;
-            debug_assert!(parsed.is_empty());
-            Ok::<_, String>(())
+            let mut parsed = records(path, bytes.as_slice(), p.first_line);
+            let count = |what| {
+                format!(
+                    "{}: {what} records than lines from line {} (expected {})",
+                    path.display(),
+                    p.first_line,
+                    p.records
+                )
+            };
+            for slot in chunk.iter_mut() {
+                *slot = parsed.next().ok_or_else(|| count("fewer"))??;
+            }
+            match parsed.next() {
+                None => Ok(()),
+                Some(_) => Err(count("more")),
+            }
         })?;
     Ok(rows)
 }
@@ -165,41 +178,21 @@ fn line_pieces(
     Ok(Some(pieces))
 }
 
-/// Parses header-less runs.csv rows from `input`, whose first row is on line
-/// `first_line`: into `into` when given (which must hold exactly as many rows as the
-/// input; an empty vector is returned), else into a new vector.
-fn parse_rows(
-    path: &Path,
-    input: impl std::io::Read,
+/// The header-less runs.csv rows of `input`, whose first row is on line `first_line`;
+/// errors name the file and the line.
+fn records<'a>(
+    path: &'a Path,
+    input: impl std::io::Read + 'a,
     first_line: usize,
-    into: Option<&mut [RunRow]>,
-) -> Result<Vec<RunRow>, String> {
-    let mut rdr = csv::ReaderBuilder::new()
+) -> impl Iterator<Item = Result<RunRow, String>> + 'a {
+    csv::ReaderBuilder::new()
         .has_headers(false)
-        .from_reader(input);
-    let mut records = rdr
-        .deserialize::<RunRow>()
+        .from_reader(input)
+        .into_deserialize::<RunRow>()
         .enumerate()
-        .map(|(i, r)| r.map_err(|e| format!("{}: line {}: {e}", path.display(), first_line + i)));
-    let Some(into) = into else {
-        return records.collect();
-    };
-    let expected = into.len();
-    for slot in into.iter_mut() {
-        *slot = records.next().ok_or_else(|| {
-            format!(
-                "{}: fewer records than lines from line {first_line} (expected {expected})",
-                path.display()
-            )
-        })??;
-    }
-    if records.next().is_some() {
-        return Err(format!(
-            "{}: more records than lines from line {first_line} (expected {expected})",
-            path.display()
-        ));
-    }
-    Ok(Vec::new())
+        .map(move |(i, r)| {
+            r.map_err(|e| format!("{}: line {}: {e}", path.display(), first_line + i))
+        })
 }
 
 /// Writes `rows` as the whole of runs.csv at `path` (through a temporary file renamed over
