@@ -43,7 +43,6 @@ pub struct RunRow {
 pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
     use rayon::prelude::*;
     use std::io::{BufRead, BufReader, Seek, SeekFrom};
-    use std::os::unix::fs::FileExt;
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let file = File::open(path).map_err(|e| err(&e))?;
     let mut reader = BufReader::with_capacity(1 << 16, &file);
@@ -86,9 +85,7 @@ pub fn read_runs(path: &Path) -> Result<Vec<RunRow>, String> {
         .par_iter()
         .zip(chunks.into_par_iter())
         .try_for_each(|(p, chunk)| {
-            let mut bytes = vec![0; p.len];
-            file.read_exact_at(&mut bytes, p.start)
-                .map_err(|e| err(&e))?;
+            let bytes = read_range(path, p.start, p.len).map_err(|e| err(&e))?;
             let mut parsed = records(path, bytes.as_slice(), p.first_line);
             let count = |what| {
                 format!(
@@ -264,20 +261,28 @@ pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<Fil
 /// The length of the file at `path` (`len` bytes) up to and including its last line
 /// break (0 without one), read backwards from the end in blocks.
 fn end_of_last_line(path: &Path, len: u64) -> std::io::Result<u64> {
-    use std::os::unix::fs::FileExt;
-    let file = File::open(path)?;
+    const BLOCK: u64 = 1 << 16;
     let mut end = len;
-    let mut block = vec![0; 1 << 16];
     while end > 0 {
-        let start = end.saturating_sub(block.len() as u64);
-        let buf = &mut block[..(end - start) as usize];
-        file.read_exact_at(buf, start)?;
-        if let Some(i) = memchr::memrchr(b'\n', buf) {
+        let start = end.saturating_sub(BLOCK);
+        let buf = read_range(path, start, (end - start) as usize)?;
+        if let Some(i) = memchr::memrchr(b'\n', &buf) {
             return Ok(start + i as u64 + 1);
         }
         end = start;
     }
     Ok(0)
+}
+
+/// `len` bytes of the file at `path` from byte `start` (on a handle of its own, so that
+/// threads can read different ranges at once).
+fn read_range(path: &Path, start: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = vec![0; len];
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
