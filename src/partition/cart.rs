@@ -10,6 +10,7 @@ use super::builder::{
     lpdt_stop, reduction, reduction_above, score_tolerance, split_score, stable_partition,
     tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
 };
+use super::presort::Presorter;
 use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
 
@@ -377,24 +378,11 @@ impl<'a> Grower<'a> {
                 col[k * n + i] = v;
             }
         }
-        // Sort keys: the value's bits mapped to an unsigned integer in `f64::total_cmp`
-        // order, with the row as u32 (fewer bytes for the sort to move).
-        assert!(n <= u32::MAX as usize, "cart: at most 2^32 rows");
+        // Each feature's rows sorted stably by value (ties by row, NaN last).
         let mut order = Vec::with_capacity(n * d);
-        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(n);
+        let mut presorter = Presorter::default();
         for k in 0..d {
-            keys.clear();
-            keys.extend((0..n).map(|i| (total_order_key(col[k * n + i]), i as u32)));
-            if let Some(low) = two_valued(&keys) {
-                // Two distinct values (a one-hot column, say): the stable sort is the rows
-                // with the lower value, then the others, each in row order.
-                order.extend(keys.iter().filter(|e| e.0 == low).map(|e| e.1 as usize));
-                order.extend(keys.iter().filter(|e| e.0 != low).map(|e| e.1 as usize));
-                continue;
-            }
-            // A stable sort of rows listed in increasing order: ties stay in row order.
-            radsort::sort_by_key(&mut keys, |&(key, _)| key);
-            order.extend(keys.iter().map(|&(_, i)| i as usize));
+            presorter.sort_column(&col[k * n..(k + 1) * n], &mut order);
         }
         Grower {
             x,
@@ -654,37 +642,6 @@ impl<'a> Grower<'a> {
             t = va;
         }
         Some((k, t.next_up(), nan_left))
-    }
-}
-
-/// The lower of the keys when `keys` holds at most two distinct ones, else None.
-fn two_valued(keys: &[(u64, u32)]) -> Option<u64> {
-    let first = keys.first()?.0;
-    let mut other = None;
-    for &(key, _) in keys {
-        if key != first {
-            match other {
-                None => other = Some(key),
-                Some(o) if o != key => return None,
-                Some(_) => {}
-            }
-        }
-    }
-    Some(other.map_or(first, |o| o.min(first)))
-}
-
-/// Maps `v` to a `u64` whose unsigned order is `f64::total_cmp`'s order.
-#[inline]
-fn total_order_key(v: f64) -> u64 {
-    if v.is_nan() {
-        // Missing values last in every feature's order, whatever the NaN's sign bit.
-        return u64::MAX;
-    }
-    let b = v.to_bits();
-    if b >> 63 == 1 {
-        !b
-    } else {
-        b | (1 << 63)
     }
 }
 
