@@ -4,6 +4,7 @@
 //! Data flows one way (see `../shared/DESIGN.md`): spec → validated experiment → tasks →
 //! runs.csv → summary → selection → paired tests → tables.
 
+pub mod audit;
 pub mod check;
 pub mod data;
 pub mod estimate;

@@ -3,10 +3,12 @@
 //! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5)
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
 //! counts; `lpct.md` §10.6; competition ranks with a min/max tie rule, `histoftree.md` §10) and
-//! the 95 % Student-t half-width the DiPriMe tables print as "±" (`diprime.md` §6.1).
+//! the 95 % Student-t half-width the DiPriMe tables print as "±" (`diprime.md` §6.1); the
+//! Clopper–Pearson bounds of a privacy audit (issue 13).
 
 mod interval;
 mod marks;
+mod privacy_loss;
 mod ranks;
 mod summary;
 mod wilcoxon;
@@ -16,6 +18,7 @@ pub use marks::{
     rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
     DEFAULT_ALPHA,
 };
+pub use privacy_loss::{clopper_pearson, epsilon_lower_bound, ProbabilityInterval};
 pub use ranks::{
     competition_ranks, first_place_counts, ordinal_ranks, rank_sums, rank_sums_competition, TieRank,
 };
