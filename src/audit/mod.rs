@@ -96,8 +96,8 @@ pub struct AuditOutcome {
     pub draws: u64,
     /// The certified lower bound on ε (natural log), at confidence 1 − α.
     pub epsilon_lower: f64,
-    /// The plug-in estimate ln(p̂_num/p̂_den) of the chosen event (∞ when the denominator's
-    /// count is 0), for the report; not a bound.
+    /// The plug-in estimate ln(p̂_num/p̂_den) of the chosen event (∞ when only the
+    /// denominator's count is 0, NaN when both are), for the report; not a bound.
     pub epsilon_plug_in: f64,
 }
 
@@ -110,14 +110,17 @@ pub struct AuditOutcome {
 /// Cost: 2·(pilot + draws) releases and O(pilot·thresholds) counting.
 ///
 /// # Panics
-/// If `pilot` or `draws` is 0, or α is not in (0, 1).
+/// If `pilot`, `draws` or `thresholds` is 0, or α is not in (0, 1).
 pub fn audit_scalar(
     cfg: &AuditConfig,
     mut release_a: impl FnMut(&mut Pcg64) -> f64,
     mut release_b: impl FnMut(&mut Pcg64) -> f64,
     [mut pilot_a, mut pilot_b, mut final_a, mut final_b]: [Pcg64; 4],
 ) -> AuditOutcome {
-    assert!(cfg.pilot > 0 && cfg.draws > 0, "an audit needs draws");
+    assert!(
+        cfg.pilot > 0 && cfg.draws > 0 && cfg.thresholds > 0,
+        "an audit needs pilot draws, final draws and thresholds"
+    );
     let za: Vec<f64> = (0..cfg.pilot).map(|_| release_a(&mut pilot_a)).collect();
     let zb: Vec<f64> = (0..cfg.pilot).map(|_| release_b(&mut pilot_b)).collect();
     let event = choose_event(cfg, &za, &zb);

@@ -38,20 +38,9 @@ fn power_tolerance(p_num: f64, p_den: f64, n: u64) -> f64 {
     4.0 * (rel(p_num) + rel(p_den))
 }
 
-fn check_laplace(eps: f64, scale: f64, name: &str) -> (AuditOutcome, f64) {
-    let cfg = AuditConfig {
-        pilot: 50_000,
-        draws: 500_000,
-        ..AuditConfig::default()
-    };
-    // Labels at the two ends of a range of width 1: sensitivity 1, claimed scale 1/ε.
-    let (y_a, y_b) = (0.0, 1.0);
-    let out = audit_scalar(
-        &cfg,
-        |r| y_a + laplace(r, scale),
-        |r| y_b + laplace(r, scale),
-        streams(name),
-    );
+/// Checks an audit `out` of z = y + Lap(`scale`) at labels `y_a`, `y_b` against the exact
+/// loss of the event it chose, and returns that loss.
+fn check_against_exact(out: &AuditOutcome, y_a: f64, y_b: f64, scale: f64, name: &str) -> f64 {
     let (p_a, p_b) = laplace_event(&out.event, y_a, y_b, scale);
     let (p_num, p_den) = if out.event.a_over_b {
         (p_a, p_b)
@@ -75,7 +64,27 @@ fn check_laplace(eps: f64, scale: f64, name: &str) -> (AuditOutcome, f64) {
         out.epsilon_lower,
         out.event
     );
-    let _ = eps;
+    exact
+}
+
+const CONFIG: AuditConfig = AuditConfig {
+    pilot: 50_000,
+    draws: 500_000,
+    thresholds: 64,
+    alpha: 0.05,
+};
+
+/// The audit of Laplace noise at `scale` on labels 0 and 1 (sensitivity 1), checked
+/// against the exact loss of its event; returns the outcome and that loss.
+fn check_laplace(scale: f64, name: &str) -> (AuditOutcome, f64) {
+    let (y_a, y_b) = (0.0, 1.0);
+    let out = audit_scalar(
+        &CONFIG,
+        |r| y_a + laplace(r, scale),
+        |r| y_b + laplace(r, scale),
+        streams(name),
+    );
+    let exact = check_against_exact(&out, y_a, y_b, scale, name);
     (out, exact)
 }
 
@@ -87,7 +96,7 @@ fn check_laplace(eps: f64, scale: f64, name: &str) -> (AuditOutcome, f64) {
 #[test]
 fn laplace_label_reaches_its_epsilon() {
     for eps in [0.5, 1.0, 2.0] {
-        let (out, exact) = check_laplace(eps, 1.0 / eps, &format!("laplace-{eps}"));
+        let (out, exact) = check_laplace(1.0 / eps, &format!("laplace-{eps}"));
         assert!(exact <= eps + 1e-12, "no half-line exceeds ε");
         assert!(exact >= eps - 0.03, "ε {eps}: chosen event's loss {exact}");
         assert!(out.epsilon_lower <= eps, "ε {eps}: {out:?}");
@@ -99,7 +108,7 @@ fn laplace_label_reaches_its_epsilon() {
 #[test]
 fn laplace_at_half_scale_is_a_violation() {
     for eps in [0.5, 1.0, 2.0] {
-        let (out, _) = check_laplace(eps, 0.5 / eps, &format!("broken-{eps}"));
+        let (out, _) = check_laplace(0.5 / eps, &format!("broken-{eps}"));
         assert!(
             out.epsilon_lower > eps * 1.5,
             "ε {eps}: half-scale Laplace certified only {} ({})",
@@ -115,11 +124,7 @@ fn laplace_at_half_scale_is_a_violation() {
 /// sampling tolerance and never exceeds them.
 #[test]
 fn lpdt_release_parts_reach_their_budgets() {
-    let cfg = AuditConfig {
-        pilot: 50_000,
-        draws: 500_000,
-        ..AuditConfig::default()
-    };
+    let cfg = CONFIG;
     let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
     for (eps, rho) in [(1.0, 0.5), (4.0, 0.25)] {
         let mech = LpdtMechanism::new(
@@ -156,13 +161,14 @@ fn lpdt_release_parts_reach_their_budgets() {
                 mech.release(0, y, &mut bits, r)
             }
         };
-        let out = audit_scalar(&cfg, label(0.0), label(1.0), streams(&format!("y-{eps}")));
+        let name = format!("y-{eps}");
+        let out = audit_scalar(&cfg, label(0.0), label(1.0), streams(&name));
+        let exact = check_against_exact(&out, 0.0, 1.0, mech.label_scale, &name);
         let claim = (1.0 - rho) * eps;
+        assert!((mech.label_scale - 1.0 / claim).abs() < 1e-12);
         assert!(
-            out.epsilon_lower <= claim && out.epsilon_lower >= claim - 0.03 - 0.02,
-            "label, ε {eps} ρ {rho}: {} vs {claim} ({})",
-            out.epsilon_lower,
-            out.event
+            exact <= claim + 1e-12 && exact >= claim - 0.03,
+            "{name}: {exact}"
         );
     }
 }
