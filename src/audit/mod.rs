@@ -4,13 +4,81 @@
 //!
 //! This module holds the audit of a real-valued release statistic (a noisy label, a
 //! randomized-response bit, a projection of a release vector): the events are the
-//! half-lines {z ≤ t} and {z > t}. Choosing the event and estimating its probabilities on
+//! half-lines {z ≤ t} and {z > t}. A method offers its [`AuditCase`]s (two neighbouring
+//! inputs of one part of its release, the statistic and the ε that part claims) through
+//! [`crate::methods::Method::audit_cases`]; [`lpdt`] builds those of LPDT's user release.
+//!
+//! The statistic of a whole release is the log-likelihood ratio of the two inputs under the
+//! *claimed* mechanism (white-box, as in Neyman–Pearson): its half-lines are the tightest
+//! events when the implementation is what it claims, and when it is not (a noise scale
+//! too small, a bit flipped too rarely) the releases' law moves and the same events show the
+//! excess loss. Choosing the event and estimating its probabilities on
 //! the same draws would bias the bound upwards, so the event is chosen on a pilot sample
 //! and its probabilities are counted on fresh draws: the Clopper–Pearson bound then holds
 //! at confidence 1 − α for the chosen event, as for any event fixed in advance.
 
+pub mod lpdt;
+pub mod spec;
+
 use crate::stats::epsilon_lower_bound;
 use rand_pcg::Pcg64;
+
+/// A release statistic drawn from a seeded stream.
+pub type Release = Box<dyn Fn(&mut Pcg64) -> f64 + Send + Sync>;
+
+/// One audited part of a method's release at one ε: two neighbouring inputs a and b, the
+/// statistic of a release of each, and the ε the part claims.
+pub struct AuditCase {
+    /// The part of the release (e.g. `bits`, `label`, `user release`).
+    pub part: String,
+    /// The neighbouring inputs, in words (e.g. `leaf 0, y = lo vs leaf 1, y = hi`).
+    pub neighbours: String,
+    /// The ε this part must not exceed (natural log).
+    pub claimed: f64,
+    /// A release statistic on input a.
+    pub release_a: Release,
+    /// A release statistic on input b.
+    pub release_b: Release,
+}
+
+impl std::fmt::Debug for AuditCase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditCase")
+            .field("part", &self.part)
+            .field("neighbours", &self.neighbours)
+            .field("claimed", &self.claimed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The verdict on one case: a certified bound above the claim is a violation at
+/// confidence 1 − α; otherwise the releases are consistent with the claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The certified lower bound does not exceed the claimed ε.
+    Consistent,
+    /// The certified lower bound exceeds the claimed ε.
+    Violation,
+}
+
+impl Verdict {
+    /// `consistent` or `violation`, as `audit.csv` writes it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Consistent => "consistent",
+            Verdict::Violation => "violation",
+        }
+    }
+
+    /// The verdict on a certified `bound` against the `claimed` ε.
+    pub fn of(bound: f64, claimed: f64) -> Verdict {
+        if bound > claimed {
+            Verdict::Violation
+        } else {
+            Verdict::Consistent
+        }
+    }
+}
 
 /// How many releases an audit draws and how it chooses its event.
 #[derive(Debug, Clone, Copy, PartialEq)]

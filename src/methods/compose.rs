@@ -836,6 +836,23 @@ impl Method for Composed {
     fn blocks(&self) -> Option<String> {
         Some(self.composition.to_string())
     }
+    fn audit_cases(
+        &self,
+        params: &Params,
+        epsilon: f64,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let c = &self.composition;
+        if !c.lpdt_release() {
+            return Ok(None);
+        }
+        // The loss does not depend on the label range: labels in [0, 1].
+        let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
+        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+        let mech = crate::estimate::LpdtMechanism::with_budgets(2, eps_cell, eps_label, bounds);
+        Ok(Some(crate::audit::lpdt::lpdt_release_cases(
+            &mech, eps_cell, eps_label,
+        )))
+    }
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()
     }

@@ -196,6 +196,21 @@ pub trait Method: Send + Sync {
     fn privacy_notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The cases an empirical privacy audit draws for this method's release at grid point
+    /// `params` (structural joined with mechanism) and budget ε ([`crate::audit`], issue
+    /// 13): neighbouring inputs of each part of the release and the ε each part claims.
+    /// None (the default) when the method has no audit yet; `dp-repro audit` says so.
+    ///
+    /// # Errors
+    /// The method's own error (e.g. a budget split that is not valid).
+    fn audit_cases(
+        &self,
+        params: &Params,
+        epsilon: f64,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let _ = (params, epsilon);
+        Ok(None)
+    }
     /// Whether structural grid point `structural` applies to a data set of `n` rows
     /// (all parts) and `d` features, decided from the shape alone, without running
     /// anything: None when it applies, else the reason it is skipped, in a few words

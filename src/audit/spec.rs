@@ -1,0 +1,256 @@
+//! The audit of a spec's private methods (`dp-repro audit`, issue 13): every method's
+//! [`AuditCase`]s at each ε of the spec, their outcomes as rows of `audit.csv`.
+//!
+//! Grid points: the first structural point of each method joined with every mechanism
+//! point that changes what users release (distinct release keys,
+//! [`crate::methods::Params::release_key`]); curator-side parameters change no release and
+//! are not audited again. No data set is read: the neighbouring inputs are the worst cases
+//! the method's cases construct.
+//!
+//! Family-wise confidence: a spec audits many parts (108 for the LPDT paper's Table 2), and
+//! a faithful part whose loss equals its claim is flagged with probability up to its α, so
+//! the spec's α is split over its m parts (Bonferroni): each part is bounded at level α/m
+//! and the chance that any faithful part of the spec is flagged is at most α.
+
+use super::{audit_scalar, AuditCase, AuditConfig, AuditOutcome, Verdict};
+use crate::methods::{MethodError, Params};
+use crate::run::seeds::{epsilon_text, stream};
+use crate::spec::Experiment;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+
+/// `audit.csv`'s header.
+pub const AUDIT_HEADER: &str = "method,params,epsilon,part,neighbours,claimed_epsilon,audited_epsilon,plug_in_epsilon,confidence,event,count_a,count_b,draws,verdict";
+
+/// Which methods and budgets to audit, and how hard.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    /// Only the method with this label (None: every private method of the spec).
+    pub method: Option<String>,
+    /// These budgets instead of the spec's ε grid.
+    pub epsilons: Option<Vec<f64>>,
+    /// Draws of each case, and the family-wise α of the whole audit (each of its m parts
+    /// is bounded at α/m).
+    pub config: AuditConfig,
+}
+
+/// One row of `audit.csv`: a case's outcome, or a method with no audit yet (`outcome`
+/// None).
+#[derive(Debug, Clone)]
+pub struct AuditRow {
+    /// The method's column label in the spec.
+    pub method: String,
+    /// The grid point's key (structural joined with mechanism parameters).
+    pub params: String,
+    /// The budget ε the method runs at.
+    pub epsilon: f64,
+    /// The audited part of the release (empty when not audited).
+    pub part: String,
+    /// The neighbouring inputs and statistic, in words.
+    pub neighbours: String,
+    /// The ε the part claims (NaN when not audited).
+    pub claimed: f64,
+    /// The outcome, None for a method without audit cases.
+    pub outcome: Option<AuditOutcome>,
+    /// The verdict, None when not audited.
+    pub verdict: Option<Verdict>,
+    /// The level α/m at which this part was bounded (m parts audited).
+    pub alpha: f64,
+}
+
+/// Errors of a spec audit.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// `--method` names no method of the spec.
+    #[error("--method {0}: no method of the spec has this label (labels: {1})")]
+    UnknownMethod(String, String),
+    /// A budget ε ≤ 0 or not finite.
+    #[error("--epsilon {0}: a budget must be a finite number > 0")]
+    Epsilon(f64),
+    /// The method refused a grid point.
+    #[error("{method} at {params}, epsilon {epsilon}: {source}")]
+    Method {
+        /// The method's label.
+        method: String,
+        /// The grid point's key.
+        params: String,
+        /// The budget.
+        epsilon: f64,
+        /// What the method said.
+        source: MethodError,
+    },
+}
+
+/// Audits the private methods of `exp` (rows in spec order: method, grid point, ε, part).
+/// Each case draws from streams seeded by the spec seed and (method, grid point, ε, part),
+/// so the rows do not depend on the number of threads.
+///
+/// # Errors
+/// [`AuditError`]: an unknown `--method`, a bad ε, or a method's refusal.
+pub fn audit_experiment(
+    exp: &Experiment,
+    opts: &AuditOptions,
+) -> Result<Vec<AuditRow>, AuditError> {
+    if let Some(label) = &opts.method {
+        if !exp.methods.iter().any(|m| &m.label == label) {
+            let labels: Vec<&str> = exp.methods.iter().map(|m| m.label.as_str()).collect();
+            return Err(AuditError::UnknownMethod(label.clone(), labels.join(", ")));
+        }
+    }
+    let epsilons = opts
+        .epsilons
+        .clone()
+        .unwrap_or_else(|| exp.epsilons.clone());
+    if let Some(&e) = epsilons.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
+        return Err(AuditError::Epsilon(e));
+    }
+    // (method label, grid point, ε, cases or None).
+    let mut work: Vec<(String, String, f64, Option<AuditCase>)> = Vec::new();
+    for plan in &exp.methods {
+        let wanted = opts.method.as_ref().is_none_or(|l| l == &plan.label);
+        if !wanted || !plan.method.private() {
+            continue;
+        }
+        let decls = plan.method.params();
+        let structural = plan.structural.first().cloned().unwrap_or_default();
+        let mut seen = BTreeSet::new();
+        let mechanism: Vec<Params> = if plan.mechanism.is_empty() {
+            vec![Params::default()]
+        } else {
+            plan.mechanism.clone()
+        };
+        for q in mechanism
+            .iter()
+            .filter(|q| seen.insert(q.release_key(decls)))
+        {
+            let params = structural.join(q);
+            let key = params.key();
+            for &eps in &epsilons {
+                let cases =
+                    plan.method
+                        .audit_cases(&params, eps)
+                        .map_err(|source| AuditError::Method {
+                            method: plan.label.clone(),
+                            params: key.clone(),
+                            epsilon: eps,
+                            source,
+                        })?;
+                match cases {
+                    None => work.push((plan.label.clone(), key.clone(), eps, None)),
+                    Some(cases) => work.extend(
+                        cases
+                            .into_iter()
+                            .map(|c| (plan.label.clone(), key.clone(), eps, Some(c))),
+                    ),
+                }
+            }
+        }
+    }
+    let seed = exp.spec.seed;
+    let parts = work.iter().filter(|w| w.3.is_some()).count().max(1);
+    let cfg = AuditConfig {
+        alpha: opts.config.alpha / parts as f64,
+        ..opts.config
+    };
+    Ok(work
+        .into_par_iter()
+        .map(|(method, params, epsilon, case)| {
+            let Some(case) = case else {
+                return AuditRow {
+                    method,
+                    params,
+                    epsilon,
+                    part: String::new(),
+                    neighbours: String::new(),
+                    claimed: f64::NAN,
+                    outcome: None,
+                    verdict: None,
+                    alpha: cfg.alpha,
+                };
+            };
+            let eps_text = epsilon_text(epsilon);
+            let streams = ["pilot-a", "pilot-b", "final-a", "final-b"].map(|role| {
+                stream(
+                    seed,
+                    &["audit", &method, &params, &eps_text, &case.part, role],
+                )
+            });
+            let outcome = audit_scalar(&cfg, &case.release_a, &case.release_b, streams);
+            AuditRow {
+                verdict: Some(Verdict::of(outcome.epsilon_lower, case.claimed)),
+                method,
+                params,
+                epsilon,
+                part: case.part,
+                neighbours: case.neighbours,
+                claimed: case.claimed,
+                outcome: Some(outcome),
+                alpha: cfg.alpha,
+            }
+        })
+        .collect())
+}
+
+/// `audit.csv`'s text: [`AUDIT_HEADER`], then one row per [`AuditRow`] (numbers in Rust's
+/// shortest round-trip form; `confidence` is the part's own, 1 − α/m; the outcome's columns
+/// empty and the verdict `not audited` for a method without audit cases).
+pub fn audit_csv(rows: &[AuditRow]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(AUDIT_HEADER.split(','))
+        .expect("writing to memory");
+    for r in rows {
+        let mut rec = vec![
+            r.method.clone(),
+            r.params.clone(),
+            epsilon_text(r.epsilon),
+            r.part.clone(),
+            r.neighbours.clone(),
+        ];
+        match (&r.outcome, r.verdict) {
+            (Some(o), Some(v)) => rec.extend([
+                format!("{}", r.claimed),
+                format!("{}", o.epsilon_lower),
+                format!("{}", o.epsilon_plug_in),
+                format!("{}", 1.0 - r.alpha),
+                o.event.to_string(),
+                o.count_a.to_string(),
+                o.count_b.to_string(),
+                o.draws.to_string(),
+                v.as_str().to_string(),
+            ]),
+            _ => {
+                rec.extend(std::iter::repeat_n(String::new(), 8));
+                rec.push("not audited".to_string());
+            }
+        }
+        w.write_record(&rec).expect("writing to memory");
+    }
+    String::from_utf8(w.into_inner().expect("flushing to memory")).expect("csv is UTF-8")
+}
+
+/// A Markdown table of the rows: method, grid point, ε, part, claimed, audited bound,
+/// verdict; `alpha` is the audit's family-wise level.
+pub fn audit_markdown(rows: &[AuditRow], alpha: f64) -> String {
+    let mut out = format!(
+        "| method | params | ε | part | claimed ε | audited ε (≥, family-wise conf. {}) | verdict |\n| :--- | :--- | ---: | :--- | ---: | ---: | :--- |\n",
+        1.0 - alpha
+    );
+    for r in rows {
+        let (claimed, audited, verdict) = match (&r.outcome, r.verdict) {
+            (Some(o), Some(v)) => (
+                format!("{:.3}", r.claimed),
+                format!("{:.3}", o.epsilon_lower),
+                v.as_str(),
+            ),
+            _ => (String::new(), String::new(), "not audited"),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {claimed} | {audited} | {verdict} |\n",
+            r.method,
+            r.params,
+            epsilon_text(r.epsilon),
+            r.part
+        ));
+    }
+    out
+}

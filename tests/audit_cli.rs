@@ -1,0 +1,147 @@
+//! `dp-repro audit` (issue 13) on the LPDT paper's own spec: LPDT's user release is
+//! audited part by part and found consistent at every ε; methods without audit cases are
+//! listed as not audited; bad input exits 2 naming the flag. The audit reads no data.
+
+mod common;
+
+use assert_cmd::Command;
+use dp_repro::audit::spec::AUDIT_HEADER;
+use statrs::distribution::{ContinuousCDF, Normal};
+use std::collections::BTreeMap;
+use std::fs;
+
+fn dp_repro(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(common::root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn rows(text: &str) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            header
+                .iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// table2.yaml: LPDT-M and LPDT-V at each of their 3 ρ values × 6 ε, 3 parts each, are
+/// consistent. The bits and the label are also close to their claims: within 0.03 (how far
+/// the chosen half-line's loss may sit below the claim, `src/audit/tests.rs`) plus (z + 2)
+/// standard errors of the log of each of the event's two probabilities, estimated from the
+/// row's counts (√((1 − p)/(p·n)) each): each Clopper–Pearson end sits about z of them from
+/// its estimate, z the normal quantile of the part's one-sided level (1 − confidence)/2
+/// (the spec's α = 0.05 split over its 108 parts: z ≈ 3.5), and the estimates may err by 2
+/// more. The whole user release is only required to be consistent: its tight event (both
+/// differing bits and the label at their extremes) is rare at large ε, and the pilot may
+/// choose a looser one (0.37 below the claim at ε = 8 with 10⁶ draws). PHIST, APHIST and
+/// DECONV have no audit yet and say so.
+#[test]
+fn lpdt_table2_is_consistent_and_the_rest_is_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("audit");
+    let o = dp_repro(&[
+        "audit",
+        "specs/lpdt/table2.yaml",
+        "--draws",
+        "200000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no audit yet for: APHIST, DECONV, PHIST"),
+        "{stderr}"
+    );
+    let text = fs::read_to_string(out.join("audit.csv")).unwrap();
+    assert_eq!(text.lines().next(), Some(AUDIT_HEADER));
+    let rows = rows(&text);
+    let audited: Vec<_> = rows
+        .iter()
+        .filter(|r| r["verdict"] != "not audited")
+        .collect();
+    assert_eq!(audited.len(), 2 * 3 * 6 * 3, "LPDT-M/V × ρ × ε × part");
+    for r in &audited {
+        assert_eq!(r["verdict"], "consistent", "{r:?}");
+        if r["part"] == "user release" {
+            continue;
+        }
+        let claimed: f64 = r["claimed_epsilon"].parse().unwrap();
+        let audited: f64 = r["audited_epsilon"].parse().unwrap();
+        let n: f64 = r["draws"].parse().unwrap();
+        let rel = |count: &str| {
+            let p = count.parse::<f64>().unwrap() / n;
+            ((1.0 - p) / (p * n)).sqrt()
+        };
+        let confidence: f64 = r["confidence"].parse().unwrap();
+        let z = Normal::new(0.0, 1.0)
+            .unwrap()
+            .inverse_cdf(1.0 - (1.0 - confidence) / 2.0);
+        let slack = 0.03 + (z + 2.0) * (rel(&r["count_a"]) + rel(&r["count_b"]));
+        assert!(
+            audited <= claimed && audited >= claimed - slack,
+            "slack {slack}: {r:?}"
+        );
+    }
+    for m in ["PHIST", "APHIST", "DECONV"] {
+        assert_eq!(
+            rows.iter()
+                .filter(|r| r["method"] == m && r["verdict"] == "not audited")
+                .count(),
+            6,
+            "{m}: one row per ε"
+        );
+    }
+    // The printed table lists every row too.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(stdout.matches("| consistent |").count(), audited.len());
+}
+
+/// `--method` and `--epsilon` select; an unknown label or ε ≤ 0 is bad input (exit 2)
+/// naming the flag.
+#[test]
+fn flags_select_and_bad_flags_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a");
+    let o = dp_repro(&[
+        "audit",
+        "specs/lpdt/table2.yaml",
+        "--method",
+        "LPDT-M",
+        "--epsilon",
+        "3",
+        "--draws",
+        "50000",
+        "--pilot",
+        "10000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = rows(&fs::read_to_string(out.join("audit.csv")).unwrap());
+    assert_eq!(rows.len(), 3 * 3, "3 ρ × 3 parts at ε = 3");
+    assert!(rows
+        .iter()
+        .all(|r| r["method"] == "LPDT-M" && r["epsilon"] == "3"));
+
+    let o = dp_repro(&["audit", "specs/lpdt/table2.yaml", "--method", "LPDT-Z"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--method LPDT-Z") && err.contains("LPDT-M"),
+        "{err}"
+    );
+
+    let o = dp_repro(&["audit", "specs/lpdt/table2.yaml", "--epsilon", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--epsilon 0"));
+}
