@@ -9,7 +9,7 @@
 //! curator's sums, not one user's release; its law is the per-user release's (tested in
 //! `tests/simulation_law.rs`), so the release audited here is the per-user one.
 
-use super::AuditCase;
+use super::{laplace_log_ratio, AuditCase};
 use crate::estimate::LpdtMechanism;
 use rand_pcg::Pcg64;
 
@@ -34,13 +34,8 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
     let m = *mech;
     let c = eps_cell / 2.0;
     let beta = (hi - lo) / eps_label;
-    // |Ỹ − hi| − |Ỹ − lo| is hi + lo − 2Ỹ inside the bounds and ±R outside; written as a
-    // clamp so that the maximum ±R is one value whatever Ỹ (the plain difference rounds
-    // differently for different Ỹ beyond the bounds, and those rounding atoms would be
-    // events of their own, an artefact of the statistic rather than of the mechanism).
-    let range = hi - lo;
     let llr = move |(b0, b1, z): (f64, f64, f64)| {
-        2.0 * c * (b0 - b1) + (hi + lo - 2.0 * z).clamp(-range, range) / beta
+        2.0 * c * (b0 - b1) + laplace_log_ratio(z, lo, hi, beta)
     };
     vec![
         AuditCase {

@@ -17,6 +17,8 @@
 //! and its probabilities are counted on fresh draws: the Clopper–Pearson bound then holds
 //! at confidence 1 − α for the chosen event, as for any event fixed in advance.
 
+pub mod deconv;
+pub mod histogram;
 pub mod lpdt;
 pub mod spec;
 
@@ -77,6 +79,22 @@ impl Verdict {
         } else {
             Verdict::Consistent
         }
+    }
+}
+
+/// ln p_a(z)/p_b(z) for z drawn from Laplace(scale) centred at `centre_a` against centred
+/// at `centre_b`: (|z − b| − |z − a|)/scale, written as a clamp of a + b − 2z to ±|b − a|
+/// (the same value in exact arithmetic) so that the extremes ±|b − a|/scale are single
+/// values whatever z: the plain difference rounds differently for different z beyond the
+/// centres, and those rounding atoms would be events of their own, an artefact of the
+/// statistic rather than of the mechanism.
+pub fn laplace_log_ratio(z: f64, centre_a: f64, centre_b: f64, scale: f64) -> f64 {
+    let (lo, hi) = (centre_a.min(centre_b), centre_a.max(centre_b));
+    let d = (lo + hi - 2.0 * z).clamp(lo - hi, hi - lo) / scale;
+    if centre_a <= centre_b {
+        d
+    } else {
+        -d
     }
 }
 

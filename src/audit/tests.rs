@@ -172,3 +172,50 @@ fn lpdt_release_parts_reach_their_budgets() {
         );
     }
 }
+
+/// PHIST's release (`HistogramMechanism`): faithful scales are consistent with their claims
+/// for both parts; the cell vector at half its scale (twice the loss) is flagged.
+#[test]
+fn histogram_release_is_consistent_and_half_scale_is_flagged() {
+    use crate::audit::histogram::histogram_release_cases;
+    use crate::estimate::{HistogramConfig, HistogramMechanism};
+    let (eps_cell, eps_label) = (1.0, 1.0);
+    let cfg = HistogramConfig {
+        eps_cell,
+        eps_label,
+        t: 0.0,
+        bounds: LabelBounds { lo: 0.0, hi: 1.0 },
+        weights: (1.0, 0.0),
+        y_center: false,
+    };
+    let faithful = HistogramMechanism::new(&cfg).unwrap();
+    for (i, case) in histogram_release_cases(&faithful, eps_cell, eps_label)
+        .iter()
+        .enumerate()
+    {
+        let out = audit_scalar(
+            &CONFIG,
+            &case.release_a,
+            &case.release_b,
+            streams(&format!("hist-{i}")),
+        );
+        assert!(out.epsilon_lower <= case.claimed, "{}: {out:?}", case.part);
+    }
+    let broken = HistogramMechanism {
+        b_w: faithful.b_w / 2.0,
+        ..faithful
+    };
+    let cases = histogram_release_cases(&broken, eps_cell, eps_label);
+    let out = audit_scalar(
+        &CONFIG,
+        &cases[0].release_a,
+        &cases[0].release_b,
+        streams("hist-broken"),
+    );
+    assert!(
+        out.epsilon_lower > 1.5 * eps_cell,
+        "half-scale cell vector certified only {} ({})",
+        out.epsilon_lower,
+        out.event
+    );
+}

@@ -3,7 +3,7 @@
 
 use super::LabelBounds;
 use crate::partition::Grid;
-use crate::privacy::{laplace_sum, Budget, BudgetError};
+use crate::privacy::{laplace, laplace_sum, Budget, BudgetError};
 use rand::RngCore;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -26,6 +26,79 @@ pub struct HistogramConfig {
     /// truncated cell predicts the midpoint; default false (uncentred, M_Y = max|bound|,
     /// truncated cells predict 0, as in the paper).
     pub y_center: bool,
+}
+
+/// What every PHIST/APHIST user releases (lpdt.md §7.3): over K cells, the noisy
+/// indicator W = U + Lap(b_w)^K and the noisy label vector Z = (clip(y) − shift)·U +
+/// Lap(b_z)^K, U the one-hot vector of the user's cell. Used by [`histogram_predict`] for its
+/// scales (it draws the per-cell sums of these releases directly) and by the privacy audit
+/// (`crate::audit::histogram`) for single releases.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HistogramMechanism {
+    /// Laplace scale of W: L1 sensitivity 2 (two cells differ) over ε_cell.
+    pub b_w: f64,
+    /// Laplace scale of Z: L1 sensitivity 2·M_Y over ε_label, M_Y the largest |label −
+    /// shift| within the bounds.
+    pub b_z: f64,
+    /// The label shift: the bounds' midpoint with `y_center`, else 0.
+    pub shift: f64,
+    /// The label bounds private labels are clipped into.
+    pub bounds: LabelBounds,
+}
+
+impl HistogramMechanism {
+    /// The scales of `cfg`'s release.
+    ///
+    /// # Errors
+    /// When a budget is not finite and > 0.
+    pub fn new(cfg: &HistogramConfig) -> Result<Self, BudgetError> {
+        let (eps_w, eps_z) = (
+            Budget::new(cfg.eps_cell)?.epsilon(),
+            Budget::new(cfg.eps_label)?.epsilon(),
+        );
+        let shift = if cfg.y_center {
+            (cfg.bounds.lo + cfg.bounds.hi) / 2.0
+        } else {
+            0.0
+        };
+        let m_y = (cfg.bounds.lo - shift)
+            .abs()
+            .max((cfg.bounds.hi - shift).abs());
+        // L1 sensitivity 2 for the one-hot vector and 2·M_Y for y·U, each at its budget.
+        Ok(HistogramMechanism {
+            b_w: 2.0 / eps_w,
+            b_z: 2.0 * m_y / eps_z,
+            shift,
+            bounds: cfg.bounds,
+        })
+    }
+
+    /// One user's release: writes W into `w` and Z into `z` (both of length K, the user's
+    /// cell `cell` < K), coordinate by coordinate, W before Z, from `rng`.
+    ///
+    /// # Panics
+    /// If the lengths differ or `cell` ≥ K.
+    pub fn release<R: RngCore + ?Sized>(
+        &self,
+        cell: usize,
+        y: f64,
+        w: &mut [f64],
+        z: &mut [f64],
+        rng: &mut R,
+    ) {
+        assert!(
+            w.len() == z.len() && cell < w.len(),
+            "cell {cell} of {} cells",
+            w.len()
+        );
+        let label = self.bounds.clip(y) - self.shift;
+        for (j, wj) in w.iter_mut().enumerate() {
+            *wj = f64::from(u8::from(j == cell)) + laplace(rng, self.b_w);
+        }
+        for (j, zj) in z.iter_mut().enumerate() {
+            *zj = if j == cell { label } else { 0.0 } + laplace(rng, self.b_z);
+        }
+    }
 }
 
 /// Simulates every private user's PHIST/APHIST release on `grid` and predicts `test`
@@ -57,22 +130,8 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
     cfg: &HistogramConfig,
     rng: &mut R,
 ) -> Result<Vec<f64>, BudgetError> {
-    let (eps_w, eps_z) = (
-        Budget::new(cfg.eps_cell)?.epsilon(),
-        Budget::new(cfg.eps_label)?.epsilon(),
-    );
-    let n = y.len();
-    let shift = if cfg.y_center {
-        (cfg.bounds.lo + cfg.bounds.hi) / 2.0
-    } else {
-        0.0
-    };
-    let m_y = (cfg.bounds.lo - shift)
-        .abs()
-        .max((cfg.bounds.hi - shift).abs());
-    // L1 sensitivity 2 for the one-hot vector and 2·M_Y for y·U, each at ε/2.
-    let b_w = 2.0 / eps_w;
-    let b_z = 2.0 * m_y / eps_z;
+    let mech = HistogramMechanism::new(cfg)?;
+    let (n, shift, b_w, b_z) = (y.len(), mech.shift, mech.b_w, mech.b_z);
     let mut counts: HashMap<&K, (f64, f64)> = HashMap::new();
     for (c, &yi) in private_cells.iter().zip(y) {
         let e = counts.entry(c).or_insert((0.0, 0.0));

@@ -11,7 +11,7 @@ mod lpdt;
 mod lpdt_fast;
 
 pub use candidate_ratio::{candidate_sums, ratio_predictions, CandidateMechanism, CellSums};
-pub use histogram::{histogram_predict, HistogramConfig};
+pub use histogram::{histogram_predict, HistogramConfig, HistogramMechanism};
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{
     code_walk_order, pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums,

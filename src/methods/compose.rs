@@ -756,6 +756,13 @@ impl Composition {
             && self.estimator == EstimatorBlock::Ratio
     }
 
+    /// Whether the composition releases what PHIST's users release (lpdt.md §7.3: a noisy
+    /// one-hot cell vector and a noisy label vector on a regular grid, [`histogram_predict`]),
+    /// as [`Composed::prepare`] routes it.
+    fn histogram_release(&self) -> bool {
+        self.forest.is_none() && self.partition.rule == Rule::Histogram
+    }
+
     /// (ε_cell, ε_label) for a budget ε and the mechanism grid point.
     fn budgets(&self, epsilon: f64, mech: &Params) -> Result<(f64, f64), BudgetError> {
         let b = Budget::new(epsilon)?;
@@ -842,16 +849,31 @@ impl Method for Composed {
         epsilon: f64,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         let c = &self.composition;
-        if !c.lpdt_release() {
-            return Ok(None);
-        }
         // The loss does not depend on the label range: labels in [0, 1].
-        let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
         let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-        let mech = crate::estimate::LpdtMechanism::with_budgets(2, eps_cell, eps_label, bounds);
-        Ok(Some(crate::audit::lpdt::lpdt_release_cases(
-            &mech, eps_cell, eps_label,
-        )))
+        if c.lpdt_release() {
+            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
+            let mech = crate::estimate::LpdtMechanism::with_budgets(2, eps_cell, eps_label, bounds);
+            return Ok(Some(crate::audit::lpdt::lpdt_release_cases(
+                &mech, eps_cell, eps_label,
+            )));
+        }
+        if c.histogram_release() {
+            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
+            let cfg = HistogramConfig {
+                eps_cell,
+                eps_label,
+                t: 0.0,
+                bounds,
+                weights: (1.0, 0.0),
+                y_center: params.bool("y_center"),
+            };
+            let mech = crate::estimate::HistogramMechanism::new(&cfg)?;
+            return Ok(Some(crate::audit::histogram::histogram_release_cases(
+                &mech, eps_cell, eps_label,
+            )));
+        }
+        Ok(None)
     }
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()

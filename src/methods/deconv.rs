@@ -678,6 +678,17 @@ impl Method for Deconv {
     fn tasks(&self) -> &'static [Task] {
         &[Task::Regression]
     }
+    fn audit_cases(
+        &self,
+        _params: &Params,
+        epsilon: f64,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        // The loss does not depend on the label range: labels in [0, 1].
+        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+        Ok(Some(crate::audit::deconv::deconv_release_cases(
+            epsilon, bounds,
+        )))
+    }
     fn prepare(
         &self,
         data: &RepData,
