@@ -219,3 +219,33 @@ fn histogram_release_is_consistent_and_half_scale_is_flagged() {
         out.event
     );
 }
+
+/// The false-alarm rate of a faithful, tight mechanism: Laplace at scale 1/ε on labels 0/1,
+/// whose best events have loss exactly ε, audited at α = 0.05 over 200 independent seeds.
+/// Each audit flags with probability at most α (its bound holds with probability ≥ 1 − α
+/// for whatever event the pilot chose), so the number of flags is stochastically below
+/// Binomial(200, 0.05) (mean 10), whose 0.999 quantile is 21: more than 21 flags would be
+/// evidence (p < 0.001) that the bound is not valid. Fewer draws than elsewhere keep the
+/// test fast; the guarantee does not depend on them.
+#[test]
+fn false_alarms_stay_below_alpha() {
+    let cfg = AuditConfig {
+        pilot: 5_000,
+        draws: 20_000,
+        thresholds: 64,
+        alpha: 0.05,
+    };
+    let eps = 1.0;
+    let flags = (0..200)
+        .filter(|s| {
+            let out = audit_scalar(
+                &cfg,
+                |r| laplace(r, 1.0 / eps),
+                |r| 1.0 + laplace(r, 1.0 / eps),
+                streams(&format!("false-alarm-{s}")),
+            );
+            out.epsilon_lower > eps
+        })
+        .count();
+    assert!(flags <= 21, "{flags} of 200 faithful audits flagged");
+}
