@@ -4,20 +4,12 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::dp_repro;
+
 use dp_repro::audit::spec::AUDIT_HEADER;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 use std::fs;
-
-fn dp_repro(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(common::root())
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 fn rows(text: &str) -> Vec<BTreeMap<String, String>> {
     let mut r = csv::Reader::from_reader(text.as_bytes());

@@ -5,7 +5,8 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::dp_repro;
+
 use dp_repro::run::bench::{cases, GridSource, TIMING_HEADER};
 use dp_repro::run::refit::read_selected;
 use dp_repro::run::{load_datasets, read_runs};
@@ -43,15 +44,6 @@ fn write_spec(dir: &Path) -> PathBuf {
     let p = dir.join("bench-test.yaml");
     fs::write(&p, SPEC).unwrap();
     p
-}
-
-fn dp_repro(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(common::root())
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// timing.csv's rows as maps from column name to text.

@@ -15,6 +15,17 @@ use std::path::{Path, PathBuf};
 /// the shared paper tables, instead of failing them.
 pub const SKIP_ENV: &str = "DP_REPRO_SKIP_REAL_DATA";
 
+/// Runs the `dp-repro` binary with `args` from the repository root and returns its
+/// output (status, stdout, stderr).
+pub fn dp_repro(args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
