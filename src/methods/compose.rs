@@ -19,14 +19,15 @@ use crate::partition::{
     cart_quantile, cart_quantile_entropy, cart_with, complete_max_edge, grid_allowed, max_edge,
     max_edge_entropy, random_max_edge, CartParams, Grid, Missing, Partition, TreeParams,
 };
-use crate::privacy::{laplace, rr_keep_probability, Budget, BudgetError};
-use rand::Rng;
+use crate::privacy::{Budget, BudgetError};
 use rand_pcg::Pcg64;
+use release::UserRelease;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 mod forest;
 mod lpct;
+mod release;
 mod semi_feature;
 
 pub use forest::{Accuracy, ForestBlock};
@@ -873,6 +874,14 @@ impl Method for Composed {
                 &mech, eps_cell, eps_label,
             )));
         }
+        if c.forest.is_none()
+            && c.partition.rule != Rule::HistogramXTree
+            && c.cell_mechanism != CellMechanism::None
+            && c.label_mechanism != LabelMechanism::None
+        {
+            let budgets = c.budgets(epsilon, params)?;
+            return Ok(Some(UserRelease::new(c, 2, bounds, budgets).audit_cases()));
+        }
         Ok(None)
     }
     fn privacy_notes(&self) -> Vec<String> {
@@ -1265,91 +1274,42 @@ pub(crate) struct SimulatedSums {
 
 /// Simulates every private user's release under the composition's cell and label
 /// mechanisms (O(n·K) draws; users in order, for each its cell release then its label
-/// release) and returns the curator's sums. `leaves`, `y`: the cell and label of each
-/// of the n private users; labels are clipped into `bounds`, whose range sets the scalar
-/// Laplace scale R/ε_l and whose largest absolute value M_Y the vector's 2M_Y/ε_l.
+/// release, [`UserRelease::release`]) and returns the curator's sums. `leaves`, `y`: the
+/// cell and label of each of the n private users; labels are clipped into `bounds`, whose
+/// range sets the scalar Laplace scale R/ε_l and whose largest absolute value M_Y the
+/// vector's 2M_Y/ε_l.
 pub(crate) fn simulate_sums(
     c: &Composition,
     (leaves, y): (&[usize], &[f64]),
     k: usize,
     b: LabelBounds,
-    (eps_cell, eps_label): (f64, f64),
+    budgets: (f64, f64),
     rng: &mut Pcg64,
 ) -> SimulatedSums {
-    // Cell scores: (a, per-user draw).
-    let rr = rr_keep_probability(eps_cell);
-    let e = eps_cell.exp();
-    let (p_true, q_other) = if k > 1 {
-        (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0))
-    } else {
-        (1.0, 0.0)
-    };
-    let a = match c.cell_mechanism {
-        CellMechanism::RandomizedResponse => rr.gamma,
-        CellMechanism::Laplace => 1.0,
-        CellMechanism::GeneralizedRr => p_true - q_other,
-        CellMechanism::None => unreachable!("validated: private"),
-    };
-    let label_scale = b.range() / eps_label;
-    let m_y = b.lo.abs().max(b.hi.abs());
-    let vector_scale = 2.0 * m_y / eps_label;
+    let rel = UserRelease::new(c, k, b, budgets);
     let mut s = vec![0.0; k];
     let mut tsum = vec![0.0; k];
     let mut score = vec![0.0; k];
+    let mut label_vector = vec![0.0; if rel.vector() { k } else { 0 }];
     for (&leaf, &yi) in leaves.iter().zip(y) {
-        let y = b.clip(yi);
-        match c.cell_mechanism {
-            CellMechanism::RandomizedResponse => {
-                for (j, sc) in score.iter_mut().enumerate() {
-                    let kept = rng.gen::<f64>() < rr.keep;
-                    let bit = (j == leaf) == kept;
-                    *sc = f64::from(u8::from(bit)) - (1.0 - rr.keep);
-                }
+        let noisy = rel.release(leaf, yi, &mut score, &mut label_vector, rng);
+        if rel.vector() {
+            for j in 0..k {
+                s[j] += score[j];
+                tsum[j] += label_vector[j];
             }
-            CellMechanism::Laplace => {
-                for (j, sc) in score.iter_mut().enumerate() {
-                    *sc = f64::from(u8::from(j == leaf)) + laplace(rng, 2.0 / eps_cell);
-                }
+        } else {
+            for j in 0..k {
+                s[j] += score[j];
+                tsum[j] += noisy * score[j];
             }
-            CellMechanism::GeneralizedRr => {
-                let report = if k == 1 || rng.gen::<f64>() < p_true {
-                    leaf
-                } else {
-                    let r = rng.gen_range(0..k - 1);
-                    if r >= leaf {
-                        r + 1
-                    } else {
-                        r
-                    }
-                };
-                for (j, sc) in score.iter_mut().enumerate() {
-                    *sc = f64::from(u8::from(j == report)) - q_other;
-                }
-            }
-            CellMechanism::None => unreachable!(),
-        }
-        match c.label_mechanism {
-            LabelMechanism::Laplace => {
-                let noisy = y + laplace(rng, label_scale);
-                for j in 0..k {
-                    s[j] += score[j];
-                    tsum[j] += noisy * score[j];
-                }
-            }
-            LabelMechanism::LaplaceVector => {
-                for j in 0..k {
-                    s[j] += score[j];
-                    tsum[j] += if j == leaf { y } else { 0.0 } + laplace(rng, vector_scale);
-                }
-            }
-            LabelMechanism::None => unreachable!(),
         }
     }
     SimulatedSums {
         s,
         t: tsum,
-        a,
-        vector: c.label_mechanism == LabelMechanism::LaplaceVector,
+        a: rel.a,
+        vector: rel.vector(),
     }
 }
 

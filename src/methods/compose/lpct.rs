@@ -4,6 +4,7 @@
 //! pruning walk. The computing lives in `estimate::lpct` and `estimate::lpct_prune`; this
 //! file wires a fitted tree to them.
 
+use super::release::UserRelease;
 use super::{simulate_sums, CellMechanism, Composition, EstimatorBlock, LabelMechanism};
 use crate::estimate::{
     code_walk_order, lpct_noisy_sums, lpct_predict, pooled_sums, prune_paper, prune_reference_v1,
@@ -132,12 +133,12 @@ impl PreparedLpct {
         if c.cell_mechanism == CellMechanism::Laplace
             && c.label_mechanism == LabelMechanism::LaplaceVector
         {
-            let m_y = b.lo.abs().max(b.hi.abs());
+            let rel = UserRelease::new(c, k, b, (eps_cell, eps_label));
             return Ok(lpct_noisy_sums(
                 &leaves.private_leaves,
                 &self.fit.y,
                 k,
-                (2.0 / eps_cell, 2.0 * m_y / eps_label),
+                (rel.cell_scale, rel.vector_scale),
                 rng,
             ));
         }
