@@ -59,27 +59,34 @@ fn check_close(r: &BTreeMap<String, String>) {
     );
 }
 
-/// table2.yaml: LPDT-M and LPDT-V at each of their 3 ρ values × 6 ε, and PHIST, APHIST
-/// and DECONV at each ε, 3 parts each, are consistent and close to their claims
-/// ([`check_close`]).
-#[test]
-fn lpdt_table2_is_consistent() {
+/// Runs `dp-repro audit SPEC --draws 200000` into a fresh folder; asserts it succeeded
+/// and wrote audit.csv with its header. Returns (stderr, stdout, audit.csv's rows).
+fn audit_spec(spec: &str) -> (String, String, Vec<BTreeMap<String, String>>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("audit");
     let o = dp_repro(&[
         "audit",
-        "specs/lpdt/table2.yaml",
+        spec,
         "--draws",
         "200000",
         "--out",
         out.to_str().unwrap(),
     ]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "{stderr}");
-    assert!(!stderr.contains("no audit yet"), "{stderr}");
     let text = fs::read_to_string(out.join("audit.csv")).unwrap();
     assert_eq!(text.lines().next(), Some(AUDIT_HEADER));
-    let rows = rows(&text);
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    (stderr, stdout, rows(&text))
+}
+
+/// table2.yaml: LPDT-M and LPDT-V at each of their 3 ρ values × 6 ε, and PHIST, APHIST
+/// and DECONV at each ε, 3 parts each, are consistent and close to their claims
+/// ([`check_close`]).
+#[test]
+fn lpdt_table2_is_consistent() {
+    let (stderr, stdout, rows) = audit_spec("specs/lpdt/table2.yaml");
+    assert!(!stderr.contains("no audit yet"), "{stderr}");
     let audited: Vec<_> = rows
         .iter()
         .filter(|r| r["verdict"] != "not audited")
@@ -94,7 +101,6 @@ fn lpdt_table2_is_consistent() {
         check_close(r);
     }
     // The printed table lists every row too.
-    let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(stdout.matches("| consistent |").count(), audited.len());
 }
 
@@ -104,23 +110,11 @@ fn lpdt_table2_is_consistent() {
 /// the two PSGD variants have no audit yet and say so.
 #[test]
 fn lpct_table2_is_consistent() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("audit");
-    let o = dp_repro(&[
-        "audit",
-        "specs/lpct/table2.yaml",
-        "--draws",
-        "200000",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
+    let (stderr, _, rows) = audit_spec("specs/lpct/table2.yaml");
     assert!(
         stderr.contains("no audit yet for: PGLM, PSGD-L, PSGD-N"),
         "{stderr}"
     );
-    let rows = rows(&fs::read_to_string(out.join("audit.csv")).unwrap());
     let audited: Vec<_> = rows
         .iter()
         .filter(|r| r["verdict"] != "not audited")
