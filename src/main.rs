@@ -645,7 +645,7 @@ fn audit_command(
     out: Option<PathBuf>,
     manifests: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    use dp_repro::audit::spec::{audit_csv, audit_experiment, audit_markdown, AuditError};
+    use dp_repro::audit::spec::{audit_csv, audit_experiment, audit_table, AuditError};
     use dp_repro::audit::Verdict;
     let (exp, _) = load_experiment(spec, manifests)?;
     let cfg = &opts.config;
@@ -670,7 +670,16 @@ fn audit_command(
     std::fs::write(&csv_path, audit_csv(&rows))
         .with_context(|| format!("writing {}", csv_path.display()))
         .map_err(failed)?;
-    println!("{}", audit_markdown(&rows, cfg.alpha));
+    let table = audit_table(&rows, cfg.alpha, &exp.spec.name);
+    let md = dp_repro::report::render_markdown(&table).map_err(failed)?;
+    let tex = dp_repro::report::render_latex(&table).map_err(failed)?;
+    for (name, text) in [("table-audit.md", &md), ("table-audit.tex", &tex)] {
+        let path = out.join(name);
+        std::fs::write(&path, text)
+            .with_context(|| format!("writing {}", path.display()))
+            .map_err(failed)?;
+    }
+    println!("{md}");
     let violations = rows
         .iter()
         .filter(|r| r.verdict == Some(Verdict::Violation))

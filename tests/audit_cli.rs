@@ -60,7 +60,8 @@ fn check_close(r: &BTreeMap<String, String>) {
 }
 
 /// Runs `dp-repro audit SPEC --draws 200000` into a fresh folder; asserts it succeeded
-/// and wrote audit.csv with its header. Returns (stderr, stdout, audit.csv's rows).
+/// and wrote audit.csv with its header and the table as Markdown and LaTeX. Returns
+/// (stderr, stdout, audit.csv's rows).
 fn audit_spec(spec: &str) -> (String, String, Vec<BTreeMap<String, String>>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("audit");
@@ -76,6 +77,9 @@ fn audit_spec(spec: &str) -> (String, String, Vec<BTreeMap<String, String>>) {
     assert!(o.status.success(), "{stderr}");
     let text = fs::read_to_string(out.join("audit.csv")).unwrap();
     assert_eq!(text.lines().next(), Some(AUDIT_HEADER));
+    let tex = fs::read_to_string(out.join("table-audit.tex")).unwrap();
+    assert!(tex.contains("\\label{tab:audit}"), "{tex}");
+    assert!(out.join("table-audit.md").is_file());
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     (stderr, stdout, rows(&text))
 }
@@ -100,8 +104,12 @@ fn lpdt_table2_is_consistent() {
     for r in &audited {
         check_close(r);
     }
-    // The printed table lists every row too.
-    assert_eq!(stdout.matches("| consistent |").count(), audited.len());
+    // The printed table (also table-audit.md/.tex) has one row per method, grid point and
+    // part, and nothing bold (bold marks a violation).
+    // Rows: lines of cells, less the header and the alignment line.
+    let table_rows = stdout.lines().filter(|l| l.starts_with("| ")).count() - 2;
+    assert_eq!(table_rows, (2 * 3 + 3) * 3, "{stdout}");
+    assert!(!stdout.contains("**"), "{stdout}");
 }
 
 /// The LPCT paper's Table 2 spec: LPCT, LPCT-prune (both partitions), its LPDT and PHIST
