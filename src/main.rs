@@ -166,9 +166,9 @@ enum Command {
     },
     /// Empirical privacy audit: for each private method of the spec, draw releases on
     /// worst-case neighbouring inputs and certify a lower bound on the privacy loss of each
-    /// part of its release (Clopper–Pearson, confidence 1 − α); writes audit.csv and prints
-    /// a table. Reads no data. Exit 0 when every audited part is consistent with its ε, 1 on
-    /// a violation, 2 on bad input.
+    /// part of its release (Clopper–Pearson, family-wise confidence 1 − α); writes audit.csv
+    /// and table-audit.md/.tex and prints the table. Reads no data. Exit 0 when every audited
+    /// part is consistent with its ε, 1 on a violation, 2 on bad input.
     Audit {
         /// The spec file (YAML).
         spec: PathBuf,
