@@ -2,20 +2,22 @@
 //! releases of a mechanism on two neighbouring inputs and certify a lower bound on its
 //! privacy loss from the frequencies of output events ([`crate::stats::epsilon_lower_bound`]).
 //!
-//! This module holds the audit of a real-valued release statistic (a noisy label, a
-//! randomized-response bit, a projection of a release vector): the events are the
-//! half-lines {z ≤ t} and {z > t}. A method offers its [`AuditCase`]s (two neighbouring
-//! inputs of one part of its release, the statistic and the ε that part claims) through
-//! [`crate::methods::Method::audit_cases`]; [`lpdt`] builds those of LPDT's user release.
+//! A method offers its [`AuditCase`]s (two neighbouring inputs of one part of its release,
+//! a real-valued statistic of the release and the ε that part claims) through
+//! [`crate::methods::Method::audit_cases`]: [`lpdt`], [`histogram`] and [`deconv`] build those
+//! of LPDT's, PHIST's and DECONV's user releases, `methods/compose/release.rs` those of any
+//! other composition of a cell and a label mechanism; [`spec`] audits a whole spec
+//! (`dp-repro audit`). [`audit_scalar`] audits one case: the events are the half-lines
+//! {z ≤ t} and {z > t} of the statistic.
 //!
 //! The statistic of a whole release is the log-likelihood ratio of the two inputs under the
 //! *claimed* mechanism (white-box, as in Neyman–Pearson): its half-lines are the tightest
 //! events when the implementation is what it claims, and when it is not (a noise scale
 //! too small, a bit flipped too rarely) the releases' law moves and the same events show the
-//! excess loss. Choosing the event and estimating its probabilities on
-//! the same draws would bias the bound upwards, so the event is chosen on a pilot sample
-//! and its probabilities are counted on fresh draws: the Clopper–Pearson bound then holds
-//! at confidence 1 − α for the chosen event, as for any event fixed in advance.
+//! excess loss. Choosing the event and estimating its probabilities on the same draws would
+//! bias the bound upwards, so the event is chosen on a pilot sample and its probabilities
+//! are counted on fresh draws: the Clopper–Pearson bound then holds at confidence 1 − α for
+//! the chosen event, as for any event fixed in advance.
 
 pub mod deconv;
 pub mod histogram;
