@@ -4,8 +4,8 @@
 //!
 //! A method offers its [`AuditCase`]s (two neighbouring inputs of one part of its release,
 //! a real-valued statistic of the release and the ε that part claims) through
-//! [`crate::methods::Method::audit_cases`]: [`lpdt`], [`histogram`] and [`deconv`] build those
-//! of LPDT's, PHIST's and DECONV's user releases, `methods/compose/release.rs` those of any
+//! [`crate::methods::Method::audit_cases`]: [`lpdt`], [`histogram`], [`deconv`] and
+//! [`priv_unit_g`] build those of LPDT's, PHIST's, DECONV's and PSGD's user releases, `methods/compose/release.rs` those of any
 //! other composition of a cell and a label mechanism; [`spec`] audits a whole spec
 //! (`dp-repro audit`). [`audit_scalar`] audits one case: the events are the half-lines
 //! {z ≤ t} and {z > t} of the statistic.
@@ -22,6 +22,7 @@
 pub mod deconv;
 pub mod histogram;
 pub mod lpdt;
+pub mod priv_unit_g;
 pub mod spec;
 
 use crate::stats::epsilon_lower_bound;

@@ -249,3 +249,37 @@ fn false_alarms_stay_below_alpha() {
         .count();
     assert!(flags <= 21, "{flags} of 200 faithful audits flagged");
 }
+
+/// PSGD's release through PrivUnitG, two tensors: at ε/2 per tensor (`epsilon_split:
+/// split`) the whole release is consistent with ε and certified close to it; at ε per
+/// tensor (`per_tensor`, the reference code) it spends 2ε and is flagged, near 2ε. The
+/// tight event (both tensors' α ≥ γ) has probabilities of 0.04–0.4 here, so at 500,000
+/// draws each Clopper–Pearson end and each estimate's error are within about 4 standard
+/// errors (√((1 − p)/(p·n)) ≤ 0.007 each), 0.06 together, and the pilot's threshold grid
+/// may cost up to 0.03: 0.1 covers both.
+#[test]
+fn priv_unit_g_per_tensor_budget_is_flagged_and_split_is_not() {
+    use crate::audit::priv_unit_g::priv_unit_g_cases;
+    use crate::privacy::PrivUnitGParams;
+    let eps = 1.0;
+    for (name, eps_t) in [("split", eps / 2.0), ("per-tensor", eps)] {
+        let mech = PrivUnitGParams::new(eps_t).unwrap();
+        let case = &priv_unit_g_cases(mech, &[2, 1], eps)[0];
+        let out = audit_scalar(&CONFIG, &case.release_a, &case.release_b, streams(name));
+        // The whole release's loss is 2·ε_t exactly (the tensors' tight events together).
+        let loss = 2.0 * eps_t;
+        assert!(
+            out.epsilon_lower <= loss && out.epsilon_lower >= loss - 0.1,
+            "{name}: certified {} for a loss of {loss} ({})",
+            out.epsilon_lower,
+            out.event
+        );
+        let verdict = Verdict::of(out.epsilon_lower, eps);
+        let want = if name == "split" {
+            Verdict::Consistent
+        } else {
+            Verdict::Violation
+        };
+        assert_eq!(verdict, want, "{name}: {out:?}");
+    }
+}

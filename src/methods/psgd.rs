@@ -448,6 +448,24 @@ impl Method for Psgd {
             "under epsilon_split: per_tensor (the default, as the authors' code) each of its {k} parameter tensors is privatized with the full epsilon, so a private user's release is {k}*epsilon-LDP, not epsilon-LDP (epsilon_split: split spends epsilon/{k} per tensor); PrivUnitG caps epsilon at 20 per tensor as the code does"
         )]
     }
+    fn audit_cases(
+        &self,
+        params: &Params,
+        epsilon: f64,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        // The tensors of a model on d = 2 features (the loss does not depend on their
+        // sizes): PSGD-L w (d), b (1); PSGD-N W₁ (H·d), b₁ (H), w₂ (H), b₂ (1).
+        let d = 2;
+        let dims = match self.width(params, d) {
+            None => vec![d, 1],
+            Some(h) => vec![h * d, h, h, 1],
+        };
+        let eps_t = tensor_epsilon(params.str("epsilon_split"), epsilon, self.n_tensors())?;
+        let mech = PrivUnitGParams::new(eps_t)?;
+        Ok(Some(crate::audit::priv_unit_g::priv_unit_g_cases(
+            mech, &dims, epsilon,
+        )))
+    }
     fn prepare(
         &self,
         data: &RepData,
