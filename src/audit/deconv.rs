@@ -7,7 +7,7 @@
 //! does not depend on d when the scale is d/ε_X, and a scale that forgot d would show as a
 //! doubled loss.
 
-use super::{laplace_log_ratio, AuditCase};
+use super::{laplace_log_ratio, two_part_cases, AuditCase};
 use crate::data::Matrix;
 use crate::estimate::LabelBounds;
 use crate::methods::deconv::release;
@@ -39,35 +39,12 @@ pub fn deconv_release_cases(epsilon: f64, bounds: LabelBounds) -> Vec<AuditCase>
             .sum::<f64>()
     };
     let llr_y = move |y: f64| laplace_log_ratio(y, lo, hi, b_y);
-    let neighbours =
-        "(x = 0, y = lo) vs (x = 1, y = hi), d = 2; statistic the log-likelihood ratio";
-    vec![
-        AuditCase {
-            part: "features".into(),
-            neighbours: neighbours.into(),
-            claimed: half,
-            release_a: Box::new(move |r| llr_x(one(0.0, lo, r).0)),
-            release_b: Box::new(move |r| llr_x(one(1.0, hi, r).0)),
+    two_part_cases(
+        [("features", half), ("label", half)],
+        "(x = 0, y = lo) vs (x = 1, y = hi), d = 2; statistic the log-likelihood ratio",
+        move |b, r| {
+            let (x, y) = if b { one(1.0, hi, r) } else { one(0.0, lo, r) };
+            (llr_x(x), llr_y(y))
         },
-        AuditCase {
-            part: "label".into(),
-            neighbours: neighbours.into(),
-            claimed: half,
-            release_a: Box::new(move |r| llr_y(one(0.0, lo, r).1)),
-            release_b: Box::new(move |r| llr_y(one(1.0, hi, r).1)),
-        },
-        AuditCase {
-            part: "user release".into(),
-            neighbours: neighbours.into(),
-            claimed: epsilon,
-            release_a: Box::new(move |r| {
-                let (x, y) = one(0.0, lo, r);
-                llr_x(x) + llr_y(y)
-            }),
-            release_b: Box::new(move |r| {
-                let (x, y) = one(1.0, hi, r);
-                llr_x(x) + llr_y(y)
-            }),
-        },
-    ]
+    )
 }

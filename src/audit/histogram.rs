@@ -10,7 +10,7 @@
 //!
 //! [`histogram_predict`]: crate::estimate::histogram_predict
 
-use super::{laplace_log_ratio, AuditCase};
+use super::{laplace_log_ratio, two_part_cases, AuditCase};
 use crate::estimate::HistogramMechanism;
 use rand_pcg::Pcg64;
 
@@ -46,29 +46,13 @@ pub fn histogram_release_cases(
     let llr_z = move |z: [f64; 2]| {
         laplace_log_ratio(z[0], centre, 0.0, b_z) + laplace_log_ratio(z[1], 0.0, centre, b_z)
     };
-    let both = move |(w, z): ([f64; 2], [f64; 2])| llr_w(w) + llr_z(z);
     let neighbours = format!("cell 0 vs cell 1, y = {y}; statistic the log-likelihood ratio");
-    vec![
-        AuditCase {
-            part: "cell vector".into(),
-            neighbours: neighbours.clone(),
-            claimed: eps_cell,
-            release_a: Box::new(move |r| llr_w(release(0, r).0)),
-            release_b: Box::new(move |r| llr_w(release(1, r).0)),
+    two_part_cases(
+        [("cell vector", eps_cell), ("label vector", eps_label)],
+        &neighbours,
+        move |b, r| {
+            let (w, z) = release(usize::from(b), r);
+            (llr_w(w), llr_z(z))
         },
-        AuditCase {
-            part: "label vector".into(),
-            neighbours: neighbours.clone(),
-            claimed: eps_label,
-            release_a: Box::new(move |r| llr_z(release(0, r).1)),
-            release_b: Box::new(move |r| llr_z(release(1, r).1)),
-        },
-        AuditCase {
-            part: "user release".into(),
-            neighbours,
-            claimed: eps_cell + eps_label,
-            release_a: Box::new(move |r| both(release(0, r))),
-            release_b: Box::new(move |r| both(release(1, r))),
-        },
-    ]
+    )
 }

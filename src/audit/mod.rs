@@ -56,6 +56,33 @@ impl std::fmt::Debug for AuditCase {
     }
 }
 
+/// The three cases of a release made of two parts whose statistics are log-likelihood
+/// ratios under the claimed budgets: each part alone (`parts[i]` = its name and claimed ε)
+/// and the whole release, whose log-likelihood ratio is the parts' sum and whose claim is
+/// theirs. `stats(false, rng)` draws one release of input a and returns the two parts'
+/// statistics; `stats(true, rng)` the same for input b. Each case draws whole releases.
+pub fn two_part_cases<S>(parts: [(&str, f64); 2], neighbours: &str, stats: S) -> Vec<AuditCase>
+where
+    S: Fn(bool, &mut Pcg64) -> (f64, f64) + Clone + Send + Sync + 'static,
+{
+    let case = |part: &str, claimed: f64, pick: fn((f64, f64)) -> f64| {
+        let (sa, sb) = (stats.clone(), stats.clone());
+        AuditCase {
+            part: part.into(),
+            neighbours: neighbours.into(),
+            claimed,
+            release_a: Box::new(move |r| pick(sa(false, r))),
+            release_b: Box::new(move |r| pick(sb(true, r))),
+        }
+    };
+    let [(first, claim_first), (second, claim_second)] = parts;
+    vec![
+        case(first, claim_first, |(x, _)| x),
+        case(second, claim_second, |(_, y)| y),
+        case("user release", claim_first + claim_second, |(x, y)| x + y),
+    ]
+}
+
 /// The verdict on one case: a certified bound above the claim is a violation at
 /// confidence 1 − α; otherwise the releases are consistent with the claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! audit ([`UserRelease::audit_cases`]).
 
 use super::{CellMechanism, Composition, LabelMechanism};
-use crate::audit::{laplace_log_ratio, AuditCase};
+use crate::audit::{laplace_log_ratio, two_part_cases, AuditCase};
 use crate::estimate::LabelBounds;
 use crate::privacy::{laplace, rr_keep_probability, KeepProbability};
 use rand::Rng;
@@ -195,34 +195,16 @@ impl UserRelease {
         };
         let neighbours =
             format!("cell 0, y = {y_a} vs cell 1, y = {y_b}; statistic the log-likelihood ratio");
-        vec![
-            AuditCase {
-                part: "cell release".into(),
-                neighbours: neighbours.clone(),
-                claimed: claim_c,
-                release_a: Box::new(move |r| stats(0, y_a, r).0),
-                release_b: Box::new(move |r| stats(1, y_b, r).0),
+        two_part_cases(
+            [("cell release", claim_c), ("label release", claim_l)],
+            &neighbours,
+            move |b, r| {
+                if b {
+                    stats(1, y_b, r)
+                } else {
+                    stats(0, y_a, r)
+                }
             },
-            AuditCase {
-                part: "label release".into(),
-                neighbours: neighbours.clone(),
-                claimed: claim_l,
-                release_a: Box::new(move |r| stats(0, y_a, r).1),
-                release_b: Box::new(move |r| stats(1, y_b, r).1),
-            },
-            AuditCase {
-                part: "user release".into(),
-                neighbours,
-                claimed: claim_c + claim_l,
-                release_a: Box::new(move |r| {
-                    let (c, l) = stats(0, y_a, r);
-                    c + l
-                }),
-                release_b: Box::new(move |r| {
-                    let (c, l) = stats(1, y_b, r);
-                    c + l
-                }),
-            },
-        ]
+        )
     }
 }
