@@ -188,6 +188,10 @@ enum Command {
         /// (each of the m audited parts is bounded at alpha/m).
         #[arg(long, default_value_t = dp_repro::audit::AuditConfig::default().alpha)]
         alpha: f64,
+        /// n_P, the private sample size the releases are audited at where it matters:
+        /// PGLM's delta = 1/n_P^2 and its reference noise, a DiPriMe forest's depth rule.
+        #[arg(long, default_value_t = dp_repro::audit::AuditContext::default().n_private)]
+        n_private: usize,
         /// Output folder (default: results/<spec name>-audit).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -957,6 +961,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             draws,
             pilot,
             alpha,
+            n_private,
             out,
             manifests,
         } => audit_command(
@@ -970,6 +975,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                     alpha,
                     ..dp_repro::audit::AuditConfig::default()
                 },
+                context: dp_repro::audit::AuditContext { n_private },
             },
             out,
             manifests,

@@ -42,6 +42,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             part: "bits".into(),
             neighbours: "leaf 0 vs leaf 1; statistic B_0 - B_1".into(),
             claimed: eps_cell,
+            delta: 0.0,
             release_a: Box::new(move |r| {
                 let (b0, b1, _) = release(m, 0, mid, r);
                 b0 - b1
@@ -55,6 +56,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             part: "label".into(),
             neighbours: "y = lo vs y = hi; statistic the noisy label".into(),
             claimed: eps_label,
+            delta: 0.0,
             release_a: Box::new(move |r| release(m, 0, lo, r).2),
             release_b: Box::new(move |r| release(m, 0, hi, r).2),
         },
@@ -63,6 +65,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             neighbours: "(leaf 0, y = lo) vs (leaf 1, y = hi); statistic the log-likelihood ratio"
                 .into(),
             claimed: eps_cell + eps_label,
+            delta: 0.0,
             release_a: Box::new(move |r| llr(release(m, 0, lo, r))),
             release_b: Box::new(move |r| llr(release(m, 1, hi, r))),
         },

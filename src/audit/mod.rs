@@ -1,6 +1,7 @@
 //! Empirical privacy audits (issue 13; DESIGN.md "Releases are first-class"): draw many
 //! releases of a mechanism on two neighbouring inputs and certify a lower bound on its
-//! privacy loss from the frequencies of output events ([`crate::stats::epsilon_lower_bound`]).
+//! privacy loss from the frequencies of output events ([`crate::stats::epsilon_lower_bound`],
+//! [`crate::stats::epsilon_delta_lower_bound`] for (ε, δ) claims).
 //!
 //! A method offers its [`AuditCase`]s (two neighbouring inputs of one part of its release,
 //! a real-valued statistic of the release and the ε that part claims) through
@@ -22,10 +23,11 @@
 pub mod deconv;
 pub mod histogram;
 pub mod lpdt;
+pub mod pglm;
 pub mod priv_unit_g;
 pub mod spec;
 
-use crate::stats::epsilon_lower_bound;
+use crate::stats::epsilon_delta_lower_bound;
 use rand_pcg::Pcg64;
 
 /// A release statistic drawn from a seeded stream.
@@ -40,6 +42,9 @@ pub struct AuditCase {
     pub neighbours: String,
     /// The ε this part must not exceed (natural log).
     pub claimed: f64,
+    /// The δ of an (ε, δ) claim (0 for pure ε-DP): the bound is
+    /// [`crate::stats::epsilon_delta_lower_bound`] at this δ.
+    pub delta: f64,
     /// A release statistic on input a.
     pub release_a: Release,
     /// A release statistic on input b.
@@ -52,6 +57,7 @@ impl std::fmt::Debug for AuditCase {
             .field("part", &self.part)
             .field("neighbours", &self.neighbours)
             .field("claimed", &self.claimed)
+            .field("delta", &self.delta)
             .finish_non_exhaustive()
     }
 }
@@ -71,6 +77,7 @@ where
             part: part.into(),
             neighbours: neighbours.into(),
             claimed,
+            delta: 0.0,
             release_a: Box::new(move |r| pick(sa(false, r))),
             release_b: Box::new(move |r| pick(sb(true, r))),
         }
@@ -128,6 +135,23 @@ pub fn laplace_log_ratio(z: f64, centre_a: f64, centre_b: f64, scale: f64) -> f6
     }
 }
 
+/// What a method's audit cases may depend on besides its grid point and ε: the size of
+/// the private sample, which sets PGLM's δ = 1/n_P² (and its reference noise slip,
+/// n_P^{1/4}) and the depth rule of a DiPriMe forest (hence its per-node budgets). The
+/// audit reads no data, so `dp-repro audit` takes it from `--n-private`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditContext {
+    /// n_P, the number of private users (local models) or training rows (central DP).
+    pub n_private: usize,
+}
+
+impl Default for AuditContext {
+    /// n_P = 1000, the order of the papers' private samples.
+    fn default() -> Self {
+        AuditContext { n_private: 1000 }
+    }
+}
+
 /// How many releases an audit draws and how it chooses its event.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AuditConfig {
@@ -139,6 +163,9 @@ pub struct AuditConfig {
     pub thresholds: usize,
     /// The bound holds with probability at least 1 − α over the final draws.
     pub alpha: f64,
+    /// The δ of the claim the events are held against (0: pure ε-DP; see
+    /// [`AuditCase::delta`]).
+    pub delta: f64,
 }
 
 impl Default for AuditConfig {
@@ -148,6 +175,7 @@ impl Default for AuditConfig {
             draws: 1_000_000,
             thresholds: 64,
             alpha: 0.05,
+            delta: 0.0,
         }
     }
 }
@@ -258,12 +286,12 @@ pub fn audit_scalar(
         count_a,
         count_b,
         draws: n,
-        epsilon_lower: epsilon_lower_bound(num, n, den, n, cfg.alpha),
+        epsilon_lower: epsilon_delta_lower_bound(num, n, den, n, cfg.alpha, cfg.delta),
         epsilon_plug_in: (num as f64 / den as f64).ln(),
     }
 }
 
-/// The event with the largest [`epsilon_lower_bound`] on the pilot samples `za`, `zb`
+/// The event with the largest [`epsilon_delta_lower_bound`] on the pilot samples `za`, `zb`
 /// (ties: the first in threshold order, {≤} before {>}, a over b first). Candidate
 /// thresholds are the distinct pooled quantiles (so a binary statistic gets t = its lower
 /// value, giving the events {z = low} and {z = high}).
@@ -288,7 +316,7 @@ fn choose_event(cfg: &AuditConfig, za: &[f64], zb: &[f64]) -> Event {
             for (a_over_b, num, n_num, den, n_den) in
                 [(true, ka, na, kb, nb), (false, kb, nb, ka, na)]
             {
-                let bound = epsilon_lower_bound(num, n_num, den, n_den, cfg.alpha);
+                let bound = epsilon_delta_lower_bound(num, n_num, den, n_den, cfg.alpha, cfg.delta);
                 if bound > best.0 {
                     best = (
                         bound,

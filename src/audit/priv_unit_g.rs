@@ -39,6 +39,7 @@ pub fn priv_unit_g_cases(mech: PrivUnitGParams, dims: &[usize], claimed: f64) ->
         part: "user release".into(),
         neighbours: "gradient +e1 vs -e1 in every tensor; statistic the smallest projection on e1 over sigma".into(),
         claimed,
+        delta: 0.0,
         release_a: Box::new(move |r| stat(1.0, r)),
         release_b: Box::new(move |r| stat_b(-1.0, r)),
     }]

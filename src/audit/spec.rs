@@ -12,7 +12,7 @@
 //! the spec's α is split over its m parts (Bonferroni): each part is bounded at level α/m
 //! and the chance that any faithful part of the spec is flagged is at most α.
 
-use super::{audit_scalar, AuditCase, AuditConfig, AuditOutcome, Verdict};
+use super::{audit_scalar, AuditCase, AuditConfig, AuditContext, AuditOutcome, Verdict};
 use crate::methods::{MethodError, Params};
 use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
 use crate::run::seeds::{epsilon_text, stream};
@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 
 /// `audit.csv`'s header.
-pub const AUDIT_HEADER: &str = "method,params,epsilon,part,neighbours,claimed_epsilon,audited_epsilon,plug_in_epsilon,confidence,event,count_a,count_b,draws,verdict";
+pub const AUDIT_HEADER: &str = "method,params,epsilon,part,neighbours,claimed_epsilon,claimed_delta,audited_epsilon,plug_in_epsilon,confidence,event,count_a,count_b,draws,verdict";
 
 /// Which methods and budgets to audit, and how hard.
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub struct AuditOptions {
     /// Draws of each case, and the family-wise α of the whole audit (each of its m parts
     /// is bounded at α/m).
     pub config: AuditConfig,
+    /// What releases may depend on beyond the grid point (n_P, `--n-private`).
+    pub context: AuditContext,
 }
 
 /// One row of `audit.csv`: a case's outcome, or a method with no audit yet (`outcome`
@@ -51,6 +53,8 @@ pub struct AuditRow {
     pub neighbours: String,
     /// The ε the part claims (NaN when not audited).
     pub claimed: f64,
+    /// The δ the part claims (0 for pure ε-DP; NaN when not audited).
+    pub delta: f64,
     /// The outcome, None for a method without audit cases.
     pub outcome: Option<AuditOutcome>,
     /// The verdict, None when not audited.
@@ -127,15 +131,15 @@ pub fn audit_experiment(
             let params = structural.join(q);
             let key = params.key();
             for &eps in &epsilons {
-                let cases =
-                    plan.method
-                        .audit_cases(&params, eps)
-                        .map_err(|source| AuditError::Method {
-                            method: plan.label.clone(),
-                            params: key.clone(),
-                            epsilon: eps,
-                            source,
-                        })?;
+                let cases = plan
+                    .method
+                    .audit_cases(&params, eps, &opts.context)
+                    .map_err(|source| AuditError::Method {
+                        method: plan.label.clone(),
+                        params: key.clone(),
+                        epsilon: eps,
+                        source,
+                    })?;
                 match cases {
                     None => work.push((plan.label.clone(), key.clone(), eps, None)),
                     Some(cases) => work.extend(
@@ -164,6 +168,7 @@ pub fn audit_experiment(
                     part: String::new(),
                     neighbours: String::new(),
                     claimed: f64::NAN,
+                    delta: f64::NAN,
                     outcome: None,
                     verdict: None,
                     alpha: cfg.alpha,
@@ -176,7 +181,11 @@ pub fn audit_experiment(
                     &["audit", &method, &params, &eps_text, &case.part, role],
                 )
             });
-            let outcome = audit_scalar(&cfg, &case.release_a, &case.release_b, streams);
+            let case_cfg = AuditConfig {
+                delta: case.delta,
+                ..cfg
+            };
+            let outcome = audit_scalar(&case_cfg, &case.release_a, &case.release_b, streams);
             AuditRow {
                 verdict: Some(Verdict::of(outcome.epsilon_lower, case.claimed)),
                 method,
@@ -185,6 +194,7 @@ pub fn audit_experiment(
                 part: case.part,
                 neighbours: case.neighbours,
                 claimed: case.claimed,
+                delta: case.delta,
                 outcome: Some(outcome),
                 alpha: cfg.alpha,
             }
@@ -210,6 +220,7 @@ pub fn audit_csv(rows: &[AuditRow]) -> String {
         match (&r.outcome, r.verdict) {
             (Some(o), Some(v)) => rec.extend([
                 format!("{}", r.claimed),
+                format!("{}", r.delta),
                 format!("{}", o.epsilon_lower),
                 format!("{}", o.epsilon_plug_in),
                 format!("{}", 1.0 - r.alpha),
@@ -220,7 +231,7 @@ pub fn audit_csv(rows: &[AuditRow]) -> String {
                 v.as_str().to_string(),
             ]),
             _ => {
-                rec.extend(std::iter::repeat_n(String::new(), 8));
+                rec.extend(std::iter::repeat_n(String::new(), 9));
                 rec.push("not audited".to_string());
             }
         }

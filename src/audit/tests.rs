@@ -68,6 +68,7 @@ fn check_against_exact(out: &AuditOutcome, y_a: f64, y_b: f64, scale: f64, name:
 }
 
 const CONFIG: AuditConfig = AuditConfig {
+    delta: 0.0,
     pilot: 50_000,
     draws: 500_000,
     thresholds: 64,
@@ -234,6 +235,7 @@ fn false_alarms_stay_below_alpha() {
         draws: 20_000,
         thresholds: 64,
         alpha: 0.05,
+        delta: 0.0,
     };
     let eps = 1.0;
     let flags = (0..200)

@@ -848,6 +848,7 @@ impl Method for Composed {
         &self,
         params: &Params,
         epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         let c = &self.composition;
         // The loss does not depend on the label range: labels in [0, 1].

@@ -682,6 +682,7 @@ impl Method for Deconv {
         &self,
         _params: &Params,
         epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         // The loss does not depend on the label range: labels in [0, 1].
         let bounds = LabelBounds { lo: 0.0, hi: 1.0 };

@@ -199,7 +199,8 @@ pub trait Method: Send + Sync {
     /// The cases an empirical privacy audit draws for this method's release at grid point
     /// `params` (structural joined with mechanism) and budget ε ([`crate::audit`], issue
     /// 13): neighbouring inputs of each part of the release and the ε each part claims.
-    /// None (the default) when the method has no audit yet; `dp-repro audit` says so.
+    /// `ctx` gives what a release may depend on beyond them (n_P). None (the default)
+    /// when the method has no audit yet; `dp-repro audit` says so.
     ///
     /// # Errors
     /// The method's own error (e.g. a budget split that is not valid).
@@ -207,8 +208,9 @@ pub trait Method: Send + Sync {
         &self,
         params: &Params,
         epsilon: f64,
+        ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let _ = (params, epsilon);
+        let _ = (params, epsilon, ctx);
         Ok(None)
     }
     /// Whether structural grid point `structural` applies to a data set of `n` rows

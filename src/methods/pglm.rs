@@ -34,8 +34,8 @@
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
 use crate::privacy::{
-    gaussian_mechanism_variance, gaussian_noise, symmetric_gaussian_noise, BudgetError,
-    GaussianAggregate,
+    gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
+    symmetric_gaussian_release, BudgetError, GaussianAggregate,
 };
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -100,12 +100,12 @@ pub struct PglmSums {
 }
 
 /// The bound r = D on ‖x̃‖ (the reference code's "diameter" for \[0,1\]^d data).
-fn radius(dim: usize) -> f64 {
+pub(crate) fn radius(dim: usize) -> f64 {
     dim as f64
 }
 
 /// x̃ = (1, x) for a row x, scaled so that ‖x̃‖ ≤ r (see the module documentation).
-fn augmented(x: &[f64], r: f64) -> Vec<f64> {
+pub(crate) fn augmented(x: &[f64], r: f64) -> Vec<f64> {
     let sq: f64 = x.iter().map(|v| v * v).sum();
     let limit = r * r - 1.0;
     let s = if sq > limit { (limit / sq).sqrt() } else { 1.0 };
@@ -188,6 +188,29 @@ pub fn per_user_variance(dim: usize, n: usize, epsilon: f64) -> Result<f64, Budg
         });
     }
     gaussian_mechanism_variance(2.0 * r * r, epsilon / 2.0, delta / 2.0)
+}
+
+/// One private user's release (lpct.md §7.4 step 2): for the row `x` (d features, norm-
+/// bounded as in [`PglmSums::from_private`]) and label `y` ∈ {0, 1}, x̃x̃ᵀ + symmetric
+/// Gaussian noise (D×D row-major, drawn first) and x̃y + Gaussian noise (D), each at the
+/// per-user variance `sigma2`. The simulation draws the n_P-fold sums at once
+/// ([`PglmSums::privatize`]); the privacy audit draws this.
+pub fn user_release<R: Rng + ?Sized>(
+    x: &[f64],
+    y: f64,
+    sigma2: f64,
+    rng: &mut R,
+) -> (Vec<f64>, Vec<f64>) {
+    let dim = x.len() + 1;
+    let xt = augmented(x, radius(dim));
+    let outer: Vec<f64> = xt
+        .iter()
+        .flat_map(|a| xt.iter().map(move |b| a * b))
+        .collect();
+    let y = y.clamp(0.0, 1.0);
+    let matrix = symmetric_gaussian_release(rng, &outer, dim, sigma2);
+    let vector = gaussian_release(rng, &xt.iter().map(|v| v * y).collect::<Vec<_>>(), sigma2);
+    (matrix, vector)
 }
 
 /// The logistic function 0.5·(1 + tanh(t/2)) (stable for large |t|).
@@ -286,6 +309,19 @@ impl Method for Pglm {
             "(epsilon, delta)-LDP with delta = 1/n_P^2 (Gaussian mechanism), not pure epsilon-LDP; under noise: reference (the default, as the authors' code) the aggregated noise has variance sqrt(n_P)*sigma^2 instead of n_P*sigma^2, n_P^(1/4) too little in standard deviation, so not even that guarantee holds (noise: paper gives it)".to_string(),
         ]
     }
+    fn audit_cases(
+        &self,
+        params: &Params,
+        epsilon: f64,
+        ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let aggregate = noise_aggregate(params);
+        Ok(Some(crate::audit::pglm::pglm_release_cases(
+            epsilon,
+            ctx.n_private,
+            aggregate,
+        )?))
+    }
     fn prepare(
         &self,
         data: &RepData,
@@ -297,6 +333,14 @@ impl Method for Pglm {
             public: data.public.x.clone(),
             test: data.test.x.clone(),
         })))
+    }
+}
+
+/// The aggregate of the `noise` parameter: `paper` the exact sum, `reference` √n_P·σ².
+fn noise_aggregate(params: &Params) -> GaussianAggregate {
+    match params.str("noise") {
+        "paper" => GaussianAggregate::Sum,
+        _ => GaussianAggregate::SqrtN,
     }
 }
 
@@ -317,10 +361,7 @@ impl Prepared for PreparedPglm {
                 self.sums.n
             )));
         }
-        let aggregate = match mechanism.str("noise") {
-            "paper" => GaussianAggregate::Sum,
-            _ => GaussianAggregate::SqrtN,
-        };
+        let aggregate = noise_aggregate(mechanism);
         let rule = match mechanism.str("prediction") {
             "logistic" => PredictionRule::Logistic,
             _ => PredictionRule::Reference,

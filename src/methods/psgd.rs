@@ -452,6 +452,7 @@ impl Method for Psgd {
         &self,
         params: &Params,
         epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         // The tensors of a model on d = 2 features (the loss does not depend on their
         // sizes): PSGD-L w (d), b (1); PSGD-N W₁ (H·d), b₁ (H), w₂ (H), b₂ (1).

@@ -61,6 +61,14 @@ impl GaussianAggregate {
             GaussianAggregate::SqrtN => (n as f64).sqrt() * sigma2,
         }
     }
+
+    /// The variance of one user's release whose n-fold sum has the aggregated variance:
+    /// σ² under [`GaussianAggregate::Sum`], σ²/√n under [`GaussianAggregate::SqrtN`] (the
+    /// reference code's noise seen as what each user would have released; the privacy
+    /// audit draws it).
+    pub fn per_user(self, sigma2: f64, n: usize) -> f64 {
+        self.variance(sigma2, n) / n as f64
+    }
 }
 
 /// k iid N(0, variance) draws: the noise of one user's vector release at that variance, or

@@ -58,7 +58,26 @@ pub fn clopper_pearson(k: u64, n: u64, alpha: f64) -> ProbabilityInterval {
 /// # Panics
 /// As [`clopper_pearson`].
 pub fn epsilon_lower_bound(k_a: u64, n_a: u64, k_b: u64, n_b: u64, alpha: f64) -> f64 {
-    let lo_a = clopper_pearson(k_a, n_a, alpha / 2.0).lo;
+    epsilon_delta_lower_bound(k_a, n_a, k_b, n_b, alpha, 0.0)
+}
+
+/// The certified lower bound on ε of an (ε, δ) mechanism from one event E:
+/// (ε, δ)-DP gives P_a[E] ≤ e^ε·P_b[E] + δ, so ε ≥ ln((P_a[E] − δ)/P_b[E]) (Jagielski,
+/// Ullman & Oprea, NeurIPS 2020, §3), taken at the Clopper–Pearson ends as in
+/// [`epsilon_lower_bound`] (which is δ = 0); 0 when the lower end does not exceed δ.
+///
+/// # Panics
+/// As [`clopper_pearson`]; if δ is negative or not below 1.
+pub fn epsilon_delta_lower_bound(
+    k_a: u64,
+    n_a: u64,
+    k_b: u64,
+    n_b: u64,
+    alpha: f64,
+    delta: f64,
+) -> f64 {
+    assert!((0.0..1.0).contains(&delta), "delta must be in [0, 1)");
+    let lo_a = clopper_pearson(k_a, n_a, alpha / 2.0).lo - delta;
     let hi_b = clopper_pearson(k_b, n_b, alpha / 2.0).hi;
     if lo_a <= 0.0 {
         return 0.0;
