@@ -25,6 +25,7 @@ pub mod histogram;
 pub mod lpdt;
 pub mod pglm;
 pub mod priv_unit_g;
+pub mod semi_feature;
 pub mod spec;
 
 use crate::stats::epsilon_delta_lower_bound;

@@ -2,9 +2,9 @@
 //! [`AuditCase`]s at each ε of the spec, their outcomes as rows of `audit.csv`.
 //!
 //! Grid points: the first structural point of each method joined with every mechanism
-//! point that changes what users release (distinct release keys,
-//! [`crate::methods::Params::release_key`]); curator-side parameters change no release and
-//! are not audited again. No data set is read: the neighbouring inputs are the worst cases
+//! point, audited once per distinct [`crate::methods::Method::audit_key`] (by default the
+//! release key, [`crate::methods::Params::release_key`]: curator-side parameters change no
+//! release and are not audited again); the key is the `params` column. No data set is read: the neighbouring inputs are the worst cases
 //! the method's cases construct.
 //!
 //! Family-wise confidence: a spec audits many parts (108 for the LPDT paper's Table 2), and
@@ -116,7 +116,6 @@ pub fn audit_experiment(
         if !wanted || !plan.method.private() {
             continue;
         }
-        let decls = plan.method.params();
         let structural = plan.structural.first().cloned().unwrap_or_default();
         let mut seen = BTreeSet::new();
         let mechanism: Vec<Params> = if plan.mechanism.is_empty() {
@@ -124,12 +123,11 @@ pub fn audit_experiment(
         } else {
             plan.mechanism.clone()
         };
-        for q in mechanism
-            .iter()
-            .filter(|q| seen.insert(q.release_key(decls)))
-        {
-            let params = structural.join(q);
-            let key = params.key();
+        for params in mechanism.iter().map(|q| structural.join(q)) {
+            let key = plan.method.audit_key(&params);
+            if !seen.insert(key.clone()) {
+                continue;
+            }
             for &eps in &epsilons {
                 let cases = plan
                     .method

@@ -153,6 +153,13 @@ fn grr_sums<R: Rng + ?Sized>(
         .collect()
 }
 
+/// One user's randomized-response bit for one candidate cell (card §3.2): the indicator
+/// `in_cell` = 1{j = j_i}, kept with probability `keep` = e^{ε/2}/(1 + e^{ε/2}), else
+/// flipped; one uniform from `rng`. The curator centres it by q = 1 − keep.
+pub fn centred_rr_bit<R: Rng + ?Sized>(in_cell: bool, keep: f64, rng: &mut R) -> bool {
+    in_cell == (rng.gen::<f64>() < keep)
+}
+
 fn rr_sums<R: Rng + ?Sized>(
     users: &CandidateTable,
     y: &[f64],
@@ -172,7 +179,7 @@ fn rr_sums<R: Rng + ?Sized>(
                 if !users.view(i).contains(c) {
                     continue;
                 }
-                let bit = (users.cells[i] == *c) == (rng.gen::<f64>() < rr.keep);
+                let bit = centred_rr_bit(users.cells[i] == *c, rr.keep, rng);
                 let uhat = (f64::from(u8::from(bit)) - q) / rr.gamma;
                 s.den += uhat;
                 s.num += yi * uhat;

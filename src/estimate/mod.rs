@@ -10,7 +10,9 @@ mod lpct_prune;
 mod lpdt;
 mod lpdt_fast;
 
-pub use candidate_ratio::{candidate_sums, ratio_predictions, CandidateMechanism, CellSums};
+pub use candidate_ratio::{
+    candidate_sums, centred_rr_bit, ratio_predictions, CandidateMechanism, CellSums,
+};
 pub use histogram::{histogram_predict, HistogramConfig, HistogramMechanism};
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{

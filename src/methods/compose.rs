@@ -844,6 +844,14 @@ impl Method for Composed {
     fn blocks(&self) -> Option<String> {
         Some(self.composition.to_string())
     }
+    fn audit_key(&self, params: &Params) -> String {
+        // HistOfTree's cases fix a candidate set of 4 cells: bins, depth and s shape the
+        // real candidate sets but not the loss of GRR or of the bits; ρ sets the budgets.
+        if self.composition.partition.rule == Rule::HistogramXTree {
+            return format!("rho={}", params.f64("rho"));
+        }
+        params.release_key(&self.params)
+    }
     fn audit_cases(
         &self,
         params: &Params,
@@ -873,6 +881,15 @@ impl Method for Composed {
             let mech = crate::estimate::HistogramMechanism::new(&cfg)?;
             return Ok(Some(crate::audit::histogram::histogram_release_cases(
                 &mech, eps_cell, eps_label,
+            )));
+        }
+        if c.partition.rule == Rule::HistogramXTree {
+            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
+            return Ok(Some(crate::audit::semi_feature::candidate_release_cases(
+                semi_feature::candidate_mechanism(c),
+                eps_cell,
+                eps_label,
+                bounds,
             )));
         }
         if c.forest.is_none()

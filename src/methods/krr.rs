@@ -141,6 +141,14 @@ pub fn krr_release<R: Rng + ?Sized>(
     (Matrix::new(x.n, x.d, out), labels)
 }
 
+/// The `krr_value` parameter.
+fn krr_value(p: &Params) -> KrrValue {
+    match p.str(KRR_VALUE.name) {
+        "index" => KrrValue::Index,
+        _ => KrrValue::Centre,
+    }
+}
+
 /// A fitted KRR: the private users' data and mask, and the test features.
 struct PreparedKrr {
     x: Matrix,
@@ -160,10 +168,7 @@ impl Prepared for PreparedKrr {
     ) -> Result<Vec<f64>, MethodError> {
         let epsilon = Budget::new(required_epsilon("KRR", epsilon)?)?.epsilon();
         let k = m.usize(K.name);
-        let value = match m.str(KRR_VALUE.name) {
-            "index" => KrrValue::Index,
-            _ => KrrValue::Centre,
-        };
+        let value = krr_value(m);
         let tag = format!("k={k};value={value:?}");
         self.cache.predict(
             (&tag, epsilon),
@@ -212,6 +217,24 @@ impl Method for Krr {
     }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
         mask_skip_reason(p, d)
+    }
+    fn audit_key(&self, params: &Params) -> String {
+        // The cases read k; the mask and tree parameters do not change the user's loss.
+        format!("k={}", params.usize(K.name))
+    }
+    fn audit_cases(
+        &self,
+        params: &Params,
+        epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let epsilon = Budget::new(epsilon)?.epsilon();
+        Ok(Some(crate::audit::semi_feature::krr_release_cases(
+            params.usize(K.name),
+            epsilon,
+            krr_value(params),
+            LabelBounds { lo: 0.0, hi: 1.0 },
+        )))
     }
     fn prepare(
         &self,

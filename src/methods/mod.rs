@@ -213,6 +213,14 @@ pub trait Method: Send + Sync {
         let _ = (params, epsilon, ctx);
         Ok(None)
     }
+    /// The part of grid point `params` that [`Method::audit_cases`] depends on: grid points
+    /// with the same key get the same cases, and `dp-repro audit` audits them once and
+    /// shows the key. The default is the release key (every parameter but the curator's,
+    /// [`Params::release_key`]); a method whose cases read fewer parameters (e.g. fix the
+    /// candidate set that depth and bins would shape) says which.
+    fn audit_key(&self, params: &Params) -> String {
+        params.release_key(self.params())
+    }
     /// Whether structural grid point `structural` applies to a data set of `n` rows
     /// (all parts) and `d` features, decided from the shape alone, without running
     /// anything: None when it applies, else the reason it is skipped, in a few words

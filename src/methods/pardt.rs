@@ -74,6 +74,22 @@ pub fn noisy_labels<R: Rng + ?Sized>(
         .collect()
 }
 
+/// The audit case of the noisy label of ParDT and LabelDT at ε (labels in \[0, 1\]: the
+/// loss does not depend on the range).
+///
+/// # Errors
+/// A budget ε that is not finite and > 0.
+fn label_audit_case(
+    epsilon: f64,
+    neighbours: &str,
+) -> Result<crate::audit::AuditCase, MethodError> {
+    let epsilon = Budget::new(epsilon)?.epsilon();
+    let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+    Ok(crate::audit::semi_feature::label_release_case(
+        epsilon, bounds, neighbours,
+    ))
+}
+
 /// ParDT's training features under `mask` (`impute: public_mean`): the columns with at
 /// least one public entry, in order, with every private entry replaced by the mean of the
 /// column's public entries. Returns the n×d' matrix and the kept column indices.
@@ -205,6 +221,17 @@ impl Method for ParDt {
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
         check_mask_grid(points)
     }
+    fn audit_cases(
+        &self,
+        _params: &Params,
+        epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        Ok(Some(vec![label_audit_case(
+            epsilon,
+            "public coordinates equal, private coordinates (not released) and y = lo vs hi",
+        )?]))
+    }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
         mask_skip_reason(p, d)
     }
@@ -256,6 +283,17 @@ impl Method for LabelDt {
     /// Label LDP is semi-feature LDP with every feature public (card §2).
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::SemiFeature
+    }
+    fn audit_cases(
+        &self,
+        _params: &Params,
+        epsilon: f64,
+        _ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        Ok(Some(vec![label_audit_case(
+            epsilon,
+            "features equal (all released in the clear: label LDP only), y = lo vs hi",
+        )?]))
     }
     fn prepare(
         &self,

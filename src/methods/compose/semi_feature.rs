@@ -29,7 +29,6 @@ use crate::partition::{
     adaptive_shape, leaf_map, masked_cart, masked_max_edge, truncate, CandidateTable, Cell,
     HCandidates, HistTree, MaskedGrowth, MaskedTree, Routing, TreeParams,
 };
-use crate::privacy::laplace;
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -223,6 +222,15 @@ fn fixed_s(p: &Params) -> usize {
 }
 
 /// Why a structural grid point does not apply to `d` features.
+/// The user's round-2 mechanism over its candidate set: centred RR bits for
+/// `cell_mechanism: randomized_response` (card eq. (8)), else generalized RR (eq. (17)).
+pub(super) fn candidate_mechanism(c: &Composition) -> CandidateMechanism {
+    match c.cell_mechanism {
+        CellMechanism::RandomizedResponse => CandidateMechanism::CentredRr,
+        _ => CandidateMechanism::Grr,
+    }
+}
+
 pub(super) fn skip_reason(c: &Composition, p: &Params, d: usize) -> Option<String> {
     if let Some(r) = mask_skip_reason(p, d) {
         return Some(r);
@@ -343,12 +351,9 @@ impl PreparedHistTree {
             self.label_seed,
             &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
         );
+        // Round 1 (card §3.1): the users' labels, clipped at preparation, plus Lap(R/ε_Y).
         let scale = self.bounds.range() / eps_label;
-        let y_noisy: Vec<f64> = self
-            .y
-            .iter()
-            .map(|&v| v + laplace(&mut stream, scale))
-            .collect();
+        let y_noisy = crate::methods::pardt::noisy_labels(&self.y, self.bounds, scale, &mut stream);
         let mut axes: Vec<usize> = self.order[s..].to_vec();
         axes.sort_unstable();
         let g = MaskedGrowth {
@@ -469,10 +474,7 @@ impl Prepared for PreparedHistTree {
                 leaf: map[grown.test_leaf[i]],
             })
             .collect();
-        let mech = match c.cell_mechanism {
-            CellMechanism::RandomizedResponse => CandidateMechanism::CentredRr,
-            _ => CandidateMechanism::Grr,
-        };
+        let mech = candidate_mechanism(c);
         let sums = candidate_sums(&users, &grown.y_noisy, &test_cells, mech, eps_cell, rng);
         let n = grown.y_noisy.len();
         let global = grown.y_noisy.iter().sum::<f64>() / n.max(1) as f64;
