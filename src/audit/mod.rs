@@ -21,6 +21,7 @@
 //! the chosen event, as for any event fixed in advance.
 
 pub mod deconv;
+pub mod forest;
 pub mod histogram;
 pub mod lpdt;
 pub mod pglm;

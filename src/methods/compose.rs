@@ -856,7 +856,7 @@ impl Method for Composed {
         &self,
         params: &Params,
         epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
+        ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         let c = &self.composition;
         // The loss does not depend on the label range: labels in [0, 1].
@@ -882,6 +882,13 @@ impl Method for Composed {
             return Ok(Some(crate::audit::histogram::histogram_release_cases(
                 &mech, eps_cell, eps_label,
             )));
+        }
+        if let Some(f) = &c.forest {
+            return Ok(if c.private() {
+                Some(forest::audit_cases(f, params, epsilon, ctx)?)
+            } else {
+                None
+            });
         }
         if c.partition.rule == Rule::HistogramXTree {
             let (eps_cell, eps_label) = c.budgets(epsilon, params)?;

@@ -32,7 +32,7 @@ use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
 use crate::forest::{
     depth_rule, node_budgets, AttributeMechanism, Forest, MedianBudget, MedianMechanism,
-    MedianOptions, PfWidth, Ranges, TreeConfig, TreeRows,
+    MedianOptions, NodeBudgets, PfWidth, Ranges, TreeConfig, TreeRows,
 };
 use crate::methods::diprime_baselines::quirk;
 use crate::methods::{
@@ -228,6 +228,14 @@ pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
     if f.private() && !f.attribute.spends() && f.median != MedianMechanism::Uniform {
         out.push(choice("median_budget", &["mode", "halved", "full"], "mode", r, "halved: the median gets rho*eps_T/(2 d) although the attribute choice spends nothing (reference); full: rho*eps_T/d (paper; card §3.2, §9 item 1)"));
     }
+    if f.private()
+        && matches!(
+            f.median,
+            MedianMechanism::Exponential | MedianMechanism::PermuteFlip
+        )
+    {
+        out.push(choice("k_medians", &["shared", "composed"], "shared", r, "shared: each of a node's K candidate medians is drawn with eps_s and the K together are charged eps_s (the paper and the code; on the same rows they compose to K*eps_s, card §3.11 caveat 1); composed: each with eps_s/K, so that they spend eps_s"));
+    }
     if f.scores_attributes() {
         out.push(choice("categorical_score", &["mode", "code_bug", "correct"], "mode", r, "code_bug: a categorical candidate is scored on the rows in C twice (reference, card §3.6); correct: both children"));
     }
@@ -326,6 +334,112 @@ struct PreparedForest {
     bounds: LabelBounds,
 }
 
+/// (N_T, tree rows, K) at grid point `m` (K None: every attribute).
+fn shape(m: &Params) -> (usize, TreeRows, Option<usize>) {
+    let rows = match m.str("tree_rows") {
+        "all" => TreeRows::All,
+        _ => TreeRows::Disjoint,
+    };
+    let k = match m.get("k") {
+        ParamValue::Int(k) => Some(*k as usize),
+        _ => None,
+    };
+    (m.usize("trees"), rows, k)
+}
+
+/// The per-node budgets of a private forest at grid point `m`, budget ε (the spec's; times
+/// `epsilon_factor` here) and tree depth `depth` (card §3.2, [`node_budgets`]); the median
+/// budget is ε_s, which `k_medians: composed` shares among the K candidates
+/// ([`median_share`]).
+fn budgets(f: &ForestBlock, m: &Params, epsilon: f64, depth: usize) -> NodeBudgets {
+    let (trees, rows, _) = shape(m);
+    let median_budget = match quirk(m, "median_budget", "halved", "full") {
+        "full" => MedianBudget::Full,
+        _ => MedianBudget::Halved,
+    };
+    node_budgets(
+        epsilon * m.f64("epsilon_factor"),
+        rows,
+        trees,
+        m.f64("rho"),
+        depth,
+        f.attribute.spends(),
+        median_budget,
+    )
+}
+
+/// The share of ε_s each of the K candidate medians of a node is drawn with: 1 under
+/// `k_medians: shared` (the paper's and the code's accounting, card §3.11 caveat 1: the K
+/// medians on the same rows compose to K·ε_s), 1/K under `composed` (sequential
+/// composition: the K together spend ε_s). `k_all` is K when `k: all`.
+fn median_share(m: &Params, k_all: usize) -> f64 {
+    match quirk(m, "k_medians", "shared", "shared") {
+        "composed" => {
+            let k = match m.get("k") {
+                ParamValue::Int(k) => *k as usize,
+                _ => k_all,
+            };
+            1.0 / k.max(1) as f64
+        }
+        _ => 1.0,
+    }
+}
+
+/// The audit cases of the node mechanisms of private forest `f` at grid point `m` and
+/// budget ε ([`crate::audit::forest`]). The depth is the grid point's, or the depth rule at
+/// n = n_P (`ctx`) with the grid point's occupancy (25 for `occupancy: dataset`); it sets
+/// the per-node budgets and is named in the cases.
+///
+/// # Errors
+/// A budget ε that is not finite and > 0.
+pub(super) fn audit_cases(
+    f: &ForestBlock,
+    m: &Params,
+    epsilon: f64,
+    ctx: &crate::audit::AuditContext,
+) -> Result<Vec<crate::audit::AuditCase>, MethodError> {
+    let epsilon = crate::privacy::Budget::new(epsilon)?.epsilon();
+    let (trees, rows, k) = shape(m);
+    let (depth, setting) = match m.get("depth") {
+        ParamValue::Int(d) => (*d as usize, format!("d_max = {d}")),
+        _ => {
+            let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
+            let occupancy = match m.get("occupancy") {
+                ParamValue::Int(o) => *o as usize,
+                _ => 25,
+            };
+            let d = depth_rule(ctx.n_private, occupancy, 2, parts);
+            let n = ctx.n_private;
+            (
+                d,
+                format!("d_max = {d} (depth rule at n = {n}, occupancy {occupancy})"),
+            )
+        }
+    };
+    let b = budgets(f, m, epsilon, depth);
+    // K attributes at least (k: all on two attributes).
+    let k = k.unwrap_or(2);
+    let nodes = crate::audit::forest::ForestNodes {
+        median: f.median,
+        median_options: MedianOptions {
+            floors: quirk(m, "weight_floors", "on", "off") == "on",
+            pf_width: match quirk(m, "pf_width", "power", "linear") {
+                "linear" => PfWidth::Linear,
+                _ => PfWidth::Power,
+            },
+            pf_log_width_floor: false,
+        },
+        eps_median: b.median * median_share(m, k),
+        k,
+        eps_split: b.median,
+        attribute: f.attribute,
+        eps_attribute: b.attribute,
+        floors: quirk(m, "weight_floors", "on", "off") == "on",
+        eps_leaf: b.leaf,
+    };
+    Ok(crate::audit::forest::forest_node_cases(nodes, &setting))
+}
+
 impl PreparedForest {
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(
@@ -335,15 +449,7 @@ impl PreparedForest {
         rng: &mut Pcg64,
     ) -> Result<Forest, MethodError> {
         let f = &self.block;
-        let trees = m.usize("trees");
-        let rows = match m.str("tree_rows") {
-            "all" => TreeRows::All,
-            _ => TreeRows::Disjoint,
-        };
-        let k = match m.get("k") {
-            ParamValue::Int(k) => Some(*k as usize),
-            _ => None,
-        };
+        let (trees, rows, k) = shape(m);
         let depth = match m.get("depth") {
             ParamValue::Int(d) => *d as usize,
             _ => {
@@ -353,26 +459,15 @@ impl PreparedForest {
             }
         };
         let eps = if f.private() {
-            Some(crate::methods::required_epsilon("a forest", epsilon)? * m.f64("epsilon_factor"))
+            Some(crate::methods::required_epsilon("a forest", epsilon)?)
         } else {
             None
         };
-        let median_budget = match quirk(m, "median_budget", "halved", "full") {
-            "full" => MedianBudget::Full,
-            _ => MedianBudget::Halved,
-        };
         let (eps_median, eps_attribute, eps_leaf) = match eps {
             Some(e) => {
-                let b = node_budgets(
-                    e,
-                    rows,
-                    trees,
-                    m.f64("rho"),
-                    depth,
-                    f.attribute.spends(),
-                    median_budget,
-                );
-                (b.median, b.attribute, Some(b.leaf))
+                let b = budgets(f, m, e, depth);
+                let per_median = median_share(m, k.unwrap_or(self.train.x.d));
+                (b.median * per_median, b.attribute, Some(b.leaf))
             }
             None => (0.0, 0.0, None),
         };
