@@ -175,3 +175,86 @@ pub fn forest_node_cases(nodes: ForestNodes, setting: &str) -> Vec<AuditCase> {
     ));
     cases
 }
+
+/// Ten rows of labels 0, 1, 0, 1, … and the same with one more row of label 1, as class
+/// counts.
+const CLASS_COUNTS: ([f64; 2], [f64; 2]) = ([5.0, 5.0], [5.0, 6.0]);
+
+/// DP-RF's node mechanisms (card §4.4–§4.5; [`crate::forest::dp_rf`]), data sets one row
+/// apart: a node's noisy class counts (statistic: the class-1 count) and its noisy mean
+/// (nine rows at 0.5 vs one more at 1), each claiming e_node; the regression split draw at
+/// the budget the code uses (`e_used`: ε_T as run, e_split per level) on errors the
+/// claimed sensitivity 4B∞²/n apart, claiming e_split.
+pub fn dp_rf_cases(
+    e_node: f64,
+    e_split: f64,
+    e_used: f64,
+    node_means: crate::forest::dp_rf::NodeMeans,
+    floors: bool,
+    setting: &str,
+) -> Vec<AuditCase> {
+    use crate::forest::dp_rf::{noisy_class_counts, noisy_mean, regression_split};
+    let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+    let counts = move |c: [f64; 2]| move |rng: &mut Pcg64| noisy_class_counts(&c, e_node, rng)[1];
+    let mean = move |added: bool| {
+        let (m, n) = if added { (5.5 / 10.0, 10) } else { (0.5, 9) };
+        move |rng: &mut Pcg64| noisy_mean(m, n, bounds, e_node, node_means, rng)
+    };
+    let (k, rows) = (5, 100);
+    let delta = 4.0 / rows as f64;
+    let split = move |mse: Vec<f64>| {
+        move |rng: &mut Pcg64| {
+            f64::from(u8::from(
+                regression_split(rng, &mse, rows, 1.0, e_used, floors) == 0,
+            ))
+        }
+    };
+    let mut mse_b = vec![0.0; k];
+    mse_b[0] = 2.0 * delta;
+    let with = |s: &str| format!("{s}; {setting}");
+    vec![
+        AuditCase {
+            part: "node counts (classification)".into(),
+            neighbours: with("class counts (5, 5) vs (5, 6); statistic the noisy count of class 1"),
+            claimed: e_node,
+            delta: 0.0,
+            release_a: Box::new(counts(CLASS_COUNTS.0)),
+            release_b: Box::new(counts(CLASS_COUNTS.1)),
+        },
+        AuditCase {
+            part: "node mean (regression)".into(),
+            neighbours: with("nine rows at 0.5 vs the same and one more at 1; statistic the noisy mean"),
+            claimed: e_node,
+            delta: 0.0,
+            release_a: Box::new(mean(false)),
+            release_b: Box::new(mean(true)),
+        },
+        AuditCase {
+            part: "split choice (regression)".into(),
+            neighbours: with(&format!("K = {k} attributes, errors all 4/n vs 8/n for the first and 0 for the others (n = {rows}); event the first chosen")),
+            claimed: e_split,
+            delta: 0.0,
+            release_a: Box::new(split(vec![delta; k])),
+            release_b: Box::new(split(mse_b)),
+        },
+    ]
+}
+
+/// DP-DF's node counts (card §4.6 step 1; [`crate::forest::dp_df::noisy_present_counts`])
+/// on a node with class counts (5, 0) vs (5, 1), claiming the query budget e_q; the
+/// statistic is the noisy count of class 1, which the code noises only when the class is
+/// present.
+pub fn dp_df_cases(e_q: f64, setting: &str) -> Vec<AuditCase> {
+    use crate::forest::dp_df::noisy_present_counts;
+    let counts = move |c: [usize; 2]| move |rng: &mut Pcg64| noisy_present_counts(&c, e_q, rng)[1];
+    vec![AuditCase {
+        part: "node counts".into(),
+        neighbours: format!(
+            "class counts (5, 0) vs (5, 1); statistic the noisy count of class 1; {setting}"
+        ),
+        claimed: e_q,
+        delta: 0.0,
+        release_a: Box::new(counts([5, 0])),
+        release_b: Box::new(counts([5, 1])),
+    }]
+}

@@ -1,10 +1,10 @@
 //! The audit of a spec's private methods (`dp-repro audit`, issue 13): every method's
 //! [`AuditCase`]s at each ε of the spec, their outcomes as rows of `audit.csv`.
 //!
-//! Grid points: the first structural point of each method joined with every mechanism
-//! point, audited once per distinct [`crate::methods::Method::audit_key`] (by default the
-//! release key, [`crate::methods::Params::release_key`]: curator-side parameters change no
-//! release and are not audited again); the key is the `params` column. No data set is read: the neighbouring inputs are the worst cases
+//! Grid points: every structural point of each method joined with every mechanism point,
+//! audited once per distinct [`crate::methods::Method::audit_key`] (by default the
+//! release parameters: a partition's shape and curator-side parameters do not change the
+//! audited release); the key is the `params` column. No data set is read: the neighbouring inputs are the worst cases
 //! the method's cases construct.
 //!
 //! Family-wise confidence: a spec audits many parts (108 for the LPDT paper's Table 2), and
@@ -116,14 +116,21 @@ pub fn audit_experiment(
         if !wanted || !plan.method.private() {
             continue;
         }
-        let structural = plan.structural.first().cloned().unwrap_or_default();
         let mut seen = BTreeSet::new();
+        let structural: Vec<Params> = if plan.structural.is_empty() {
+            vec![Params::default()]
+        } else {
+            plan.structural.clone()
+        };
         let mechanism: Vec<Params> = if plan.mechanism.is_empty() {
             vec![Params::default()]
         } else {
             plan.mechanism.clone()
         };
-        for params in mechanism.iter().map(|q| structural.join(q)) {
+        let points = structural
+            .iter()
+            .flat_map(|s| mechanism.iter().map(move |q| s.join(q)));
+        for params in points {
             let key = plan.method.audit_key(&params);
             if !seen.insert(key.clone()) {
                 continue;

@@ -50,6 +50,22 @@ use crate::privacy::{draw_index, exponential_probabilities, Normalisation};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+/// One node's noisy class counts (card §4.6 step 1): max(0, trunc(n_c + Lap(1/e_q))) for
+/// the classes present in the node (n_c > 0), in order, and exactly 0 for absent ones,
+/// which draw nothing.
+pub fn noisy_present_counts<R: Rng + ?Sized>(exact: &[usize], e_q: f64, rng: &mut R) -> Vec<f64> {
+    exact
+        .iter()
+        .map(|&k| {
+            if k == 0 {
+                0.0
+            } else {
+                (k as f64 + laplace(rng, 1.0 / e_q)).trunc().max(0.0)
+            }
+        })
+        .collect()
+}
+
 /// Where a tree's vote for a record comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Descent {
@@ -364,18 +380,7 @@ impl Grower<'_> {
         for &i in rows.iter() {
             exact[self.y[i] as usize] += 1;
         }
-        let counts: Vec<f64> = exact
-            .iter()
-            .map(|&k| {
-                if k == 0 {
-                    0.0
-                } else {
-                    (k as f64 + laplace(self.rng, 1.0 / self.e_q))
-                        .trunc()
-                        .max(0.0)
-                }
-            })
-            .collect();
+        let counts = noisy_present_counts(&exact, self.e_q, self.rng);
         let s: f64 = counts.iter().sum();
         let (class, confidence) = if s > 0.0 {
             let m = argmax_first(&counts);

@@ -125,6 +125,66 @@ pub fn budgets(eps_tree: f64, rho: f64, depth: usize) -> (f64, f64) {
     ((1.0 - rho) * eps_tree / levels, rho * eps_tree / levels)
 }
 
+/// One node's noisy class counts (classification, card §4.4): max(0, n_c + Lap(1/e_node))
+/// for every class c in order, one Laplace draw each.
+pub fn noisy_class_counts<R: Rng + ?Sized>(counts: &[f64], e_node: f64, rng: &mut R) -> Vec<f64> {
+    counts
+        .iter()
+        .map(|&k| (k + laplace(rng, 1.0 / e_node)).max(0.0))
+        .collect()
+}
+
+/// One non-empty node's noisy mean (regression, card §4.5): `mean` of its n rows plus
+/// Lap(W/(n·e_node)), clamped into `b` under [`NodeMeans::Clamped`].
+pub fn noisy_mean<R: Rng + ?Sized>(
+    mean: f64,
+    n: usize,
+    b: LabelBounds,
+    e_node: f64,
+    node_means: NodeMeans,
+    rng: &mut R,
+) -> f64 {
+    let v = mean + laplace(rng, b.range() / (n as f64 * e_node));
+    match node_means {
+        NodeMeans::Unclamped => v,
+        NodeMeans::Clamped => b.clip(v),
+    }
+}
+
+/// The budget a regression split is drawn with: the whole tree's ε_T as run
+/// ([`SplitBudget::WholeTree`]) or the level's e_split.
+pub fn split_epsilon(split: SplitBudget, eps_tree: f64, e_split: f64) -> f64 {
+    match split {
+        SplitBudget::WholeTree => eps_tree,
+        SplitBudget::PerLevel => e_split,
+    }
+}
+
+/// The regression split draw (card §4.5): the exponential mechanism over candidates with
+/// within-child errors `mse` on a node of n rows, score −mse, sensitivity 4B∞²/n, budget
+/// `e`: weights exp(−e·mse·n/(8B∞²)), with the reference's `+1e-12` on the unshifted
+/// weights (`floors`) or exact.
+pub fn regression_split<R: Rng + ?Sized>(
+    rng: &mut R,
+    mse: &[f64],
+    n: usize,
+    b_inf: f64,
+    e: f64,
+    floors: bool,
+) -> usize {
+    let nf = n as f64;
+    let log_w: Vec<f64> = mse
+        .iter()
+        .map(|m| -e * m * nf / (8.0 * b_inf * b_inf))
+        .collect();
+    let norm = if floors {
+        Normalisation::Floored(1e-12)
+    } else {
+        Normalisation::LogSumExp
+    };
+    draw_index(rng, &exponential_probabilities(&log_w, norm))
+}
+
 /// A node's stored value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeValue {
@@ -288,10 +348,7 @@ impl Grower<'_> {
                 for &i in rows.iter() {
                     counts[self.y[i] as usize] += 1.0;
                 }
-                let noisy: Vec<f64> = counts
-                    .iter()
-                    .map(|&k| (k + laplace(self.rng, 1.0 / e_node)).max(0.0))
-                    .collect();
+                let noisy = noisy_class_counts(&counts, e_node, self.rng);
                 let total: f64 = noisy.iter().sum();
                 let fractions = if total > 0.0 {
                     noisy.iter().map(|v| v / total).collect()
@@ -308,11 +365,7 @@ impl Grower<'_> {
                     self.rng.gen_range(b.lo..=b.hi)
                 } else {
                     let mean = rows.iter().map(|&i| self.y[i]).sum::<f64>() / n as f64;
-                    let v = mean + laplace(self.rng, b.range() / (n as f64 * e_node));
-                    match self.p.node_means {
-                        NodeMeans::Unclamped => v,
-                        NodeMeans::Clamped => b.clip(v),
-                    }
+                    noisy_mean(mean, n, b, e_node, self.p.node_means, self.rng)
                 };
                 (NodeValue::Mean(v), false)
             }
@@ -390,12 +443,9 @@ impl Grower<'_> {
                 )
             }
             DpRfTask::Regression(b) => {
-                let e = match self.p.split_budget {
-                    SplitBudget::WholeTree => self.eps_tree,
-                    SplitBudget::PerLevel => e_split,
-                };
+                let e = split_epsilon(self.p.split_budget, self.eps_tree, e_split);
                 let b_inf = b.lo.abs().max(b.hi.abs());
-                let log_w: Vec<f64> = cands
+                let mse: Vec<f64> = cands
                     .iter()
                     .map(|&a| {
                         // Σ_v SSE_v = Σ_v (Σ y² − (Σ y)²/n_v)
@@ -413,17 +463,10 @@ impl Grower<'_> {
                             .filter(|s| s.0 > 0.0)
                             .map(|s| (s.2 - s.1 * s.1 / s.0).max(0.0))
                             .sum();
-                        let mse = sse / nf;
-                        -e * mse * nf / (8.0 * b_inf * b_inf)
+                        sse / nf
                     })
                     .collect();
-                // The reference code's floor on exp(score) (card §4.5, §2.2), or exact.
-                let norm = if self.p.weight_floors {
-                    Normalisation::Floored(1e-12)
-                } else {
-                    Normalisation::LogSumExp
-                };
-                draw_index(self.rng, &exponential_probabilities(&log_w, norm))
+                regression_split(self.rng, &mse, n, b_inf, e, self.p.weight_floors)
             }
         }
     }

@@ -850,7 +850,7 @@ impl Method for Composed {
         if self.composition.partition.rule == Rule::HistogramXTree {
             return format!("rho={}", params.f64("rho"));
         }
-        params.release_key(&self.params)
+        super::release_params_key(&self.params, params)
     }
     fn audit_cases(
         &self,

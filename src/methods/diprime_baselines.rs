@@ -536,6 +536,31 @@ impl Method for DpRfMethod {
             "under reference_quirks the Gini split score is given sensitivity 1, and the regression split mechanism spends the whole tree budget eps/N_T at every node (card §9 item 13), so its splits are not covered by the stated eps".into(),
         ]
     }
+    fn audit_key(&self, params: &Params) -> String {
+        // Its quirks are structural parameters and change what is released.
+        params.release_key(self.params())
+    }
+    fn audit_cases(
+        &self,
+        p: &Params,
+        epsilon: f64,
+        ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let eps = called_epsilon("DP-RF", Some(epsilon), p)?;
+        let (depth, setting) = audit_depth(p, ctx, d_mult);
+        let params = dp_rf_params(p, depth);
+        let eps_tree = eps / params.trees as f64;
+        let (e_node, e_split) = crate::forest::dp_rf::budgets(eps_tree, p.f64(RHO.name), depth);
+        let e_used = crate::forest::dp_rf::split_epsilon(params.split_budget, eps_tree, e_split);
+        Ok(Some(crate::audit::forest::dp_rf_cases(
+            e_node,
+            e_split,
+            e_used,
+            params.node_means,
+            params.weight_floors,
+            &setting,
+        )))
+    }
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
         for p in points {
             if p.f64(ROWS_FRACTION.name) <= 0.0 {
@@ -557,34 +582,64 @@ impl Method for DpRfMethod {
         if data.private.n() == 0 {
             return Err(MethodError::Other("DP-RF: no training rows".into()));
         }
-        let params = DpRfParams {
-            trees: p.usize(TREES.name),
-            depth: depth_of(p, &data.private, d_mult)?,
-            k: k_of(p, 5),
-            rho: RHO_UNSET,
-            rows_fraction: p.f64(ROWS_FRACTION.name),
-            row_sample: match quirk(p, ROW_SAMPLE.name, "shared", "bootstrap") {
-                "bootstrap" => RowSample::Bootstrap,
-                _ => RowSample::Shared,
-            },
-            gini: match quirk(p, GINI_SENSITIVITY.name, "one", "friedman_schuster") {
-                "friedman_schuster" => GiniScore::FriedmanSchuster,
-                _ => GiniScore::SensitivityOne,
-            },
-            split_budget: match quirk(p, SPLIT_BUDGET.name, "whole_tree", "per_level") {
-                "per_level" => SplitBudget::PerLevel,
-                _ => SplitBudget::WholeTree,
-            },
-            node_means: match quirk(p, NODE_MEANS.name, "unclamped", "clamped") {
-                "clamped" => NodeMeans::Clamped,
-                _ => NodeMeans::Unclamped,
-            },
-            weight_floors: quirk_bool(p, WEIGHT_FLOORS.name, true),
-        };
+        let params = dp_rf_params(p, depth_of(p, &data.private, d_mult)?);
         Ok(Some(Box::new(PreparedDpRf {
             rep: coded_rep(data),
             params,
         })))
+    }
+}
+
+/// DP-RF's arguments at grid point `p` and tree depth `depth` (ρ still unset).
+fn dp_rf_params(p: &Params, depth: usize) -> DpRfParams {
+    DpRfParams {
+        trees: p.usize(TREES.name),
+        depth,
+        k: k_of(p, 5),
+        rho: RHO_UNSET,
+        rows_fraction: p.f64(ROWS_FRACTION.name),
+        row_sample: match quirk(p, ROW_SAMPLE.name, "shared", "bootstrap") {
+            "bootstrap" => RowSample::Bootstrap,
+            _ => RowSample::Shared,
+        },
+        gini: match quirk(p, GINI_SENSITIVITY.name, "one", "friedman_schuster") {
+            "friedman_schuster" => GiniScore::FriedmanSchuster,
+            _ => GiniScore::SensitivityOne,
+        },
+        split_budget: match quirk(p, SPLIT_BUDGET.name, "whole_tree", "per_level") {
+            "per_level" => SplitBudget::PerLevel,
+            _ => SplitBudget::WholeTree,
+        },
+        node_means: match quirk(p, NODE_MEANS.name, "unclamped", "clamped") {
+            "clamped" => NodeMeans::Clamped,
+            _ => NodeMeans::Unclamped,
+        },
+        weight_floors: quirk_bool(p, WEIGHT_FLOORS.name, true),
+    }
+}
+
+/// `depth` at grid point `p` for an audit, which reads no data: the integer, or the §5
+/// rule with base `rule` at n = n_P (`ctx`) and the grid point's occupancy (25 for
+/// `occupancy: dataset`); and the words that say so.
+fn audit_depth(
+    p: &Params,
+    ctx: &crate::audit::AuditContext,
+    rule: fn(usize, usize) -> usize,
+) -> (usize, String) {
+    match p.get(DEPTH.name) {
+        ParamValue::Int(d) => (*d as usize, format!("depth {d}")),
+        _ => {
+            let occupancy = match p.get(OCCUPANCY.name) {
+                ParamValue::Int(o) => *o as usize,
+                _ => 25,
+            };
+            let n = ctx.n_private;
+            let d = rule(n, occupancy);
+            (
+                d,
+                format!("depth {d} (rule at n = {n}, occupancy {occupancy})"),
+            )
+        }
     }
 }
 
@@ -679,6 +734,21 @@ impl Method for DpDfMethod {
             "which classes are present in a node (only those are noised) and whether one class only is present are read from the exact data (card §4.6)".into(),
             "under reference_quirks no height limit (tracer 0), so a path makes more than the 2h-1 queries the budget is split into and the forest is not eps-DP as accounted; predictions are the trees' noisy root majorities (card §9 item 12)".into(),
         ]
+    }
+    fn audit_key(&self, params: &Params) -> String {
+        // Its quirks are structural parameters and change what is released.
+        params.release_key(self.params())
+    }
+    fn audit_cases(
+        &self,
+        p: &Params,
+        epsilon: f64,
+        ctx: &crate::audit::AuditContext,
+    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
+        let eps = called_epsilon("DP-DF", Some(epsilon), p)?;
+        let (height, setting) = audit_depth(p, ctx, d_mult);
+        let e_q = crate::forest::dp_df::query_budget(eps, p.usize(TREES.name), height.max(1));
+        Ok(Some(crate::audit::forest::dp_df_cases(e_q, &setting)))
     }
     fn prepare(
         &self,

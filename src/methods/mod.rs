@@ -215,11 +215,12 @@ pub trait Method: Send + Sync {
     }
     /// The part of grid point `params` that [`Method::audit_cases`] depends on: grid points
     /// with the same key get the same cases, and `dp-repro audit` audits them once and
-    /// shows the key. The default is the release key (every parameter but the curator's,
-    /// [`Params::release_key`]); a method whose cases read fewer parameters (e.g. fix the
-    /// candidate set that depth and bins would shape) says which.
+    /// shows the key. The default is the release parameters (role
+    /// [`ParamRole::Release`]), for methods whose cases do not read the structural ones (a
+    /// partition's shape); a method whose structural parameters change what is released
+    /// (DP-RF's quirks) or whose cases read fewer parameters says so.
     fn audit_key(&self, params: &Params) -> String {
-        params.release_key(self.params())
+        release_params_key(self.params(), params)
     }
     /// Whether structural grid point `structural` applies to a data set of `n` rows
     /// (all parts) and `d` features, decided from the shape alone, without running
@@ -242,6 +243,22 @@ pub trait Method: Send + Sync {
         structural: &Params,
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError>;
+}
+
+/// The `k=v` pairs of `params` whose declaration in `decls` has role
+/// [`ParamRole::Release`], joined by `;`: the default [`Method::audit_key`].
+pub fn release_params_key(decls: &[ParamDecl], params: &Params) -> String {
+    params
+        .0
+        .iter()
+        .filter(|(k, _)| {
+            decls
+                .iter()
+                .any(|d| &d.name == k && d.role == ParamRole::Release)
+        })
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// Every registered method: the presets of `specs/methods/` (compositions of blocks)
