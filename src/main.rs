@@ -192,6 +192,14 @@ enum Command {
         /// PGLM's delta = 1/n_P^2 and its reference noise, a DiPriMe forest's depth rule.
         #[arg(long, default_value_t = dp_repro::audit::AuditContext::default().n_private)]
         n_private: usize,
+        /// Also audit the floating-point Laplace sampler every method uses, including an
+        /// event on the low-order bits of its outputs (Mironov 2012), which it fails.
+        #[arg(long)]
+        low_bits: bool,
+        /// Also audit the snapping Laplace mechanism (Mironov 2012) on the same events: its
+        /// outputs lie on a lattice that does not depend on the input.
+        #[arg(long)]
+        secure_noise: bool,
         /// Output folder (default: results/<spec name>-audit).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -962,6 +970,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             pilot,
             alpha,
             n_private,
+            low_bits,
+            secure_noise,
             out,
             manifests,
         } => audit_command(
@@ -976,6 +986,13 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                     ..dp_repro::audit::AuditConfig::default()
                 },
                 context: dp_repro::audit::AuditContext { n_private },
+                samplers: [
+                    (low_bits, dp_repro::audit::sampler::Sampler::FloatingPoint),
+                    (secure_noise, dp_repro::audit::sampler::Sampler::Snapping),
+                ]
+                .into_iter()
+                .filter_map(|(on, s)| on.then_some(s))
+                .collect(),
             },
             out,
             manifests,

@@ -26,6 +26,7 @@ pub mod histogram;
 pub mod lpdt;
 pub mod pglm;
 pub mod priv_unit_g;
+pub mod sampler;
 pub mod semi_feature;
 pub mod spec;
 

@@ -35,6 +35,9 @@ pub struct AuditOptions {
     pub config: AuditConfig,
     /// What releases may depend on beyond the grid point (n_P, `--n-private`).
     pub context: AuditContext,
+    /// Laplace samplers audited on their own at each ε, after the methods
+    /// ([`super::sampler`]; `--low-bits`, `--secure-noise`).
+    pub samplers: Vec<super::sampler::Sampler>,
 }
 
 /// One row of `audit.csv`: a case's outcome, or a method with no audit yet (`outcome`
@@ -154,6 +157,15 @@ pub fn audit_experiment(
                     ),
                 }
             }
+        }
+    }
+    for &sampler in &opts.samplers {
+        for &eps in &epsilons {
+            work.extend(
+                super::sampler::sampler_cases(sampler, eps)
+                    .into_iter()
+                    .map(|c| (sampler.label().to_string(), String::new(), eps, Some(c))),
+            );
         }
     }
     let seed = exp.spec.seed;
@@ -321,7 +333,7 @@ pub fn audit_table(rows: &[AuditRow], alpha: f64, spec_name: &str) -> Table {
                 "audited: a lower bound on the privacy loss that holds for all parts together with probability at least {} (Clopper-Pearson, Bonferroni over the parts); bold: a violation, the bound above the claim",
                 1.0 - alpha
             ),
-            "the Laplace and Gaussian samplers are naive floating-point code, which leaks through the low-order bits of its outputs (Mironov, CCS 2012): harmless for simulating the papers' mathematics, and not what this audit's events look at".into(),
+            "the Laplace and Gaussian samplers are naive floating-point code, which leaks through the low-order bits of its outputs (Mironov, CCS 2012): harmless for simulating the papers' mathematics, and not what the methods' events look at; `--low-bits` audits the Laplace sampler on its low bits (it fails), `--secure-noise` the snapping mechanism (it passes)".into(),
         ],
         legend: Legend::InNotes,
     }

@@ -12,6 +12,7 @@ mod laplace;
 mod permute_flip;
 mod priv_unit_g;
 mod randomized_response;
+mod snapping;
 
 pub use budget::{Budget, BudgetError};
 pub use exponential::{
@@ -29,3 +30,4 @@ pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CA
 pub use randomized_response::{
     flip_mask, flip_threshold, rr_keep_probability, KeepProbability, FLIP_MASK_STEPS,
 };
+pub use snapping::{uniform_full_precision, SnappingError, SnappingLaplace};
