@@ -582,12 +582,38 @@ fn check(
         }
         None => None,
     };
+    let audit = match &exp.spec.audit {
+        None => None,
+        Some(req) => {
+            let opts = dp_repro::audit::spec::AuditOptions {
+                method: None,
+                epsilons: None,
+                config: dp_repro::audit::AuditConfig {
+                    draws: req.draws,
+                    pilot: (req.draws / 10).max(1),
+                    ..dp_repro::audit::AuditConfig::default()
+                },
+                context: dp_repro::audit::AuditContext {
+                    n_private: req
+                        .n_private
+                        .unwrap_or(dp_repro::audit::AuditContext::default().n_private),
+                },
+                samplers: Vec::new(),
+            };
+            let rows = dp_repro::audit::spec::audit_experiment(&exp, &opts).map_err(bad_input)?;
+            let p = out.join("audit.csv");
+            std::fs::write(&p, dp_repro::audit::spec::audit_csv(&rows))
+                .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+            Some(dp_repro::check::audit::AuditCheck::new(&rows, req))
+        }
+    };
     let report = CheckReport {
         cells,
         claims,
         golden,
         epsilon_matches,
         rank_sums,
+        audit,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;

@@ -1238,6 +1238,7 @@ fn sample_report() -> CheckReport {
         }),
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
+        audit: None,
     }
 }
 
@@ -1470,6 +1471,7 @@ claims:
         golden: None,
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
+        audit: None,
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -27,6 +27,7 @@
 //!   ([`read_tests`]);
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
+pub mod audit;
 pub mod claims;
 pub mod epsilon_match;
 pub mod golden;
@@ -586,14 +587,17 @@ pub struct CheckReport {
     pub epsilon_matches: Vec<EpsilonMatch>,
     /// The paper's rank sums against ours (`reported.rank_sums`), in file order.
     pub rank_sums: Vec<RankSumCheck>,
+    /// The privacy audit the spec's `audit:` section asks for, if any.
+    pub audit: Option<audit::AuditCheck>,
 }
 
 impl CheckReport {
     /// True when something regressed: a reported cell with verdict
     /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, a
     /// golden comparison with a changed, missing or extra row, an ε inference that
-    /// disagrees with a required stated ε, or a rank sum with verdict
-    /// [`Verdict::Regression`]. `dp-repro check` exits 1
+    /// disagrees with a required stated ε, a rank sum with verdict
+    /// [`Verdict::Regression`], or a privacy audit violation without a known reason
+    /// ([`audit::AuditCheck::regressed`]). `dp-repro check` exits 1
     /// then, 0 otherwise.
     pub fn regressed(&self) -> bool {
         self.cells.iter().any(|c| c.verdict == Verdict::Regression)
@@ -604,6 +608,7 @@ impl CheckReport {
                 .rank_sums
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
+            || self.audit.as_ref().is_some_and(|a| a.regressed())
     }
 }
 

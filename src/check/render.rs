@@ -294,6 +294,9 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
             n(|v| *v == Verdict::NotRun),
         ));
     }
+    if let Some(a) = &report.audit {
+        summary.push(a.summary_line());
+    }
     let mode = golden_mode;
     summary.push(match &report.golden {
         None => "Golden numbers: not checked.".to_string(),
@@ -381,6 +384,9 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
                 lines.push(one_line(&format!("golden row {kind}: {item}")));
             }
         }
+    }
+    if let Some(a) = &report.audit {
+        lines.extend(a.failing_lines().iter().map(|l| one_line(l)));
     }
     let status = if report.regressed() {
         "REGRESSION"

@@ -68,6 +68,10 @@ pub struct Spec {
     /// Our own blessed summary.csv (`dp-repro check --golden`, `--bless`).
     #[serde(default)]
     pub golden: Option<crate::check::GoldenSpec>,
+    /// Require the empirical privacy audit to find every private method consistent
+    /// (`dp-repro check`; [`crate::check::audit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<crate::check::audit::AuditRequirement>,
     /// Line plots (SVG, PNG and a tidy CSV of the points) rendered from the results into
     /// `figures/`: x = ε or a grid parameter, y = the metric's mean over repetitions with
     /// an optional quantile band (see `report::figure`).

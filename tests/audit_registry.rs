@@ -1,0 +1,97 @@
+//! The CI audit of every registered private method (issue 13 item 5): each one has audit
+//! cases at its default parameters, and at ε = 1 and 4 every part is consistent with its
+//! claim except the methods whose defaults are the reference code's known overspending
+//! budgets (their flags are tested at settings that show them in `src/audit/tests.rs`).
+
+use dp_repro::audit::{audit_scalar, AuditConfig, AuditContext, Verdict};
+use dp_repro::methods::{registry, ParamDecl, ParamKind, ParamValue, Params};
+use dp_repro::run::seeds::stream;
+
+/// Methods whose default parameters are the reference code's budgets, which overspend:
+/// PGLM `noise: reference`, PSGD `epsilon_split: per_tensor`, DiPriMeExp/Flip
+/// `k_medians: shared`, DP-RF `mode: reference_quirks`, DP-DF's present-only counts.
+const KNOWN: &[&str] = &[
+    "PGLM",
+    "PSGD-L",
+    "PSGD-N",
+    "DiPriMeExp",
+    "DiPriMeFlip",
+    "DP-RF",
+    "DP-DF",
+];
+
+/// A valid value of a parameter kind: the smallest integer ≥ 2 allowed, the middle of a
+/// real interval (1 above an unbounded lower end), false, the first choice.
+fn value_of(kind: &ParamKind) -> ParamValue {
+    match kind {
+        ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
+        ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
+        ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
+        ParamKind::Bool => ParamValue::Bool(false),
+        ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
+        ParamKind::Either(kinds) => value_of(&kinds[0]),
+    }
+}
+
+/// The method's defaults, and a valid value for each parameter without one.
+fn default_params(decls: &[ParamDecl]) -> Params {
+    let mut p = Params::default();
+    for d in decls {
+        let v = match d.default {
+            Some(text) => ParamValue::parse(text),
+            None => value_of(&d.kind),
+        };
+        p.0.push((d.name.to_string(), v));
+    }
+    p
+}
+
+#[test]
+fn every_registered_private_method_is_audited_and_consistent_unless_known() {
+    let ctx = AuditContext::default();
+    let mut work = Vec::new();
+    for m in registry().iter().filter(|m| m.private()) {
+        let params = default_params(m.params());
+        for eps in [1.0, 4.0] {
+            let cases = m
+                .audit_cases(&params, eps, &ctx)
+                .unwrap_or_else(|e| panic!("{}: {e}", m.name()))
+                .unwrap_or_else(|| panic!("{} has no audit cases", m.name()));
+            assert!(!cases.is_empty(), "{}", m.name());
+            work.extend(cases.into_iter().map(|c| (m.name().to_string(), eps, c)));
+        }
+    }
+    // Family-wise α = 0.05 over every part (Bonferroni), as `dp-repro audit` does.
+    let cfg = AuditConfig {
+        pilot: 5_000,
+        draws: 50_000,
+        alpha: 0.05 / work.len() as f64,
+        ..AuditConfig::default()
+    };
+    let mut unexpected = Vec::new();
+    for (i, (name, eps, case)) in work.iter().enumerate() {
+        let cfg = AuditConfig {
+            delta: case.delta,
+            ..cfg
+        };
+        let streams = ["pilot-a", "pilot-b", "final-a", "final-b"]
+            .map(|role| stream(13, &["registry-audit", &i.to_string(), role]));
+        let out = audit_scalar(&cfg, &case.release_a, &case.release_b, streams);
+        if Verdict::of(out.epsilon_lower, case.claimed) == Verdict::Violation
+            && !KNOWN.contains(&name.as_str())
+        {
+            unexpected.push(format!(
+                "{name} at {eps}: {} claims {}, certified {} ({})",
+                case.part, case.claimed, out.epsilon_lower, out.event
+            ));
+        }
+    }
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    // Every private method was audited: 25 at the time of writing.
+    let audited: std::collections::BTreeSet<&str> =
+        work.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(
+        audited.len(),
+        registry().iter().filter(|m| m.private()).count()
+    );
+}
