@@ -204,3 +204,47 @@ fn flags_select_and_bad_flags_are_named() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--epsilon 0"));
 }
+
+/// A spec's `audit:` section makes `dp-repro check` audit its private methods: DP-RF in its
+/// reference mode spends the whole tree budget on every regression split (ε_T = 2 where the
+/// level's e_split = 1/3 is claimed), so the check fails naming it, until the spec lists it
+/// as a known violation with a reason; LPDT-M stays consistent either way.
+#[test]
+fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |known: &str| {
+        format!(
+            "name: audit-check\nseed: 5\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 100, private: 400, test: 100}}}}\nepsilons: [4]\nmethods:\n  - method: LPDT-M\n    params: {{depth: 2, min_leaf: 10}}\n  - method: DP-RF\n    params: {{trees: 2, depth: 2}}\nselection: best_mean\naudit:\n  require: consistent\n  draws: 50000\n{known}"
+        )
+    };
+    let run = |name: &str, text: String| {
+        let path = dir.path().join(format!("{name}.yaml"));
+        fs::write(&path, text).unwrap();
+        let out = dir.path().join(name);
+        let o = dp_repro(&[
+            "check",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--force",
+            "--results",
+            out.to_str().unwrap(),
+        ]);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            out,
+        )
+    };
+    let (code, stdout, out) = run("strict", spec(""));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("privacy violation: DP-RF"), "{stdout}");
+    assert!(!stdout.contains("privacy violation: LPDT-M"), "{stdout}");
+    assert!(out.join("audit.csv").is_file());
+    let (code, stdout, _) = run(
+        "known",
+        spec("  known_violations:\n    - {method: DP-RF, why: \"whole-tree split budget (diprime.md §9 item 13)\"}\n"),
+    );
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("PASS"), "{stdout}");
+    assert!(stdout.contains("0 not)"), "{stdout}");
+}
