@@ -4,12 +4,15 @@
 //! [`crate::stats::epsilon_delta_lower_bound`] for (ε, δ) claims).
 //!
 //! A method offers its [`AuditCase`]s (two neighbouring inputs of one part of its release,
-//! a real-valued statistic of the release and the ε that part claims) through
-//! [`crate::methods::Method::audit_cases`]: [`lpdt`], [`histogram`], [`deconv`] and
-//! [`priv_unit_g`] build those of LPDT's, PHIST's, DECONV's and PSGD's user releases, `methods/compose/release.rs` those of any
-//! other composition of a cell and a label mechanism; [`spec`] audits a whole spec
-//! (`dp-repro audit`). [`audit_scalar`] audits one case: the events are the half-lines
-//! {z ≤ t} and {z > t} of the statistic.
+//! a real-valued statistic of the release and the ε, and δ, that part claims) through
+//! [`crate::methods::Method::audit_cases`]. One module per family builds them from the
+//! family's own release code: [`lpdt`], [`histogram`], [`deconv`], [`priv_unit_g`] (PSGD)
+//! and [`pglm`] for the local releases (`methods/compose/release.rs` for any other
+//! composition of a cell and a label mechanism), [`semi_feature`] for HistOfTree, ParDT,
+//! LabelDT and KRR, [`forest`] for the central-DP forests' node mechanisms, and [`sampler`]
+//! for the Laplace samplers' low bits; [`spec`] audits a whole spec (`dp-repro audit`).
+//! [`audit_scalar`] audits one case: the events are the half-lines {z ≤ t} and {z > t} of
+//! the statistic.
 //!
 //! The statistic of a whole release is the log-likelihood ratio of the two inputs under the
 //! *claimed* mechanism (white-box, as in Neyman–Pearson): its half-lines are the tightest
