@@ -196,7 +196,7 @@ pub enum Side {
 }
 
 /// An event {z ≤ t} or {z > t} of the release statistic, and the direction of the
-/// comparison: `a_over_b` bounds ln P_a[E]/P_b[E], else ln P_b[E]/P_a[E].
+/// comparison: `a_over_b` bounds ln P_a\[E\]/P_b\[E\], else ln P_b\[E\]/P_a\[E\].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Event {
     /// The threshold t.

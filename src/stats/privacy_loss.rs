@@ -21,7 +21,7 @@ pub struct ProbabilityInterval {
 }
 
 /// The exact (Clopper–Pearson, Biometrika 1934) one-sided bounds for p from k successes in n
-/// Bernoulli(p) trials, each at level `alpha`: P[p < lo] ≤ α and P[p > hi] ≤ α over the
+/// Bernoulli(p) trials, each at level `alpha`: P\[p < lo\] ≤ α and P\[p > hi\] ≤ α over the
 /// draws. lo is the α quantile of Beta(k, n − k + 1) (0 for k = 0) and hi the 1 − α
 /// quantile of Beta(k + 1, n − k) (1 for k = n), from statrs' inverse regularized beta.
 ///
@@ -62,7 +62,7 @@ pub fn epsilon_lower_bound(k_a: u64, n_a: u64, k_b: u64, n_b: u64, alpha: f64) -
 }
 
 /// The certified lower bound on ε of an (ε, δ) mechanism from one event E:
-/// (ε, δ)-DP gives P_a[E] ≤ e^ε·P_b[E] + δ, so ε ≥ ln((P_a[E] − δ)/P_b[E]) (Jagielski,
+/// (ε, δ)-DP gives P_a\[E\] ≤ e^ε·P_b\[E\] + δ, so ε ≥ ln((P_a\[E\] − δ)/P_b\[E\]) (Jagielski,
 /// Ullman & Oprea, NeurIPS 2020, §3), taken at the Clopper–Pearson ends as in
 /// [`epsilon_lower_bound`] (which is δ = 0); 0 when the lower end does not exceed δ.
 ///
