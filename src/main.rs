@@ -697,7 +697,9 @@ fn audit_command(
         )));
     }
     let rows = audit_experiment(&exp, &opts).map_err(|e| match e {
-        e @ (AuditError::UnknownMethod(..) | AuditError::Epsilon(_)) => bad_input(e),
+        e @ (AuditError::UnknownMethod(..) | AuditError::Epsilon(_) | AuditError::NPrivate(_)) => {
+            bad_input(e)
+        }
         e => failed(e),
     })?;
     let out = out.unwrap_or_else(|| Path::new("results").join(format!("{}-audit", exp.spec.name)));

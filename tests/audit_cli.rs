@@ -165,7 +165,7 @@ fn lpct_table2_flags_psgd_per_tensor_budgets() {
     );
 }
 
-/// `--method` and `--epsilon` select; an unknown label or ε ≤ 0 is bad input (exit 2)
+/// `--method` and `--epsilon` select; an unknown label, ε ≤ 0 or n_P < 2 is bad input (exit 2)
 /// naming the flag.
 #[test]
 fn flags_select_and_bad_flags_are_named() {
@@ -203,6 +203,10 @@ fn flags_select_and_bad_flags_are_named() {
     let o = dp_repro(&["audit", "specs/lpdt/table2.yaml", "--epsilon", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--epsilon 0"));
+
+    let o = dp_repro(&["audit", "specs/lpdt/table2.yaml", "--n-private", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--n-private 1"));
 }
 
 /// A spec's `audit:` section makes `dp-repro check` audit its private methods: DP-RF in its

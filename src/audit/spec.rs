@@ -75,6 +75,9 @@ pub enum AuditError {
     /// A budget ε ≤ 0 or not finite.
     #[error("--epsilon {0}: a budget must be a finite number > 0")]
     Epsilon(f64),
+    /// n_P < 2.
+    #[error("--n-private {0}: at least 2 private users (PGLM's delta = 1/n_P^2 must be < 1)")]
+    NPrivate(usize),
     /// The method refused a grid point.
     #[error("{method} at {params}, epsilon {epsilon}: {source}")]
     Method {
@@ -111,6 +114,9 @@ pub fn audit_experiment(
         .unwrap_or_else(|| exp.epsilons.clone());
     if let Some(&e) = epsilons.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
         return Err(AuditError::Epsilon(e));
+    }
+    if opts.context.n_private < 2 {
+        return Err(AuditError::NPrivate(opts.context.n_private));
     }
     // (method label, grid point, ε, cases or None).
     let mut work: Vec<(String, String, f64, Option<AuditCase>)> = Vec::new();
