@@ -619,12 +619,12 @@ fn dp_rf_params(p: &Params, depth: usize) -> DpRfParams {
 }
 
 /// `depth` at grid point `p` for an audit, which reads no data: the integer, or the §5
-/// rule with base `rule` at n = n_P (`ctx`) and the grid point's occupancy (25 for
-/// `occupancy: dataset`); and the words that say so.
-fn audit_depth(
+/// rule `rule(n, occupancy)` at n = n_P (`ctx`) and the grid point's occupancy (25 for
+/// `occupancy: dataset`); and the words that say so. Shared by the DiPriMe forests.
+pub(crate) fn audit_depth(
     p: &Params,
     ctx: &crate::audit::AuditContext,
-    rule: fn(usize, usize) -> usize,
+    rule: impl Fn(usize, usize) -> usize,
 ) -> (usize, String) {
     match p.get(DEPTH.name) {
         ParamValue::Int(d) => (*d as usize, format!("depth {d}")),

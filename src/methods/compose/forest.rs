@@ -385,10 +385,23 @@ fn median_share(m: &Params, k_all: usize) -> f64 {
     }
 }
 
+/// The median draw's reference quirks at grid point `m` for a forest of task `task` (the
+/// classification code's `ln(w + 1e-12)` under PF, card §3.4).
+fn median_options(m: &Params, task: Task) -> MedianOptions {
+    MedianOptions {
+        floors: quirk(m, "weight_floors", "on", "off") == "on",
+        pf_width: match quirk(m, "pf_width", "power", "linear") {
+            "linear" => PfWidth::Linear,
+            _ => PfWidth::Power,
+        },
+        pf_log_width_floor: task == Task::Classification,
+    }
+}
+
 /// The audit cases of the node mechanisms of private forest `f` at grid point `m` and
 /// budget ε ([`crate::audit::forest`]). The depth is the grid point's, or the depth rule at
-/// n = n_P (`ctx`) with the grid point's occupancy (25 for `occupancy: dataset`); it sets
-/// the per-node budgets and is named in the cases.
+/// n = n_P (`ctx`, [`crate::methods::diprime_baselines::audit_depth`]); it sets the
+/// per-node budgets and is named in the cases.
 ///
 /// # Errors
 /// A budget ε that is not finite and > 0.
@@ -400,41 +413,22 @@ pub(super) fn audit_cases(
 ) -> Result<Vec<crate::audit::AuditCase>, MethodError> {
     let epsilon = crate::privacy::Budget::new(epsilon)?.epsilon();
     let (trees, rows, k) = shape(m);
-    let (depth, setting) = match m.get("depth") {
-        ParamValue::Int(d) => (*d as usize, format!("d_max = {d}")),
-        _ => {
-            let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
-            let occupancy = match m.get("occupancy") {
-                ParamValue::Int(o) => *o as usize,
-                _ => 25,
-            };
-            let d = depth_rule(ctx.n_private, occupancy, 2, parts);
-            let n = ctx.n_private;
-            (
-                d,
-                format!("d_max = {d} (depth rule at n = {n}, occupancy {occupancy})"),
-            )
-        }
-    };
+    let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
+    let (depth, setting) =
+        crate::methods::diprime_baselines::audit_depth(m, ctx, |n, o| depth_rule(n, o, 2, parts));
     let b = budgets(f, m, epsilon, depth);
     // K attributes at least (k: all on two attributes).
     let k = k.unwrap_or(2);
+    let median_options = median_options(m, Task::Regression);
     let nodes = crate::audit::forest::ForestNodes {
         median: f.median,
-        median_options: MedianOptions {
-            floors: quirk(m, "weight_floors", "on", "off") == "on",
-            pf_width: match quirk(m, "pf_width", "power", "linear") {
-                "linear" => PfWidth::Linear,
-                _ => PfWidth::Power,
-            },
-            pf_log_width_floor: false,
-        },
+        median_options,
         eps_median: b.median * median_share(m, k),
         k,
         eps_split: b.median,
         attribute: f.attribute,
         eps_attribute: b.attribute,
-        floors: quirk(m, "weight_floors", "on", "off") == "on",
+        floors: median_options.floors,
         eps_leaf: b.leaf,
     };
     Ok(crate::audit::forest::forest_node_cases(nodes, &setting))
@@ -471,7 +465,6 @@ impl PreparedForest {
             }
             None => (0.0, 0.0, None),
         };
-        let floors = quirk(m, "weight_floors", "on", "off") == "on";
         let cfg = TreeConfig {
             median: f.median,
             attribute: f.attribute,
@@ -482,14 +475,7 @@ impl PreparedForest {
             eps_leaf,
             bounds: self.bounds,
             task: self.train.task,
-            median_options: MedianOptions {
-                floors,
-                pf_width: match quirk(m, "pf_width", "power", "linear") {
-                    "linear" => PfWidth::Linear,
-                    _ => PfWidth::Power,
-                },
-                pf_log_width_floor: self.train.task == Task::Classification,
-            },
+            median_options: median_options(m, self.train.task),
             categorical_bug: quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
         };
         let ranges = match m.str("ranges") {
