@@ -9,6 +9,8 @@ mod exponential;
 mod gaussian;
 mod generalized_rr;
 mod laplace;
+pub mod ledger;
+pub mod mutants;
 mod permute_flip;
 mod priv_unit_g;
 mod randomized_response;

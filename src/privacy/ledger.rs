@@ -1,0 +1,446 @@
+//! The privacy ledger (DESIGN.md, "The ledger"): every mechanism call charges the ε it
+//! actually spent to the subjects whose data it read, and a ledger run totals the charges
+//! per subject along the code path that ran.
+//!
+//! **What a charge is.** A release charges at the place it draws its noise, from the scale
+//! or probabilities it really used and the sensitivity of the input domain it really saw:
+//! a Laplace draw of scale b over a domain of sensitivity Δ charges Δ/b
+//! ([`laplace_epsilon`]); a randomized-response bit kept with probability κ charges
+//! ln(κ/(1 − κ)) per bit that two neighbouring inputs can change ([`rr_epsilon`]); a
+//! generalized randomized response over k categories charges ln(p_true/p_other) of the
+//! probabilities it drew with ([`grr_epsilon`]); a Gaussian draw of variance σ² charges
+//! the ε that Dwork & Roth's Theorem A.1 gives at its δ ([`gaussian_epsilon`]); an
+//! exponential mechanism whose log-weights are c·u for a score of sensitivity Δ charges
+//! 2cΔ ([`exponential_epsilon`]). None of them reads the budget function that chose the
+//! shares, so a slip in a scale, in a share or in the budget function moves the charge.
+//!
+//! **Who pays.** Local models (LPDT, LPCT, HistOfTree): the private user whose record the
+//! release is made of ([`Subjects::One`]), or every user of a range at once for an exact
+//! shortcut that draws n users' noise in one call ([`Subjects::Range`]). Central DP
+//! (DiPriMe): every private row the mechanism read ([`Subjects::Rows`]). Sequential
+//! composition is the sum of a subject's charges; parallel composition is what the
+//! per-subject sum gives when mechanisms read disjoint rows, and only then: a row read by
+//! two mechanisms pays both.
+//!
+//! **Private quantities.** A noise scale, clipping range, bin edge, scaling or threshold
+//! computed from private rows outside any mechanism is recorded with
+//! [`private_quantity`]: it is a finding unless a spec declares it.
+//!
+//! **Recording.** Charges go to the ledger of the current thread while
+//! [`recording`] runs a closure, and nowhere otherwise (a charge outside a recording costs
+//! one thread-local read). [`recording`] runs its closure in a one-thread rayon pool so
+//! that parallel code inside it charges the same ledger.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// Who a charge falls on: private users (local models) or private rows (central DP), by
+/// their index in the private training sample.
+#[derive(Debug, Clone, Copy)]
+pub enum Subjects<'a> {
+    /// One user or row.
+    One(usize),
+    /// Every index in `start..end`, each once (an exact shortcut that draws the noise of
+    /// users start..end in one call).
+    Range(usize, usize),
+    /// These rows, each once per occurrence (a central mechanism reading a node's rows; a
+    /// row listed twice pays twice).
+    Rows(&'a [usize]),
+}
+
+/// A quantity computed from private rows outside a mechanism (a label range, a scaling, a
+/// bin edge, a split threshold), as the ledger recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PrivateQuantity {
+    /// A short name, e.g. `label_bounds` or `leaf scale n`.
+    pub name: String,
+    /// What was computed from which rows, in words.
+    pub detail: String,
+}
+
+/// One part of a subject's composition path: every charge of one part name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathPart {
+    /// The part's name (e.g. `cell: randomized response`).
+    pub part: String,
+    /// How many charges of this part the subject paid.
+    pub calls: u64,
+    /// Their total ε.
+    pub epsilon: f64,
+    /// Their total δ.
+    pub delta: f64,
+}
+
+/// The totals of one recording.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LedgerReport {
+    /// Subjects charged at least once.
+    pub subjects: usize,
+    /// The largest total ε any subject paid (0 with no charge).
+    pub max_epsilon: f64,
+    /// That subject's total δ (the largest total δ when ε totals tie).
+    pub max_delta: f64,
+    /// The smallest total ε among the subjects charged.
+    pub min_epsilon: f64,
+    /// The index of the subject who paid `max_epsilon`.
+    pub worst: Option<usize>,
+    /// That subject's composition path, part by part in order of first charge.
+    pub path: Vec<PathPart>,
+    /// Mechanism calls charged.
+    pub calls: u64,
+    /// Quantities computed from private rows outside a mechanism, each once.
+    pub private_quantities: Vec<PrivateQuantity>,
+}
+
+impl LedgerReport {
+    /// The worst subject's path in words: `part: calls × ε (total)`, joined by ` + `.
+    pub fn path_text(&self) -> String {
+        self.path
+            .iter()
+            .map(|p| {
+                let each = p.epsilon / p.calls.max(1) as f64;
+                if p.delta > 0.0 {
+                    format!(
+                        "{}: {} x {:.6} (delta {:.3e})",
+                        p.part, p.calls, each, p.delta
+                    )
+                } else {
+                    format!("{}: {} x {:.6}", p.part, p.calls, each)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
+}
+
+#[derive(Default)]
+struct State {
+    parts: Vec<String>,
+    /// Per part: per subject (ε total, δ total, calls).
+    per_part: Vec<Vec<(f64, f64, u64)>>,
+    totals: Vec<(f64, f64)>,
+    charged: Vec<bool>,
+    calls: u64,
+    quantities: BTreeMap<(String, String), ()>,
+}
+
+impl State {
+    fn part_index(&mut self, part: &str) -> usize {
+        if let Some(i) = self.parts.iter().position(|p| p == part) {
+            return i;
+        }
+        self.parts.push(part.to_string());
+        self.per_part.push(Vec::new());
+        self.parts.len() - 1
+    }
+
+    fn charge_one(&mut self, part: usize, subject: usize, epsilon: f64, delta: f64) {
+        if self.totals.len() <= subject {
+            self.totals.resize(subject + 1, (0.0, 0.0));
+            self.charged.resize(subject + 1, false);
+        }
+        let row = &mut self.per_part[part];
+        if row.len() <= subject {
+            row.resize(subject + 1, (0.0, 0.0, 0));
+        }
+        row[subject].0 += epsilon;
+        row[subject].1 += delta;
+        row[subject].2 += 1;
+        self.totals[subject].0 += epsilon;
+        self.totals[subject].1 += delta;
+        self.charged[subject] = true;
+    }
+
+    fn report(self) -> LedgerReport {
+        let mut worst: Option<usize> = None;
+        let (mut subjects, mut min_epsilon) = (0usize, f64::INFINITY);
+        for (i, &(e, d)) in self.totals.iter().enumerate() {
+            if !self.charged[i] {
+                continue;
+            }
+            subjects += 1;
+            min_epsilon = min_epsilon.min(e);
+            // NaN charges (a NaN scale) are the worst of all.
+            let better = match worst {
+                None => true,
+                Some(w) => {
+                    let (we, wd) = self.totals[w];
+                    e.is_nan() && !we.is_nan() || e > we || (e == we && d > wd)
+                }
+            };
+            if better {
+                worst = Some(i);
+            }
+        }
+        let (max_epsilon, max_delta) = worst.map_or((0.0, 0.0), |w| self.totals[w]);
+        let path = worst.map_or_else(Vec::new, |w| {
+            self.parts
+                .iter()
+                .zip(&self.per_part)
+                .filter_map(|(name, row)| {
+                    let &(epsilon, delta, calls) = row.get(w)?;
+                    (calls > 0).then(|| PathPart {
+                        part: name.clone(),
+                        calls,
+                        epsilon,
+                        delta,
+                    })
+                })
+                .collect()
+        });
+        LedgerReport {
+            subjects,
+            max_epsilon,
+            max_delta,
+            min_epsilon: if subjects == 0 { 0.0 } else { min_epsilon },
+            worst,
+            path,
+            calls: self.calls,
+            private_quantities: self
+                .quantities
+                .into_keys()
+                .map(|(name, detail)| PrivateQuantity { name, detail })
+                .collect(),
+        }
+    }
+}
+
+thread_local! {
+    static LEDGER: RefCell<Option<State>> = const { RefCell::new(None) };
+}
+
+/// Whether a recording is running on this thread (a release may skip building a charge's
+/// arguments when it is not).
+pub fn is_recording() -> bool {
+    LEDGER.with(|l| l.borrow().is_some())
+}
+
+/// Charges `epsilon` (and `delta`, 0 for pure ε-DP) to each of `subjects` under the part
+/// name `part`, when a recording runs on this thread; nothing otherwise. `epsilon` is what
+/// the call actually spent (from [`laplace_epsilon`] and its siblings), never a share
+/// read from a budget function.
+pub fn charge(part: &str, subjects: Subjects<'_>, epsilon: f64, delta: f64) {
+    LEDGER.with(|l| {
+        let mut guard = l.borrow_mut();
+        let Some(state) = guard.as_mut() else {
+            return;
+        };
+        let p = state.part_index(part);
+        state.calls += 1;
+        match subjects {
+            Subjects::One(i) => state.charge_one(p, i, epsilon, delta),
+            Subjects::Range(a, b) => {
+                for i in a..b {
+                    state.charge_one(p, i, epsilon, delta);
+                }
+            }
+            Subjects::Rows(rows) => {
+                for &i in rows {
+                    state.charge_one(p, i, epsilon, delta);
+                }
+            }
+        }
+    });
+}
+
+/// Records a quantity computed from private rows outside any mechanism (`name`, and
+/// `detail` in words, built only while recording).
+pub fn private_quantity(name: &str, detail: impl FnOnce() -> String) {
+    LEDGER.with(|l| {
+        if let Some(state) = l.borrow_mut().as_mut() {
+            state.quantities.insert((name.to_string(), detail()), ());
+        }
+    });
+}
+
+/// Runs `f` with a fresh ledger on a one-thread rayon pool (so that parallel code inside
+/// `f` charges the same ledger) and returns its result with the ledger's totals.
+///
+/// # Panics
+/// If a recording already runs on this thread, or the pool cannot be built.
+pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool for a ledger recording");
+    pool.install(|| {
+        LEDGER.with(|l| {
+            let mut g = l.borrow_mut();
+            assert!(g.is_none(), "a ledger recording is already running");
+            *g = Some(State::default());
+        });
+        // Take the ledger back even when `f` panics, so the thread's next recording starts
+        // clean.
+        struct Reset;
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                LEDGER.with(|l| l.borrow_mut().take());
+            }
+        }
+        let reset = Reset;
+        let out = f();
+        let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
+        drop(reset);
+        (out, state.report())
+    })
+}
+
+/// ε spent by a Laplace draw of scale `scale` on a value of sensitivity `sensitivity` (L1
+/// distance two neighbouring inputs can move it): Δ/b (Dwork & Roth 2014, Theorem 3.6).
+/// A scale of 0 spends an infinite ε; NaN in gives NaN.
+pub fn laplace_epsilon(sensitivity: f64, scale: f64) -> f64 {
+    if scale == 0.0 && sensitivity > 0.0 {
+        return f64::INFINITY;
+    }
+    sensitivity / scale
+}
+
+/// ε spent by randomized response that keeps each bit with probability `keep` (κ > 1/2)
+/// on a bit vector two neighbouring inputs differ in at most `bits` positions:
+/// bits · ln(κ/(1 − κ)) (Warner 1965; LPDT eq. (5): κ = e^{ε/2}/(1 + e^{ε/2}) over a
+/// one-hot vector, 2 bits, spends ε).
+pub fn rr_epsilon(keep: f64, bits: usize) -> f64 {
+    bits as f64 * (keep / (1.0 - keep)).ln().abs()
+}
+
+/// ε spent by generalized randomized response that reports the true category with
+/// probability `p_true` and each other one with `p_other`: ln(p_true/p_other) (Kairouz,
+/// Oh & Viswanath 2014).
+pub fn grr_epsilon(p_true: f64, p_other: f64) -> f64 {
+    (p_true / p_other).ln().abs()
+}
+
+/// ε spent by a Gaussian draw of variance `variance` on a value of L2 sensitivity
+/// `sensitivity`, read at δ: Δ·√(2 ln(1.25/δ))/σ, the inverse of
+/// [`super::gaussian_mechanism_variance`] (Dwork & Roth 2014, Theorem A.1).
+pub fn gaussian_epsilon(sensitivity: f64, variance: f64, delta: f64) -> f64 {
+    sensitivity * (2.0 * (1.25 / delta).ln()).sqrt() / variance.sqrt()
+}
+
+/// ε spent by an exponential mechanism (or permute-and-flip) whose log-weights are c·u for
+/// a utility u of sensitivity Δ: 2cΔ (McSherry & Talwar 2007; a mechanism with weights
+/// exp(εu/(2Δ)) spends ε).
+pub fn exponential_epsilon(coefficient: f64, sensitivity: f64) -> f64 {
+    2.0 * coefficient * sensitivity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_recording_no_charge() {
+        charge("x", Subjects::One(0), 1.0, 0.0);
+        assert!(!is_recording());
+        let ((), r) = recording(|| ());
+        assert_eq!(r, LedgerReport::default());
+    }
+
+    /// Sequential composition by hand: user 0 pays a cell release at 0.4 and a label
+    /// release at 0.6 (1.0); user 1 pays the cell release twice (0.8); the worst is user 0
+    /// at exactly 1.0 with its path.
+    #[test]
+    fn sequential_composition_sums_a_subjects_charges() {
+        let ((), r) = recording(|| {
+            charge("cell", Subjects::One(0), 0.4, 0.0);
+            charge("label", Subjects::One(0), 0.6, 0.0);
+            charge("cell", Subjects::One(1), 0.4, 0.0);
+            charge("cell", Subjects::One(1), 0.4, 0.0);
+            assert!(is_recording());
+        });
+        assert_eq!(r.subjects, 2);
+        assert_eq!(r.calls, 4);
+        assert!((r.max_epsilon - 1.0).abs() < 1e-15);
+        assert!((r.min_epsilon - 0.8).abs() < 1e-15);
+        assert_eq!(r.worst, Some(0));
+        assert_eq!(r.path.len(), 2);
+        assert_eq!((r.path[0].part.as_str(), r.path[0].calls), ("cell", 1));
+        assert_eq!(r.path_text(), "cell: 1 x 0.400000 + label: 1 x 0.600000");
+    }
+
+    /// Parallel composition by hand: a depth-2 tree over rows 0..6 spends 0.3 at the root
+    /// (all rows), 0.3 at each child (rows 0..3 and 3..6, disjoint) and 0.4 at each leaf:
+    /// every row pays 0.3 + 0.3 + 0.4 = 1.0, not 0.3 + 2·0.3 + 4·0.4. Two trees on
+    /// disjoint halves stay at 1.0; two trees sharing row 2 make row 2 pay 2.0.
+    #[test]
+    fn parallel_composition_holds_only_over_disjoint_rows() {
+        let tree = |rows: &[usize]| {
+            charge("median", Subjects::Rows(rows), 0.3, 0.0);
+            let (l, r) = rows.split_at(rows.len() / 2);
+            for child in [l, r] {
+                charge("median", Subjects::Rows(child), 0.3, 0.0);
+                let (a, b) = child.split_at(child.len() / 2);
+                for leaf in [a, b] {
+                    charge("leaf", Subjects::Rows(leaf), 0.4, 0.0);
+                }
+            }
+        };
+        let ((), one) = recording(|| tree(&[0, 1, 2, 3, 4, 5]));
+        assert_eq!(one.subjects, 6);
+        assert!((one.max_epsilon - 1.0).abs() < 1e-12);
+        assert!((one.min_epsilon - 1.0).abs() < 1e-12);
+        let ((), disjoint) = recording(|| {
+            tree(&[0, 1, 2, 3]);
+            tree(&[4, 5, 6, 7]);
+        });
+        assert!((disjoint.max_epsilon - 1.0).abs() < 1e-12);
+        let ((), overlapping) = recording(|| {
+            tree(&[0, 1, 2, 3]);
+            tree(&[2, 5, 6, 7]);
+        });
+        assert!((overlapping.max_epsilon - 2.0).abs() < 1e-12);
+        assert_eq!(overlapping.worst, Some(2));
+        assert_eq!(overlapping.path[0].calls, 4);
+    }
+
+    #[test]
+    fn ranges_charge_each_index_and_private_quantities_are_kept_once() {
+        let ((), r) = recording(|| {
+            charge("label", Subjects::Range(0, 1000), 0.5, 0.0);
+            charge("cell", Subjects::Range(0, 500), 0.5, 0.0);
+            private_quantity("label_bounds", || "min/max of private labels".into());
+            private_quantity("label_bounds", || "min/max of private labels".into());
+        });
+        assert_eq!(r.subjects, 1000);
+        assert_eq!((r.max_epsilon, r.min_epsilon), (1.0, 0.5));
+        assert_eq!(r.private_quantities.len(), 1);
+    }
+
+    #[test]
+    fn a_panicking_recording_leaves_the_thread_clean() {
+        let caught = std::panic::catch_unwind(|| recording(|| panic!("inside")));
+        assert!(caught.is_err());
+        let ((), r) = recording(|| charge("x", Subjects::One(3), 0.1, 0.0));
+        assert_eq!(r.subjects, 1);
+    }
+
+    #[test]
+    fn nan_and_infinite_charges_are_the_worst() {
+        let ((), r) = recording(|| {
+            charge("x", Subjects::One(0), 5.0, 0.0);
+            charge("x", Subjects::One(1), laplace_epsilon(1.0, 0.0), 0.0);
+        });
+        assert_eq!(r.worst, Some(1));
+        assert!(r.max_epsilon.is_infinite());
+        let ((), r) = recording(|| {
+            charge("x", Subjects::One(0), 5.0, 0.0);
+            charge("x", Subjects::One(1), f64::NAN, 0.0);
+        });
+        assert_eq!(r.worst, Some(1));
+    }
+
+    /// The formulas against the mechanisms' own calibrations at hand-computed values.
+    #[test]
+    fn spent_epsilon_inverts_each_calibration() {
+        assert!((laplace_epsilon(2.0, 2.0 / 0.7) - 0.7).abs() < 1e-15);
+        assert!(laplace_epsilon(0.0, 0.0).is_nan());
+        let k = super::super::rr_keep_probability(1.3);
+        assert!((rr_epsilon(k.keep, 2) - 1.3).abs() < 1e-12);
+        assert!((rr_epsilon(k.keep, 1) - 0.65).abs() < 1e-12);
+        let (e, k4) = (0.9f64.exp(), 4.0);
+        assert!((grr_epsilon(e / (e + k4 - 1.0), 1.0 / (e + k4 - 1.0)) - 0.9).abs() < 1e-12);
+        let v = super::super::gaussian_mechanism_variance(1.5, 0.4, 1e-6).unwrap();
+        assert!((gaussian_epsilon(1.5, v, 1e-6) - 0.4).abs() < 1e-12);
+        assert!((exponential_epsilon(0.25, 2.0) - 1.0).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,49 @@
+//! Deliberate privacy slips for the mutation suite (issue 27; `tests/privacy_mutants.rs`),
+//! compiled in only with the cargo feature `privacy-mutants` (off by default).
+//!
+//! A slip is a realistic mistake written at the place it would be made (a scale halved, a
+//! share not divided, a parallel composition claimed over overlapping rows), guarded by
+//! [`active`]`("name")`. Without the feature [`active`] is the constant `false` and every
+//! guarded branch is compiled out; with it, a test switches one slip on at a time with
+//! [`switch`] and checks that the privacy audit or the ledger catches it. The names and
+//! what each slip does are listed in [`SLIPS`].
+
+/// Every slip: (name, what it does, where).
+pub const SLIPS: &[(&str, &str)] = &[];
+
+/// Whether slip `name` is switched on (always false without `privacy-mutants`).
+#[inline(always)]
+pub fn active(name: &str) -> bool {
+    #[cfg(feature = "privacy-mutants")]
+    {
+        imp::ACTIVE
+            .read()
+            .map(|a| a.as_deref() == Some(name))
+            .unwrap_or(false)
+    }
+    #[cfg(not(feature = "privacy-mutants"))]
+    {
+        let _ = name;
+        false
+    }
+}
+
+/// Switches slip `name` on (None: every slip off) for the whole process.
+///
+/// # Panics
+/// If `name` is not in [`SLIPS`].
+#[cfg(feature = "privacy-mutants")]
+pub fn switch(name: Option<&str>) {
+    if let Some(n) = name {
+        assert!(
+            SLIPS.iter().any(|(s, _)| *s == n),
+            "unknown privacy slip {n}"
+        );
+    }
+    *imp::ACTIVE.write().expect("slip switch") = name.map(str::to_string);
+}
+
+#[cfg(feature = "privacy-mutants")]
+mod imp {
+    pub(super) static ACTIVE: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
+}
