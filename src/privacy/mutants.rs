@@ -8,8 +8,19 @@
 //! [`switch`] and checks that the privacy audit or the ledger catches it. The names and
 //! what each slip does are listed in [`SLIPS`].
 
-/// Every slip: (name, what it does, where).
-pub const SLIPS: &[(&str, &str)] = &[];
+/// One deliberate slip.
+#[derive(Debug, Clone, Copy)]
+pub struct Slip {
+    /// Its switch name (kebab-case).
+    pub name: &'static str,
+    /// What it does and where, in words (the README's list).
+    pub what: &'static str,
+    /// The spec (path from the repository root) whose audit and ledger must catch it.
+    pub spec: &'static str,
+}
+
+/// Every slip of the mutation suite.
+pub const SLIPS: &[Slip] = &[];
 
 /// Whether slip `name` is switched on (always false without `privacy-mutants`).
 #[inline(always)]
@@ -36,7 +47,7 @@ pub fn active(name: &str) -> bool {
 pub fn switch(name: Option<&str>) {
     if let Some(n) = name {
         assert!(
-            SLIPS.iter().any(|(s, _)| *s == n),
+            SLIPS.iter().any(|s| s.name == n),
             "unknown privacy slip {n}"
         );
     }
