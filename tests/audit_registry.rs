@@ -53,8 +53,7 @@ fn every_registered_private_method_is_audited_and_consistent_unless_known() {
     for m in registry().iter().filter(|m| m.private()) {
         let params = default_params(m.params());
         for eps in [1.0, 4.0] {
-            let cases = m
-                .audit_cases(&params, eps, &ctx)
+            let cases = dp_repro::audit::table::cases_for(m.as_ref(), &params, eps, &ctx)
                 .unwrap_or_else(|e| panic!("{}: {e}", m.name()))
                 .unwrap_or_else(|| panic!("{} has no audit cases", m.name()));
             assert!(!cases.is_empty(), "{}", m.name());

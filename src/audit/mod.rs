@@ -32,6 +32,7 @@ pub mod priv_unit_g;
 pub mod sampler;
 pub mod semi_feature;
 pub mod spec;
+pub mod table;
 
 use crate::stats::epsilon_delta_lower_bound;
 use rand_pcg::Pcg64;

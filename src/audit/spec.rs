@@ -145,9 +145,12 @@ pub fn audit_experiment(
                 continue;
             }
             for &eps in &epsilons {
-                let cases = plan
-                    .method
-                    .audit_cases(&params, eps, &opts.context)
+                let cases = super::table::cases_for(
+                    plan.method.as_ref(),
+                    &params,
+                    eps,
+                    &opts.context,
+                )
                     .map_err(|source| AuditError::Method {
                         method: plan.label.clone(),
                         params: key.clone(),

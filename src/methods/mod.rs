@@ -147,8 +147,23 @@ pub trait Prepared: Send + Sync {
     }
 }
 
+/// A method as [`std::any::Any`], so that rooms above the registry (the privacy audit's
+/// table from each method to its audit cases) can reach a method's concrete type and its
+/// release functions without the method knowing them. Implemented for every `'static`
+/// type.
+pub trait AsAny {
+    /// `self` as `&dyn Any`.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any> AsAny for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 /// A method of the registry.
-pub trait Method: Send + Sync {
+pub trait Method: AsAny + Send + Sync {
     /// The name used in specs (e.g. `LPDT-M`).
     fn name(&self) -> &str;
     /// One line for `dp-repro list methods`, with its source.
