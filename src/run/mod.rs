@@ -7,6 +7,7 @@ pub mod accounting;
 pub mod bench;
 pub mod curves;
 pub mod keys;
+pub mod ledger;
 pub mod masks;
 mod merge;
 pub mod occupancy;
@@ -153,7 +154,23 @@ pub fn load_datasets_counted(
             }
             l.dataset
         });
+        if let DataSource::Manifest(m) = &p.source {
+            if let Some(t) = m.encode.as_ref().and_then(|e| e.target) {
+                crate::privacy::ledger::private_quantity("target rescale", || {
+                    format!(
+                        "{}: the regression target rescaled ({:?}) over every row of the file, private and test rows included",
+                        p.name, t.rescale
+                    )
+                });
+            }
+        }
         if let (Some(ds), Scaling::Whole) = (d.as_mut(), exp.scaling) {
+            crate::privacy::ledger::private_quantity("scaling: whole", || {
+                format!(
+                    "{}: feature minima and maxima over every row, private and test rows included",
+                    p.name
+                )
+            });
             MinMax::fit(&ds.x).transform(&mut ds.x);
         }
         data.push(d.map(Arc::new));
@@ -332,7 +349,15 @@ fn split_repetition(
     let bounds = match exp.label_bounds {
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
-        LabelBoundsFrom::PrivateTrain => LabelBounds::of(&private.y),
+        LabelBoundsFrom::PrivateTrain => {
+            crate::privacy::ledger::private_quantity("label_bounds: private_train", || {
+                format!(
+                    "{}: the label range (clipping and noise scales) from the private labels' minimum and maximum",
+                    plan.name
+                )
+            });
+            LabelBounds::of(&private.y)
+        }
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
     let masks = masks::draw(exp, plan, &private, rep);
