@@ -596,36 +596,19 @@ fn check(
     let audit = match &exp.spec.audit {
         None => None,
         Some(req) => {
-            let opts = dp_repro::audit::spec::AuditOptions {
-                method: None,
-                epsilons: None,
-                config: dp_repro::audit::AuditConfig {
-                    draws: req.draws,
-                    pilot: (req.draws / 10).max(1),
-                    ..dp_repro::audit::AuditConfig::default()
-                },
-                context: dp_repro::audit::AuditContext {
-                    n_private: req
-                        .n_private
-                        .unwrap_or(dp_repro::audit::AuditContext::default().n_private),
-                },
-                samplers: Vec::new(),
-            };
-            let rows = dp_repro::audit::spec::audit_experiment(&exp, &opts).map_err(bad_input)?;
+            let (rows, ledger, verdict) =
+                dp_repro::check::audit::privacy_check(&exp, req, opts_data_dir.as_deref())
+                    .map_err(|e| match e {
+                        dp_repro::check::audit::PrivacyCheckError::Audit(e) => bad_input(e),
+                        e => failed(e),
+                    })?;
             let p = out.join("audit.csv");
             std::fs::write(&p, dp_repro::audit::spec::audit_csv(&rows))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
-            let ledger = dp_repro::run::ledger::ledger_experiment(
-                &exp,
-                opts_data_dir.as_deref(),
-                None,
-                &exp.epsilons,
-            )
-            .map_err(|e| failed(anyhow!(e)))?;
             let p = out.join("ledger.csv");
             std::fs::write(&p, dp_repro::run::ledger::ledger_csv(&ledger))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
-            Some(dp_repro::check::audit::AuditCheck::new(&rows, &ledger, req))
+            Some(verdict)
         }
     };
     let report = CheckReport {

@@ -260,3 +260,48 @@ impl AuditCheck {
         out
     }
 }
+
+/// What [`privacy_check`] may fail on.
+#[derive(Debug, thiserror::Error)]
+pub enum PrivacyCheckError {
+    /// The empirical audit.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::spec::AuditError),
+    /// The ledger run.
+    #[error(transparent)]
+    Ledger(#[from] crate::run::ledger::LedgerError),
+}
+
+/// Runs the privacy audit of `exp`'s private methods at the requirement's draws and n_P,
+/// and the ledger of one real fit per release configuration and ε on the data in
+/// `data_dir`, and judges both against `req`: what `dp-repro check` does for a spec's
+/// `audit:` section. Returns the audit's rows, the ledger's rows and the verdict.
+///
+/// # Errors
+/// [`PrivacyCheckError`]: a method's refusal, or a data set that cannot be loaded.
+pub fn privacy_check(
+    exp: &crate::spec::Experiment,
+    req: &AuditRequirement,
+    data_dir: Option<&std::path::Path>,
+) -> Result<(Vec<AuditRow>, Vec<LedgerRow>, AuditCheck), PrivacyCheckError> {
+    use crate::audit::{AuditConfig, AuditContext};
+    let opts = crate::audit::spec::AuditOptions {
+        method: None,
+        epsilons: None,
+        config: AuditConfig {
+            draws: req.draws,
+            pilot: (req.draws / 10).max(1),
+            ..AuditConfig::default()
+        },
+        context: AuditContext {
+            n_private: req
+                .n_private
+                .unwrap_or(AuditContext::default().n_private),
+        },
+        samplers: Vec::new(),
+    };
+    let rows = crate::audit::spec::audit_experiment(exp, &opts)?;
+    let ledger = crate::run::ledger::ledger_experiment(exp, data_dir, None, &exp.epsilons)?;
+    let verdict = AuditCheck::new(&rows, &ledger, req);
+    Ok((rows, ledger, verdict))
+}
