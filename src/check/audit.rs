@@ -31,7 +31,8 @@ pub enum AuditRequire {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownViolation {
-    /// The method's label in the spec.
+    /// The method's label in the spec; `*` for a private quantity of the data preparation
+    /// that every method of the spec shares (e.g. `scaling: whole`).
     pub method: String,
     /// The part of its release, `over_budget`, or a private quantity's name.
     pub part: String,
@@ -105,7 +106,9 @@ impl AuditCheck {
             let Some(k) = req
                 .known_violations
                 .iter()
-                .find(|k| k.method == method && k.part == part)
+                .find(|k| {
+                    k.part == part && (k.method == method || (k.method == "*" && ratio.is_none()))
+                })
             else {
                 return (None, None);
             };
@@ -185,7 +188,11 @@ impl AuditCheck {
         let known_not_found = req
             .known_violations
             .iter()
-            .filter(|k| !found.iter().any(|(m, p)| *m == k.method && *p == k.part))
+            .filter(|k| {
+                !found
+                    .iter()
+                    .any(|(m, p)| (*m == k.method || k.method == "*") && *p == k.part)
+            })
             .map(|k| format!("{} · {}", k.method, k.part))
             .collect();
         AuditCheck {
