@@ -312,3 +312,106 @@ pub fn privacy_check(
     let verdict = AuditCheck::new(&rows, &ledger, req);
     Ok((rows, ledger, verdict))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::ledger::{charge, recording, PrivateQuantity, Subjects};
+    use crate::run::ledger::findings;
+
+    fn row(method: &str, epsilon: f64, charged: f64, quantities: &[&str]) -> LedgerRow {
+        let report = recording(|| charge("label: Laplace", Subjects::One(0), charged, 0.0)).1;
+        let q: Vec<PrivateQuantity> = quantities
+            .iter()
+            .map(|n| PrivateQuantity {
+                name: n.to_string(),
+                detail: "d: why".into(),
+            })
+            .collect();
+        LedgerRow {
+            dataset: "d".into(),
+            method: method.into(),
+            params: String::new(),
+            epsilon,
+            findings: findings(epsilon, &report, &q),
+            report,
+            private_quantities: q,
+            n_private: 1,
+            releases: 1,
+        }
+    }
+
+    fn req(known: &[(&str, &str, Option<f64>)]) -> AuditRequirement {
+        AuditRequirement {
+            require: AuditRequire::Consistent,
+            draws: 1000,
+            n_private: None,
+            known_violations: known
+                .iter()
+                .map(|&(m, p, r)| KnownViolation {
+                    method: m.into(),
+                    part: p.into(),
+                    max_ratio: r,
+                    why: "reason".into(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_charged_total_above_epsilon_fails_unless_known_within_its_bound() {
+        let ledger = [row("PGLM", 1.0, 1.8, &[]), row("LPDT-M", 1.0, 1.0, &[])];
+        let strict = AuditCheck::new(&[], &ledger, &req(&[]));
+        assert!(strict.regressed());
+        assert_eq!(strict.failing_lines().len(), 1);
+        assert!(strict.failing_lines()[0].contains("PGLM"), "{:?}", strict.failing_lines());
+        let within = AuditCheck::new(&[], &ledger, &req(&[("PGLM", "over_budget", Some(2.0))]));
+        assert!(!within.regressed(), "{:?}", within.failing_lines());
+        // Above the bound, without a bound, or listed for another part or method: red.
+        for known in [
+            ("PGLM", "over_budget", Some(1.5)),
+            ("PGLM", "over_budget", None),
+            ("PGLM", "label release", Some(2.0)),
+            ("LPDT-M", "over_budget", Some(2.0)),
+            ("*", "over_budget", Some(2.0)),
+        ] {
+            let c = AuditCheck::new(&[], &ledger, &req(&[known]));
+            assert!(c.regressed(), "{known:?}");
+        }
+    }
+
+    #[test]
+    fn private_quantities_fail_unless_declared_for_the_method_or_the_spec() {
+        let ledger = [row("HistOfTree", 1.0, 1.0, &["label_bounds: private_train", "scaling: whole"])];
+        assert!(AuditCheck::new(&[], &ledger, &req(&[])).regressed());
+        let one = req(&[("HistOfTree", "label_bounds: private_train", None)]);
+        let c = AuditCheck::new(&[], &ledger, &one);
+        assert!(c.regressed());
+        assert!(c.failing_lines()[0].contains("scaling: whole"));
+        let both = req(&[
+            ("HistOfTree", "label_bounds: private_train", None),
+            ("*", "scaling: whole", None),
+        ]);
+        let c = AuditCheck::new(&[], &ledger, &both);
+        assert!(!c.regressed(), "{:?}", c.failing_lines());
+        assert!(c.known_not_found.is_empty());
+        // A declaration nothing needs is reported, not failed.
+        let extra = req(&[
+            ("HistOfTree", "label_bounds: private_train", None),
+            ("*", "scaling: whole", None),
+            ("KRR", "over_budget", Some(2.0)),
+        ]);
+        let c = AuditCheck::new(&[], &ledger, &extra);
+        assert!(!c.regressed());
+        assert_eq!(c.known_not_found, vec!["KRR · over_budget".to_string()]);
+    }
+
+    #[test]
+    fn an_uncharged_private_fit_always_fails() {
+        let mut r = row("PHIST", 1.0, 0.0, &[]);
+        r.report = crate::privacy::ledger::LedgerReport::default();
+        r.findings = findings(1.0, &r.report, &[]);
+        let c = AuditCheck::new(&[], &[r], &req(&[("PHIST", "uncharged", Some(10.0))]));
+        assert!(c.regressed());
+    }
+}

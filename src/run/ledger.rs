@@ -81,8 +81,9 @@ pub struct LedgerRow {
 
 impl LedgerRow {
     /// Builds the row's findings from the fit's ledger and the data preparation's private
-    /// quantities.
-    fn new(
+    /// quantities `prep`: over budget when some subject paid more than ε (NaN included),
+    /// uncharged when the fit charged nothing, and one finding per private quantity.
+    pub fn new(
         dataset: &str,
         plan: &MethodPlan,
         params: String,
@@ -98,15 +99,7 @@ impl LedgerRow {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let mut findings = Vec::new();
-        let over = report.max_epsilon.is_nan() || report.max_epsilon > epsilon * (1.0 + ROUNDING_SLACK);
-        if over {
-            findings.push(Finding::OverBudget);
-        }
-        if report.calls == 0 {
-            findings.push(Finding::Uncharged);
-        }
-        findings.extend(quantities.iter().cloned().map(Finding::DataDependent));
+        let findings = findings(epsilon, &report, &quantities);
         LedgerRow {
             dataset: dataset.to_string(),
             method: plan.label.clone(),
@@ -119,6 +112,28 @@ impl LedgerRow {
             findings,
         }
     }
+}
+
+/// What a fit's ledger `report` finds against the column's ε, with the private quantities
+/// `quantities` of the data preparation and the fit: [`Finding::OverBudget`] when some
+/// subject paid more than ε(1 + [`ROUNDING_SLACK`]) (a NaN total included),
+/// [`Finding::Uncharged`] when the fit charged nothing, and one
+/// [`Finding::DataDependent`] per quantity.
+pub fn findings(
+    epsilon: f64,
+    report: &LedgerReport,
+    quantities: &[PrivateQuantity],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let total = report.max_epsilon;
+    if total.is_nan() || total > epsilon * (1.0 + ROUNDING_SLACK) {
+        out.push(Finding::OverBudget);
+    }
+    if report.calls == 0 {
+        out.push(Finding::Uncharged);
+    }
+    out.extend(quantities.iter().cloned().map(Finding::DataDependent));
+    out
 }
 
 /// What a ledger run may fail on.
@@ -344,4 +359,65 @@ pub fn ledger_csv(rows: &[LedgerRow]) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::ledger::{charge, Subjects};
+
+    fn report(charges: &[f64]) -> LedgerReport {
+        recording(|| {
+            for (i, &e) in charges.iter().enumerate() {
+                charge("part", Subjects::One(i), e, 0.0);
+            }
+        })
+        .1
+    }
+
+    #[test]
+    fn findings_compare_the_worst_subject_with_epsilon() {
+        assert!(findings(1.0, &report(&[0.5, 1.0]), &[]).is_empty());
+        // Rounding of shares that add up to ε is not a finding; a real excess is.
+        assert!(findings(0.3, &report(&[0.1 + 0.2]), &[]).is_empty());
+        assert_eq!(
+            findings(1.0, &report(&[0.5, 1.001]), &[]),
+            vec![Finding::OverBudget]
+        );
+        assert_eq!(
+            findings(1.0, &report(&[f64::NAN]), &[]),
+            vec![Finding::OverBudget]
+        );
+        assert_eq!(findings(1.0, &report(&[]), &[]), vec![Finding::Uncharged]);
+        let q = PrivateQuantity {
+            name: "label_bounds: private_train".into(),
+            detail: "d: the range".into(),
+        };
+        let f = findings(1.0, &report(&[1.0]), std::slice::from_ref(&q));
+        assert_eq!(f, vec![Finding::DataDependent(q)]);
+        assert_eq!(f[0].part(), "label_bounds: private_train");
+    }
+
+    #[test]
+    fn ledger_csv_quotes_paths_and_lists_findings() {
+        let r = report(&[0.25, 1.5]);
+        let row = LedgerRow {
+            dataset: "abalone".into(),
+            method: "LPDT-M".into(),
+            params: "rho=0.5".into(),
+            epsilon: 1.0,
+            findings: findings(1.0, &r, &[]),
+            report: r,
+            private_quantities: Vec::new(),
+            n_private: 2,
+            releases: 3,
+        };
+        let text = ledger_csv(&[row]);
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(LEDGER_HEADER));
+        assert_eq!(
+            lines.next(),
+            Some("abalone,LPDT-M,rho=0.5,1,1.5,0,0.25,2,2,2,3,part: 1 x 1.500000,,over_budget")
+        );
+    }
 }
