@@ -83,7 +83,7 @@ impl HistogramMechanism {
     /// ε spent by W over `cells` cells: 2/b_w (two coordinates of a one-hot vector
     /// differ; none with a single cell).
     pub fn cell_epsilon(&self, cells: usize) -> f64 {
-        laplace_epsilon(cells.min(2) as f64, self.b_w)
+        laplace_epsilon(if cells > 1 { 2.0 } else { 0.0 }, self.b_w)
     }
 
     /// ε spent by Z over `cells` cells: Δ/b_z with Δ = 2·M_Y, M_Y the largest |label −

@@ -179,7 +179,7 @@ impl LpdtMechanism {
 /// with probability t/2^32: two bits differ between two users (none when k = 1).
 fn flip_epsilon(t: u32, k: usize) -> f64 {
     let p = f64::from(t) / 4_294_967_296.0;
-    rr_epsilon(1.0 - p, k.min(2))
+    rr_epsilon(1.0 - p, if k > 1 { 2 } else { 0 })
 }
 
 /// The curator's per-leaf sums of eq. (5): S_j = Σ_i (B_ij − (1−κ)) and

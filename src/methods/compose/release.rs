@@ -131,7 +131,7 @@ impl UserRelease {
     /// vector), generalized RR ln(p_true/p_other); 0 with a single cell (every user
     /// releases the same vector).
     pub fn cell_epsilon(&self) -> f64 {
-        let bits = self.k.min(2);
+        let bits = if self.k > 1 { 2 } else { 0 };
         match self.cell {
             CellMechanism::RandomizedResponse => rr_epsilon(self.rr.keep, bits),
             CellMechanism::Laplace => laplace_epsilon(bits as f64, self.cell_scale),
