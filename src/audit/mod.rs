@@ -26,6 +26,7 @@
 pub mod deconv;
 pub mod forest;
 pub mod histogram;
+pub mod local;
 pub mod lpdt;
 pub mod pglm;
 pub mod priv_unit_g;

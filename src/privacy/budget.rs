@@ -50,6 +50,10 @@ impl Budget {
                 value: share,
             });
         }
+        if super::mutants::active("budget-split-full-eps") {
+            // Slip: both parts get the whole budget.
+            return Ok((self.epsilon, self.epsilon));
+        }
         let first = share * self.epsilon;
         Ok((first, (self.epsilon - first).max(0.0)))
     }
