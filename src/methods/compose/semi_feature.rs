@@ -347,7 +347,7 @@ impl PreparedHistTree {
             return g.clone();
         }
         // Ỹ depends on the label seed and (ρ, ε) only (shared by every s, depth, bins).
-        let mut stream = crate::run::seeds::stream(
+        let mut stream = crate::seeds::stream(
             self.label_seed,
             &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
         );
