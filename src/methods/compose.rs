@@ -31,7 +31,9 @@ mod release;
 mod semi_feature;
 
 pub use forest::{Accuracy, ForestBlock};
-pub use semi_feature::{SemiShape, SemiTree};
+pub use semi_feature::{
+    candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
+};
 
 /// How the feature space is cut into cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -889,15 +891,6 @@ impl Method for Composed {
             } else {
                 None
             });
-        }
-        if c.partition.rule == Rule::HistogramXTree {
-            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
-            return Ok(Some(crate::audit::semi_feature::candidate_release_cases(
-                semi_feature::candidate_mechanism(c),
-                eps_cell,
-                eps_label,
-                bounds,
-            )));
         }
         if c.forest.is_none()
             && c.partition.rule != Rule::HistogramXTree
