@@ -19,6 +19,7 @@ pub type FamilyCases = fn(
 /// Every family that audits methods, asked in this order.
 pub const FAMILIES: &[FamilyCases] = &[
     super::local::cases,
+    super::semi_feature::cases,
 ];
 
 /// The audit cases of `method` at grid point `params` (structural joined with mechanism)

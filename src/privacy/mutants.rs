@@ -41,6 +41,21 @@ pub const SLIPS: &[Slip] = &[
         what: "LPDT's budgets (estimate/lpdt.rs, LpdtMechanism::new) charge rho and 1 - rho both at epsilon: the bits at epsilon and the label at epsilon, 2 epsilon per user",
         spec: "specs/ci.yaml",
     },
+    Slip {
+        name: "histoftree-label-scale-halved",
+        what: "HistOfTree's round-1 label Laplace scale halved where the method computes it (methods/compose/semi_feature.rs round1_labels: R/(2 eps_Y), the half-range M read as the sensitivity)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "noisy-label-helper-scale-halved",
+        what: "the shared noisy-label helper (methods/pardt.rs noisy_labels_of, used by HistOfTree, ParDT, LabelDT and KRR) draws with half the scale it is given",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "grr-wrong-categories",
+        what: "generalized randomized response (privacy/generalized_rr.rs) computes its probabilities for k - 1 categories while drawing among k (HistOfTree's candidate cells, KRR's bins)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
 ];
 
 /// Whether slip `name` is switched on (always false without `privacy-mutants`).
