@@ -67,7 +67,7 @@ pub struct LedgerRow {
     pub dataset: String,
     /// The method's label in the spec.
     pub method: String,
-    /// The grid point's audit key.
+    /// The grid point's key (structural joined with mechanism parameters).
     pub params: String,
     /// The column's ε.
     pub epsilon: f64,
@@ -174,8 +174,12 @@ struct Unit<'a> {
     epsilon: f64,
 }
 
-/// The distinct release configurations of `plan`: (structural, mechanism, audit key), the
-/// first grid point of each key.
+/// The release configurations of `plan` a ledger run fits: (structural, mechanism, grid
+/// point key), for each distinct audit key the first and the last grid point that have it. The
+/// audit key leaves out the partition's shape, but the shape can change what a release
+/// spends (a one-hot vector over a single cell spends nothing; generalized randomized
+/// response spends according to its number of cells), so the grid's two ends are fitted:
+/// typically its coarsest and its finest partition.
 fn configurations(plan: &MethodPlan) -> Vec<(Params, Params, String)> {
     let structural = if plan.structural.is_empty() {
         vec![Params::default()]
@@ -187,14 +191,23 @@ fn configurations(plan: &MethodPlan) -> Vec<(Params, Params, String)> {
     } else {
         plan.mechanism.clone()
     };
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for s in &structural {
-        for q in &mechanism {
+    // Per key, in first-seen order: its first and last (structural, mechanism) point.
+    let mut ends: Vec<(String, (usize, usize), (usize, usize))> = Vec::new();
+    for (i, s) in structural.iter().enumerate() {
+        for (j, q) in mechanism.iter().enumerate() {
             let key = plan.method.audit_key(&s.join(q));
-            if seen.insert(key.clone()) {
-                out.push((s.clone(), q.clone(), key));
+            match ends.iter_mut().find(|(k, _, _)| *k == key) {
+                Some(e) => e.2 = (i, j),
+                None => ends.push((key, (i, j), (i, j))),
             }
+        }
+    }
+    let mut out = Vec::new();
+    for (_, first, last) in ends {
+        let points = if first == last { vec![first] } else { vec![first, last] };
+        for (i, j) in points {
+            let point = structural[i].join(&mechanism[j]).key();
+            out.push((structural[i].clone(), mechanism[j].clone(), point));
         }
     }
     out
