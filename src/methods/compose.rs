@@ -25,7 +25,7 @@ use release::UserRelease;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-mod forest;
+pub mod forest;
 mod lpct;
 mod release;
 mod semi_feature;
@@ -856,7 +856,7 @@ impl Method for Composed {
         &self,
         params: &Params,
         epsilon: f64,
-        ctx: &crate::audit::AuditContext,
+        _ctx: &crate::audit::AuditContext,
     ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
         let c = &self.composition;
         // The loss does not depend on the label range: labels in [0, 1].
@@ -883,12 +883,9 @@ impl Method for Composed {
                 &mech, eps_cell, eps_label,
             )));
         }
-        if let Some(f) = &c.forest {
-            return Ok(if c.private() {
-                Some(forest::audit_cases(f, params, epsilon, ctx)?)
-            } else {
-                None
-            });
+        if c.forest.is_some() {
+            // Audited by `audit::forest` (the audit's own table).
+            return Ok(None);
         }
         if c.partition.rule == Rule::HistogramXTree {
             let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
