@@ -10,13 +10,14 @@
 //! replace-one where a part's loss differs under it. Under `privacy: as_published` the
 //! paper's mechanism is flagged where it is not ε-DP: an empty leaf (un-noised Uniform
 //! value) against a one-row leaf (clamp(mean + Laplace), point masses at the bounds), and
-//! under replace-one the median (its score moves by 2) and the classification leaf (two
-//! counts move); under `privacy: dp` every case is consistent.
+//! under replace-one the classification leaf (two counts move; the median's score moves by
+//! 2 too, which these rows do not show); under `privacy: dp` every case is consistent.
 //!
 //! Parts of a forest composition, each against the budget the forest assigns it:
 //! * `median` — one private median of a continuous attribute in \[0, 1\]: nine rows at
 //!   0.1, …, 0.9 vs the same and one more at 0; the statistic is the threshold r. Claims
-//!   the budget of one draw. `median (replace one)`: the row at 0.9 replaced by 0.
+//!   the budget of one draw. `median (replace one)`: the row at 0.9 replaced by 0 (the
+//!   score moves by 2; on these rows the certified loss stays near ε_s as published).
 //! * `K medians` (K > 1) — the K candidate medians of a node, drawn on the same rows (K
 //!   attributes holding those values, the added row at 0 in every one): the statistic is
 //!   the smallest threshold, whose half-line {min r > t} is every median's event at once.

@@ -354,10 +354,11 @@ fn pglm_reference_noise_is_flagged_and_paper_noise_is_not() {
 }
 
 /// The parts the paper's mechanism fails by design (`privacy: as_published`): an empty
-/// leaf against a one-row leaf, and under replace-one neighbours the median and the
-/// classification leaf.
+/// leaf against a one-row leaf, and under replace-one neighbours the classification leaf
+/// (two counts move). The median's score moves by 2 under replace-one, but on these rows
+/// the normalisers move the other way and the certified loss (about 0.82 at ε_s = 0.83)
+/// stays under the claim.
 const AS_PUBLISHED_FLAGGED: &[&str] = &[
-    "median (replace one)",
     "leaf empty vs one row (regression)",
     "leaf empty vs one row (classification)",
     "leaf replace one (classification)",
