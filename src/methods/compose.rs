@@ -24,7 +24,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-mod forest;
+pub mod forest;
 mod lpct;
 mod release;
 mod semi_feature;
@@ -858,24 +858,6 @@ impl Method for Composed {
             return format!("rho={}", params.f64("rho"));
         }
         super::release_params_key(&self.params, params)
-    }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        // The local-DP releases of LPDT, PHIST, LPCT and the other cell × label
-        // compositions are audited by `crate::audit::local`.
-        let c = &self.composition;
-        if let Some(f) = &c.forest {
-            return Ok(if c.private() {
-                Some(forest::audit_cases(f, params, epsilon, ctx)?)
-            } else {
-                None
-            });
-        }
-        Ok(None)
     }
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()
