@@ -17,9 +17,7 @@ pub type FamilyCases = fn(
 ) -> Option<Result<Vec<AuditCase>, MethodError>>;
 
 /// Every family that audits methods, asked in this order.
-pub const FAMILIES: &[FamilyCases] = &[
-    super::semi_feature::cases,
-];
+pub const FAMILIES: &[FamilyCases] = &[super::semi_feature::cases];
 
 /// The audit cases of `method` at grid point `params` (structural joined with mechanism)
 /// and budget ε: the first family in [`FAMILIES`] that claims the method builds them;
