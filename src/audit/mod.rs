@@ -7,8 +7,9 @@
 //! a real-valued statistic of the release and the ε, and δ, that part claims) through
 //! [`crate::methods::Method::audit_cases`]. One module per family builds them from the
 //! family's own release code: [`lpdt`], [`histogram`], [`deconv`], [`priv_unit_g`] (PSGD)
-//! and [`pglm`] for the local releases (`methods/compose/release.rs` for any other
-//! composition of a cell and a label mechanism), [`semi_feature`] for HistOfTree, ParDT,
+//! and [`pglm`] for the local releases, dispatched by [`local`] (which also audits any
+//! other composition of a cell and a label mechanism, and LPCT, through
+//! [`crate::methods::compose::UserRelease`]), [`semi_feature`] for HistOfTree, ParDT,
 //! LabelDT and KRR, [`forest`] for the central-DP forests' node mechanisms, and [`sampler`]
 //! for the Laplace samplers' low bits; [`spec`] audits a whole spec (`dp-repro audit`).
 //! [`audit_scalar`] audits one case: the events are the half-lines {z ≤ t} and {z > t} of
