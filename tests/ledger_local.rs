@@ -312,6 +312,63 @@ fn psgd_users_pay_what_privunitg_realises_per_tensor() {
     }
 }
 
+/// One real fit of the inline composition `yaml` (regression data), recorded.
+fn fit_composed(yaml: &str, overrides: &[(&str, &str)], epsilon: f64) -> LedgerReport {
+    use dp_repro::methods::{Composed, Composition, Method};
+    let c: Composition = serde_yaml::from_str(yaml).unwrap();
+    let m = Composed::new("inline", "test", c).unwrap();
+    let p = params(m.params(), overrides);
+    let d = data(Task::Regression);
+    let ((), report) = ledger::recording(|| {
+        let prepared = m
+            .prepare(&d, &p, &mut Pcg64::seed_from_u64(1))
+            .unwrap()
+            .expect("not skipped");
+        prepared
+            .predict(&p, Some(epsilon), &mut Pcg64::seed_from_u64(2))
+            .unwrap();
+    });
+    report
+}
+
+/// Compositions outside the presets go through the per-user release: every user is charged
+/// its cell part and its label part once, ε in all, whatever the mechanisms.
+#[test]
+fn other_compositions_charge_each_user_both_parts_of_its_release() {
+    let _g = lock();
+    let tree = [("depth", "2"), ("min_leaf", "5"), ("rho", "0.4")];
+    for (cell, label) in [
+        ("generalized_rr", "laplace"),
+        ("generalized_rr", "laplace_vector"),
+        ("laplace", "laplace"),
+        ("randomized_response", "laplace_vector"),
+    ] {
+        let yaml = format!(
+            "partition: {{rule: max_edge, grown_on: public}}\ncell_mechanism: {cell}\nlabel_mechanism: {label}\nestimator: ratio\n"
+        );
+        let r = fit_composed(&yaml, &tree, 1.5);
+        let name = format!("{cell} x {label}");
+        assert_every_user_pays(&name, &r, 1.5, 1e-9);
+        assert_eq!(r.path.len(), 2, "{name}: {}", r.path_text());
+        assert!((r.path[0].epsilon - 0.6).abs() < 1e-9, "{name}: {}", r.path_text());
+    }
+}
+
+/// `grown_on: mixture` uses 1 − δ of the partition set's points from private users in the
+/// clear: those users are charged an infinite ε and the set is a private quantity; the
+/// reporting users pay ε.
+#[test]
+fn mixture_users_in_the_clear_pay_an_infinite_epsilon() {
+    let _g = lock();
+    let yaml = "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\nnon_private_users: true\n";
+    let r = fit_composed(yaml, &[("depth", "2"), ("min_leaf", "5"), ("delta", "0.5")], 1.0);
+    assert_eq!(r.subjects, N_PRIVATE);
+    assert!(r.max_epsilon.is_infinite(), "{}", r.path_text());
+    assert!((r.min_epsilon - 1.0).abs() <= quantization_tolerance(0.5));
+    assert_eq!(r.private_quantities.len(), 1);
+    assert_eq!(r.private_quantities[0].name, "partition set");
+}
+
 #[cfg(feature = "privacy-mutants")]
 mod slips {
     use super::*;
