@@ -350,7 +350,11 @@ fn other_compositions_charge_each_user_both_parts_of_its_release() {
         let name = format!("{cell} x {label}");
         assert_every_user_pays(&name, &r, 1.5, 1e-9);
         assert_eq!(r.path.len(), 2, "{name}: {}", r.path_text());
-        assert!((r.path[0].epsilon - 0.6).abs() < 1e-9, "{name}: {}", r.path_text());
+        assert!(
+            (r.path[0].epsilon - 0.6).abs() < 1e-9,
+            "{name}: {}",
+            r.path_text()
+        );
     }
 }
 
@@ -361,7 +365,11 @@ fn other_compositions_charge_each_user_both_parts_of_its_release() {
 fn mixture_users_in_the_clear_pay_an_infinite_epsilon() {
     let _g = lock();
     let yaml = "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\nnon_private_users: true\n";
-    let r = fit_composed(yaml, &[("depth", "2"), ("min_leaf", "5"), ("delta", "0.5")], 1.0);
+    let r = fit_composed(
+        yaml,
+        &[("depth", "2"), ("min_leaf", "5"), ("delta", "0.5")],
+        1.0,
+    );
     assert_eq!(r.subjects, N_PRIVATE);
     assert!(r.max_epsilon.is_infinite(), "{}", r.path_text());
     assert!((r.min_epsilon - 1.0).abs() <= quantization_tolerance(0.5));
