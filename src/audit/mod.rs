@@ -8,7 +8,8 @@
 //! audit's own table ([`table::cases_for`]): the methods never import this module; each
 //! family's module here reaches its methods' concrete types and builds the cases by calling
 //! the release functions the runner calls: [`local`] (with [`lpdt`], [`histogram`],
-//! [`deconv`], [`priv_unit_g`] for PSGD and [`pglm`]) for the local releases,
+//! [`deconv`], [`priv_unit_g`] for PSGD and [`pglm`]) for the local releases and any other
+//! composition of a cell and a label mechanism,
 //! [`semi_feature`] for HistOfTree, ParDT, LabelDT and KRR, [`forest`] for the central-DP
 //! forests; [`sampler`] audits the Laplace samplers' low bits and [`spec`] a whole spec
 //! (`dp-repro audit`).

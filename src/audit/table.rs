@@ -18,6 +18,7 @@ pub type FamilyCases = fn(
 
 /// Every family that audits methods, asked in this order.
 pub const FAMILIES: &[FamilyCases] = &[
+    // The local-DP methods with public data (LPDT, PHIST/APHIST, LPCT, DECONV, PGLM, PSGD).
     super::local::cases,
     super::semi_feature::cases,
     super::forest::FOREST_CASES,

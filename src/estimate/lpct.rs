@@ -128,7 +128,7 @@ mod tests {
         let y: Vec<f64> = (0..50).map(|i| f64::from(u8::from(i % 5 == 0))).collect();
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
         let r = 4000;
-        let mut noise = vec![Vec::with_capacity(r); 6];
+        let mut noise: Vec<Vec<f64>> = (0..6).map(|_| Vec::with_capacity(r)).collect();
         for _ in 0..r {
             let (u, v) = lpct_noisy_sums(&leaves, &y, 3, (2.0, 2.0), &mut rng);
             let truth_u = [50.0, 0.0, 0.0];

@@ -175,7 +175,12 @@ impl UserRelease {
     /// # Panics
     /// Unless the cell mechanism is `laplace` and the label mechanism `laplace_vector`, or
     /// as [`lpct_noisy_sums`].
-    pub fn laplace_sums(&self, leaves: &[usize], y: &[f64], rng: &mut Pcg64) -> (Vec<f64>, Vec<f64>) {
+    pub fn laplace_sums(
+        &self,
+        leaves: &[usize],
+        y: &[f64],
+        rng: &mut Pcg64,
+    ) -> (Vec<f64>, Vec<f64>) {
         assert!(
             self.cell == CellMechanism::Laplace && self.vector(),
             "the exact sums are those of the Laplace cell and label vectors"
@@ -293,7 +298,9 @@ mod tests {
         let r = 3000;
         let mut rng = Pcg64::seed_from_u64(5);
         // stats[way][cell*2 + statistic] = the noise of each replicate.
-        let mut stats = vec![vec![Vec::with_capacity(r); 2 * k]; 2];
+        let mut stats: Vec<Vec<Vec<f64>>> = (0..2)
+            .map(|_| (0..2 * k).map(|_| Vec::with_capacity(r)).collect())
+            .collect();
         let (mut score, mut vector) = (vec![0.0; k], vec![0.0; k]);
         for _ in 0..r {
             let (u, v) = rel.laplace_sums(&leaves, &y, &mut rng);
@@ -317,12 +324,18 @@ mod tests {
             let v = s.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (s.len() - 1) as f64;
             (m, v)
         };
-        for s in 0..2 * k {
-            let (m0, v0) = moments(&stats[0][s]);
-            let (m1, v1) = moments(&stats[1][s]);
+        for (s, (exact, per_user)) in stats[0].iter().zip(&stats[1]).enumerate() {
+            let (m0, v0) = moments(exact);
+            let (m1, v1) = moments(per_user);
             assert!((m0 - m1).abs() < 1.3, "statistic {s}: means {m0} vs {m1}");
-            assert!((v0 / v1 - 1.0).abs() < 0.19, "statistic {s}: variances {v0} vs {v1}");
-            assert!((v0 / 96.0 - 1.0).abs() < 0.14, "statistic {s}: variance {v0} vs 96");
+            assert!(
+                (v0 / v1 - 1.0).abs() < 0.19,
+                "statistic {s}: variances {v0} vs {v1}"
+            );
+            assert!(
+                (v0 / 96.0 - 1.0).abs() < 0.14,
+                "statistic {s}: variance {v0} vs 96"
+            );
         }
         for way in &stats {
             for j in 0..k {
