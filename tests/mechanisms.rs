@@ -86,7 +86,7 @@ fn randomized_response_keeps_bits_with_the_stated_probability() {
         let mut bits = vec![false; k];
         for i in 0..users {
             let leaf = i % k;
-            mech.release(leaf, 0.5, &mut bits, &mut r);
+            mech.release(0, leaf, 0.5, &mut bits, &mut r);
             kept += bits
                 .iter()
                 .enumerate()
@@ -117,7 +117,7 @@ fn label_noise_has_scale_range_over_label_budget() {
     let mut sum_abs = 0.0;
     for _ in 0..n {
         // y = 10 is clipped to 3 before the noise.
-        sum_abs += (mech.release(0, 10.0, &mut bits, &mut r) - 3.0).abs();
+        sum_abs += (mech.release(0, 0, 10.0, &mut bits, &mut r) - 3.0).abs();
     }
     let mean_abs = sum_abs / n as f64;
     assert!(

@@ -24,7 +24,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
     // One release of a user in `leaf` with label `y`: (B_0, B_1, Ỹ).
     let release = move |m: LpdtMechanism, leaf: usize, y: f64, rng: &mut Pcg64| {
         let mut bits = [false; 2];
-        let noisy = m.release(leaf, y, &mut bits, rng);
+        let noisy = m.release(0, leaf, y, &mut bits, rng);
         (
             f64::from(u8::from(bits[0])),
             f64::from(u8::from(bits[1])),

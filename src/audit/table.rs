@@ -17,7 +17,11 @@ pub type FamilyCases = fn(
 ) -> Option<Result<Vec<AuditCase>, MethodError>>;
 
 /// Every family that audits methods, asked in this order.
-pub const FAMILIES: &[FamilyCases] = &[super::forest::FOREST_CASES];
+pub const FAMILIES: &[FamilyCases] = &[
+    super::local::cases,
+    super::semi_feature::cases,
+    super::forest::FOREST_CASES,
+];
 
 /// The audit cases of `method` at grid point `params` (structural joined with mechanism)
 /// and budget ε: the first family in [`FAMILIES`] that claims the method builds them;
@@ -36,7 +40,5 @@ pub fn cases_for(
             return cases.map(Some);
         }
     }
-    // Families not yet moved into this table still answer through the method.
-    #[allow(deprecated)]
-    method.audit_cases(params, epsilon, ctx)
+    Ok(None)
 }

@@ -142,7 +142,7 @@ fn lpdt_release_parts_reach_their_budgets() {
         let bit0 = |leaf: usize| {
             move |r: &mut Pcg64| {
                 let mut bits = [false; 2];
-                mech.release(leaf, 0.5, &mut bits, r);
+                mech.release(0, leaf, 0.5, &mut bits, r);
                 f64::from(u8::from(bits[0]))
             }
         };
@@ -159,7 +159,7 @@ fn lpdt_release_parts_reach_their_budgets() {
         let label = |y: f64| {
             move |r: &mut Pcg64| {
                 let mut bits = [false; 2];
-                mech.release(0, y, &mut bits, r)
+                mech.release(0, 0, y, &mut bits, r)
             }
         };
         let name = format!("y-{eps}");

@@ -3,10 +3,17 @@
 
 use super::LabelBounds;
 use crate::partition::Grid;
+use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
 use crate::privacy::{laplace, laplace_sum, Budget, BudgetError};
 use rand::RngCore;
 use std::collections::HashMap;
 use std::hash::Hash;
+
+/// The ledger's part name of the PHIST/APHIST noisy cell indicator W.
+pub const HISTOGRAM_CELL_PART: &str = "cell: laplace vector";
+
+/// The ledger's part name of the PHIST/APHIST noisy label vector Z.
+pub const HISTOGRAM_LABEL_PART: &str = "label: laplace vector";
 
 /// Parameters of one PHIST / APHIST privatization.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,7 +39,7 @@ pub struct HistogramConfig {
 /// indicator W = U + Lap(b_w)^K and the noisy label vector Z = (clip(y) − shift)·U +
 /// Lap(b_z)^K, U the one-hot vector of the user's cell. Used by [`histogram_predict`] for its
 /// scales (it draws the per-cell sums of these releases directly) and by the privacy audit
-/// (`crate::audit::histogram`) for single releases.
+/// (`audit::histogram`) for single releases.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HistogramMechanism {
     /// Laplace scale of W: L1 sensitivity 2 (two cells differ) over ε_cell.
@@ -71,6 +78,31 @@ impl HistogramMechanism {
             shift,
             bounds: cfg.bounds,
         })
+    }
+
+    /// ε spent by W over `cells` cells: 2/b_w (two coordinates of a one-hot vector
+    /// differ; none with a single cell).
+    pub fn cell_epsilon(&self, cells: usize) -> f64 {
+        laplace_epsilon(if cells > 1 { 2.0 } else { 0.0 }, self.b_w)
+    }
+
+    /// ε spent by Z over `cells` cells: Δ/b_z with Δ = 2·M_Y, M_Y the largest |label −
+    /// shift| within the bounds (two coordinates differ), or the range R of the bounds
+    /// with a single cell.
+    pub fn label_epsilon(&self, cells: usize) -> f64 {
+        let (lo, hi) = (self.bounds.lo - self.shift, self.bounds.hi - self.shift);
+        let delta = if cells > 1 {
+            2.0 * lo.abs().max(hi.abs())
+        } else {
+            hi - lo
+        };
+        laplace_epsilon(delta, self.b_z)
+    }
+
+    /// Charges `who` one release of W and Z over `cells` cells each.
+    pub fn charge(&self, cells: usize, who: Subjects<'_>) {
+        ledger::charge(HISTOGRAM_CELL_PART, who, self.cell_epsilon(cells), 0.0);
+        ledger::charge(HISTOGRAM_LABEL_PART, who, self.label_epsilon(cells), 0.0);
     }
 
     /// One user's release: writes W into `w` and Z into `z` (both of length K, the user's
@@ -138,6 +170,10 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
         e.0 += 1.0;
         e.1 += cfg.bounds.clip(yi) - shift;
     }
+    // The per-cell noise sums below stand for the n users' whole vectors W_i and Z_i
+    // (every user releases every cell's coordinate): each user is charged one release.
+    let cells = if grid.m > 1 && grid.d > 0 { 2 } else { 1 };
+    mech.charge(cells, Subjects::Range(0, n));
     let volume = grid.volume();
     let mut estimates: HashMap<&K, f64> = HashMap::new();
     let mut out = Vec::with_capacity(test_cells.len());

@@ -3,10 +3,18 @@
 //! eq. (3)–(5) and App. D.1; lpdt.md §2).
 
 use super::LabelBounds;
+use crate::privacy::ledger::{self, laplace_epsilon, rr_epsilon, Subjects};
 use crate::privacy::{
     flip_threshold, laplace, rr_keep_probability, Budget, BudgetError, KeepProbability,
 };
 use rand::RngCore;
+
+/// The ledger's part name of LPDT's bit vector (randomized response on the one-hot leaf
+/// vector).
+pub const LPDT_CELL_PART: &str = "cell: randomized response";
+
+/// The ledger's part name of LPDT's noisy label (scalar Laplace).
+pub const LPDT_LABEL_PART: &str = "label: laplace";
 
 /// Parameters of one LPDT privatization.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,7 +85,14 @@ impl LpdtMechanism {
     /// # Errors
     /// When ε ≤ 0 or ρ ∉ (0,1).
     pub fn new(k: usize, cfg: &LpdtConfig) -> Result<Self, BudgetError> {
-        let (eps_cell, eps_label) = Budget::new(cfg.epsilon)?.split("rho", cfg.rho)?;
+        let budget = Budget::new(cfg.epsilon)?;
+        let (eps_cell, eps_label) = if crate::privacy::mutants::active("rho-both-full") {
+            // Slip: ρ and 1 − ρ each read as the whole budget.
+            budget.split("rho", cfg.rho)?;
+            (cfg.epsilon, cfg.epsilon)
+        } else {
+            budget.split("rho", cfg.rho)?
+        };
         Ok(Self::with_budgets(k, eps_cell, eps_label, cfg.bounds))
     }
 
@@ -99,21 +114,72 @@ impl LpdtMechanism {
     /// F_j ~ Bernoulli(1 − κ) independently, into `bits` (length K; U is one-hot at
     /// `leaf`) and returns the noisy label Ỹ = clip(y) + Lap(β), drawn once and shared by
     /// all leaves (lpdt.md §2.1 and §2.2 item 5). ε-LDP: ρε for the bits, (1−ρ)ε for Ỹ.
+    ///
+    /// `user` is the user's index in the private sample: the privacy ledger charges it
+    /// what the bits and the label spent ([`LpdtMechanism::bits_epsilon`],
+    /// [`LpdtMechanism::label_epsilon`]; nothing outside a recording).
     #[inline]
     pub fn release<R: RngCore + ?Sized>(
         &self,
+        user: usize,
         leaf: usize,
         y: f64,
         bits: &mut [bool],
         rng: &mut R,
     ) -> f64 {
-        let noisy_y = self.bounds.clip(y) + laplace(rng, self.label_scale);
+        let noisy_y = self.noisy_label(user, y, rng);
+        let t = self.flip;
         for (j, b) in bits.iter_mut().enumerate() {
-            let flipped = rng.next_u32() < self.flip;
+            let flipped = rng.next_u32() < t;
             *b = (j == leaf) != flipped;
         }
+        self.charge_bits(t, Subjects::One(user));
         noisy_y
     }
+
+    /// The label part of user `user`'s release: Ỹ = clip(y) + Lap(β), one draw from
+    /// `rng`, charged to the user at Δ/β with Δ = R, the range of the bounds the label is
+    /// clipped into (lpdt.md §2.2 item 2). The per-user release and the fast simulation
+    /// ([`super::lpdt_sums_fast`]) both draw the labels here.
+    #[inline]
+    pub fn noisy_label<R: RngCore + ?Sized>(&self, user: usize, y: f64, rng: &mut R) -> f64 {
+        let scale = self.label_scale;
+        let noisy = self.bounds.clip(y) + laplace(rng, scale);
+        ledger::charge(
+            LPDT_LABEL_PART,
+            Subjects::One(user),
+            laplace_epsilon(self.bounds.range(), scale),
+            0.0,
+        );
+        noisy
+    }
+
+    /// ε spent by the bit vector of one release: κ/(1 − κ) per bit that two one-hot
+    /// vectors can change (2, or 0 with a single leaf), with κ = 1 − t/2^32 the keep
+    /// probability the draws really use (the flip threshold t quantizes 1 − κ to 2^−32, so
+    /// this differs from ρε by at most 2·2^−33/(κ(1 − κ))).
+    pub fn bits_epsilon(&self) -> f64 {
+        flip_epsilon(self.flip, self.k)
+    }
+
+    /// ε spent by the noisy label of one release: R/β.
+    pub fn label_epsilon(&self) -> f64 {
+        laplace_epsilon(self.bounds.range(), self.label_scale)
+    }
+
+    /// Charges `who` the bit vector's ε at flip threshold `t` (the threshold the draws
+    /// used).
+    #[inline]
+    pub(super) fn charge_bits(&self, t: u32, who: Subjects<'_>) {
+        ledger::charge(LPDT_CELL_PART, who, flip_epsilon(t, self.k), 0.0);
+    }
+}
+
+/// ε of bitwise randomized response over a one-hot vector of `k` bits whose bits flip
+/// with probability t/2^32: two bits differ between two users (none when k = 1).
+fn flip_epsilon(t: u32, k: usize) -> f64 {
+    let p = f64::from(t) / 4_294_967_296.0;
+    rr_epsilon(1.0 - p, if k > 1 { 2 } else { 0 })
 }
 
 /// The curator's per-leaf sums of eq. (5): S_j = Σ_i (B_ij − (1−κ)) and
@@ -143,8 +209,8 @@ pub fn lpdt_sums<R: RngCore + ?Sized>(
     let mut sum_y = vec![0.0f64; k];
     let mut total_y = 0.0;
     let mut bits = vec![false; k];
-    for (&leaf, &yi) in leaf_of_user.iter().zip(y) {
-        let noisy_y = mech.release(leaf, yi, &mut bits, rng);
+    for (i, (&leaf, &yi)) in leaf_of_user.iter().zip(y).enumerate() {
+        let noisy_y = mech.release(i, leaf, yi, &mut bits, rng);
         total_y += noisy_y;
         for j in 0..k {
             if bits[j] {

@@ -38,7 +38,8 @@
 //! threads, and to the sequential pass.
 
 use super::lpdt::{LpdtMechanism, LpdtSums};
-use crate::privacy::{flip_mask, laplace};
+use crate::privacy::flip_mask;
+use crate::privacy::ledger::Subjects;
 use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
@@ -98,8 +99,9 @@ pub fn lpdt_sums_fast<R: RngCore + ?Sized>(
     let mut next = start.clone();
     let mut noisy = vec![0.0f64; n.div_ceil(64) * 64];
     let mut total_y = 0.0;
-    for (&leaf, &yi) in leaf_of_user.iter().zip(y) {
-        let v = mech.bounds.clip(yi) + laplace(rng, mech.label_scale);
+    for (i, (&leaf, &yi)) in leaf_of_user.iter().zip(y).enumerate() {
+        // The user's label part, drawn and charged as the per-user release does.
+        let v = mech.noisy_label(i, yi, rng);
         total_y += v;
         noisy[next[leaf]] = v;
         next[leaf] += 1;
@@ -119,6 +121,9 @@ pub fn lpdt_sums_fast<R: RngCore + ?Sized>(
         })
         .collect();
     let t = mech.flip;
+    // The flips below stand for every user's bit vector at threshold t: each of the n
+    // users is charged its bits once.
+    mech.charge_bits(t, Subjects::Range(0, n));
     let threads = rayon::current_num_threads();
     if n.saturating_mul(k) >= PARALLEL_MIN && threads > 1 {
         let chunk = k.div_ceil(2 * threads).max(1);

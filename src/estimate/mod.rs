@@ -11,9 +11,12 @@ mod lpdt;
 mod lpdt_fast;
 
 pub use candidate_ratio::{
-    candidate_sums, centred_rr_bit, ratio_predictions, CandidateMechanism, CellSums,
+    candidate_sums, centred_rr_bit, centred_rr_keep, centred_rr_release, grr_cell_release,
+    ratio_predictions, CandidateMechanism, CellSums, GRR_PART, RR_PART,
 };
-pub use histogram::{histogram_predict, HistogramConfig, HistogramMechanism};
+pub use histogram::{
+    histogram_predict, HistogramConfig, HistogramMechanism, HISTOGRAM_CELL_PART, HISTOGRAM_LABEL_PART,
+};
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{
     code_walk_order, pooled_sums, prune_paper, prune_reference_v1, second_round_classes, NodeSums,
@@ -21,6 +24,7 @@ pub use lpct_prune::{
 };
 pub use lpdt::{
     lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums, Simulation,
+    LPDT_CELL_PART, LPDT_LABEL_PART,
 };
 pub use lpdt_fast::lpdt_sums_fast;
 

@@ -21,7 +21,6 @@ use crate::partition::{
 };
 use crate::privacy::{Budget, BudgetError};
 use rand_pcg::Pcg64;
-use release::UserRelease;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -31,7 +30,11 @@ mod release;
 mod semi_feature;
 
 pub use forest::{Accuracy, ForestBlock};
-pub use semi_feature::{SemiShape, SemiTree};
+pub use lpct::{lpct_release, lpct_round_epsilon};
+pub use release::UserRelease;
+pub use semi_feature::{
+    candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
+};
 
 /// How the feature space is cut into cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -748,7 +751,7 @@ impl Composition {
     /// randomized response on the one-hot leaf vector at ρε and one Laplace label at
     /// (1 − ρ)ε) into the ratio estimator: [`lpdt_leaf_values`] computes it, with the
     /// `simulation` parameter.
-    fn lpdt_release(&self) -> bool {
+    pub fn lpdt_release(&self) -> bool {
         self.forest.is_none()
             && self.partition.rule != Rule::HistogramXTree
             && self.cell_mechanism == CellMechanism::RandomizedResponse
@@ -760,12 +763,16 @@ impl Composition {
     /// Whether the composition releases what PHIST's users release (lpdt.md §7.3: a noisy
     /// one-hot cell vector and a noisy label vector on a regular grid, [`histogram_predict`]),
     /// as [`Composed::prepare`] routes it.
-    fn histogram_release(&self) -> bool {
+    pub fn histogram_release(&self) -> bool {
         self.forest.is_none() && self.partition.rule == Rule::Histogram
     }
 
-    /// (ε_cell, ε_label) for a budget ε and the mechanism grid point.
-    fn budgets(&self, epsilon: f64, mech: &Params) -> Result<(f64, f64), BudgetError> {
+    /// (ε_cell, ε_label) for a budget ε and the mechanism grid point `mech`: (ρε, (1 − ρ)ε)
+    /// by [`Budget::split`] under `budget: rho`, (cell·ε, label·ε) under fixed shares.
+    ///
+    /// # Errors
+    /// When ε is not finite and > 0 or ρ ∉ (0, 1).
+    pub fn budgets(&self, epsilon: f64, mech: &Params) -> Result<(f64, f64), BudgetError> {
         let b = Budget::new(epsilon)?;
         match self.budget {
             BudgetBlock::Rho(_) => b.split("rho", mech.f64("rho")),
@@ -851,60 +858,6 @@ impl Method for Composed {
             return format!("rho={}", params.f64("rho"));
         }
         super::release_params_key(&self.params, params)
-    }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let c = &self.composition;
-        // The loss does not depend on the label range: labels in [0, 1].
-        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-        if c.lpdt_release() {
-            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
-            let mech = crate::estimate::LpdtMechanism::with_budgets(2, eps_cell, eps_label, bounds);
-            return Ok(Some(crate::audit::lpdt::lpdt_release_cases(
-                &mech, eps_cell, eps_label,
-            )));
-        }
-        if c.histogram_release() {
-            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
-            let cfg = HistogramConfig {
-                eps_cell,
-                eps_label,
-                t: 0.0,
-                bounds,
-                weights: (1.0, 0.0),
-                y_center: params.bool("y_center"),
-            };
-            let mech = crate::estimate::HistogramMechanism::new(&cfg)?;
-            return Ok(Some(crate::audit::histogram::histogram_release_cases(
-                &mech, eps_cell, eps_label,
-            )));
-        }
-        if c.forest.is_some() {
-            // Audited by `audit::forest` (the audit's own table).
-            return Ok(None);
-        }
-        if c.partition.rule == Rule::HistogramXTree {
-            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
-            return Ok(Some(crate::audit::semi_feature::candidate_release_cases(
-                semi_feature::candidate_mechanism(c),
-                eps_cell,
-                eps_label,
-                bounds,
-            )));
-        }
-        if c.forest.is_none()
-            && c.partition.rule != Rule::HistogramXTree
-            && c.cell_mechanism != CellMechanism::None
-            && c.label_mechanism != LabelMechanism::None
-        {
-            let budgets = c.budgets(epsilon, params)?;
-            return Ok(Some(UserRelease::new(c, 2, bounds, budgets).audit_cases()));
-        }
-        Ok(None)
     }
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()
@@ -1159,6 +1112,12 @@ fn leaf_majority(partition: &Partition, grown: &Dataset) -> Result<Vec<f64>, Met
 /// private users of the repetition's random order (at most all but one of them), who are
 /// then removed from the reporting users. Returns the data with the reduced private sample
 /// and the partition set.
+///
+/// **Ledger.** The k private users of the partition set are used in the clear: each is
+/// charged an infinite ε (part `partition set: record in the clear`), and the set is
+/// recorded as a private quantity; the method declares it (`non_private_users`). The
+/// ledger numbers the reporting users first (0..n − k, the reduced sample's order, as the
+/// release charges them) and the partition set's users after them (n − k..n).
 pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::data::Dataset) {
     use rand::seq::SliceRandom;
     let m = data.public.n();
@@ -1172,6 +1131,16 @@ pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::
     grow.x.n += drawn.n();
     grow.y.extend_from_slice(&drawn.y);
     let rest: Vec<usize> = (k_priv..data.private.n()).collect();
+    let n = data.private.n();
+    crate::privacy::ledger::charge(
+        "partition set: record in the clear",
+        crate::privacy::ledger::Subjects::Range(n - k_priv, n),
+        f64::INFINITY,
+        0.0,
+    );
+    crate::privacy::ledger::private_quantity("partition set", || {
+        format!("{k_priv} private users' features and labels in the clear grow the partition (grown_on: mixture, delta = {delta})")
+    });
     (
         RepData {
             private: data.private.select(&rest),
@@ -1259,14 +1228,8 @@ fn ratio_by_simulation(
 ) -> Vec<f64> {
     let k = t.partition.n_leaves();
     let n = t.y.len();
-    let sums = simulate_sums(
-        &t.composition,
-        (&t.private_leaves, &t.y),
-        k,
-        t.bounds,
-        (eps_cell, eps_label),
-        rng,
-    );
+    let rel = UserRelease::new(&t.composition, k, t.bounds, (eps_cell, eps_label));
+    let sums = simulate_sums(&rel, (&t.private_leaves, &t.y), rng);
     let (s, tsum, a) = (&sums.s, &sums.t, sums.a);
     (0..k)
         .map(|j| {
@@ -1294,27 +1257,23 @@ pub(crate) struct SimulatedSums {
     pub vector: bool,
 }
 
-/// Simulates every private user's release under the composition's cell and label
-/// mechanisms (O(n·K) draws; users in order, for each its cell release then its label
-/// release, [`UserRelease::release`]) and returns the curator's sums. `leaves`, `y`: the
-/// cell and label of each of the n private users; labels are clipped into `bounds`, whose
-/// range sets the scalar Laplace scale R/ε_l and whose largest absolute value M_Y the
-/// vector's 2M_Y/ε_l.
+/// Simulates every private user's release `rel` (O(n·K) draws; users in order, for each
+/// its cell release then its label release, [`UserRelease::release`], which charges user
+/// i) and returns the curator's sums. `leaves`, `y`: the cell and label of each of the n
+/// private users; labels are clipped into the release's bounds, whose range sets the
+/// scalar Laplace scale R/ε_l and whose largest absolute value M_Y the vector's 2M_Y/ε_l.
 pub(crate) fn simulate_sums(
-    c: &Composition,
+    rel: &UserRelease,
     (leaves, y): (&[usize], &[f64]),
-    k: usize,
-    b: LabelBounds,
-    budgets: (f64, f64),
     rng: &mut Pcg64,
 ) -> SimulatedSums {
-    let rel = UserRelease::new(c, k, b, budgets);
+    let k = rel.k();
     let mut s = vec![0.0; k];
     let mut tsum = vec![0.0; k];
     let mut score = vec![0.0; k];
     let mut label_vector = vec![0.0; if rel.vector() { k } else { 0 }];
-    for (&leaf, &yi) in leaves.iter().zip(y) {
-        let noisy = rel.release(leaf, yi, &mut score, &mut label_vector, rng);
+    for (i, (&leaf, &yi)) in leaves.iter().zip(y).enumerate() {
+        let noisy = rel.release(i, leaf, yi, &mut score, &mut label_vector, rng);
         if rel.vector() {
             for j in 0..k {
                 s[j] += score[j];

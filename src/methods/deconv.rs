@@ -40,6 +40,7 @@
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
 use crate::estimate::LabelBounds;
+use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
 use crate::privacy::{laplace, Budget, BudgetError};
 use multiversion::multiversion;
 use rand::Rng;
@@ -69,6 +70,12 @@ const BANDWIDTH: ParamDecl = ParamDecl {
 
 static PARAMS: &[ParamDecl] = &[BANDWIDTH];
 
+/// The ledger's part name of DECONV's noisy features.
+pub const DECONV_FEATURES_PART: &str = "features: laplace";
+
+/// The ledger's part name of DECONV's noisy label.
+pub const DECONV_LABEL_PART: &str = "label: laplace";
+
 /// Every private user's release under DECONV (lpdt.md §7.5): n×d noisy features and n
 /// noisy labels, with the Laplace scales used.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +94,9 @@ pub struct Reports {
 /// releases X̃_i = clamp(X_i, 0, 1) + b_X·ξ_i (d iid standard Laplace draws, b_X = d/ε_X)
 /// and then Ỹ_i = clip(Y_i) + b_Y·ζ_i (b_Y = R/ε_Y), with ε_X = ε_Y = ε/2. Each part is
 /// ε/2-LDP (L1 sensitivities d and R), so the release is ε-LDP.
+///
+/// Ledger: user i is charged, beside its draws, d/b_X for its features (the clamp to
+/// \[0,1\]^d bounds their L1 distance by d) and R/b_Y for its label.
 ///
 /// `x` is n×d, `y` has length n; every draw comes from `rng`.
 ///
@@ -108,11 +118,17 @@ pub fn release<R: Rng + ?Sized>(
     let b_y = bounds.range() / eps_y;
     let mut noisy_x = Vec::with_capacity(x.n * x.d);
     let mut noisy_y = Vec::with_capacity(x.n);
+    let (eps_features, eps_label) = (
+        laplace_epsilon(x.d as f64, b_x),
+        laplace_epsilon(bounds.range(), b_y),
+    );
     for (i, &yi) in y.iter().enumerate() {
         for &v in x.row(i) {
             noisy_x.push(v.clamp(0.0, 1.0) + laplace(rng, b_x));
         }
         noisy_y.push(bounds.clip(yi) + laplace(rng, b_y));
+        ledger::charge(DECONV_FEATURES_PART, Subjects::One(i), eps_features, 0.0);
+        ledger::charge(DECONV_LABEL_PART, Subjects::One(i), eps_label, 0.0);
     }
     Ok(Reports {
         x: Matrix::new(x.n, x.d, noisy_x),
@@ -677,18 +693,6 @@ impl Method for Deconv {
     }
     fn tasks(&self) -> &'static [Task] {
         &[Task::Regression]
-    }
-    fn audit_cases(
-        &self,
-        _params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        // The loss does not depend on the label range: labels in [0, 1].
-        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-        Ok(Some(crate::audit::deconv::deconv_release_cases(
-            epsilon, bounds,
-        )))
     }
     fn prepare(
         &self,

@@ -33,6 +33,7 @@
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
+use crate::privacy::ledger::{self, gaussian_epsilon, Subjects};
 use crate::privacy::{
     gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
     symmetric_gaussian_release, BudgetError, GaussianAggregate,
@@ -152,6 +153,11 @@ impl PglmSums {
     /// the vector noise, each at the aggregated variance `aggregate.variance(σ², n)` with σ²
     /// = [`per_user_variance`]. Draws D² + D standard normals from `rng`.
     ///
+    /// Ledger: the aggregated noise stands for n users' releases at the per-user variance
+    /// v/n (v the aggregated variance drawn: σ² under `Sum`, σ²/√n under `SqrtN`); each of
+    /// the n users is charged, per part, the ε of the Gaussian mechanism at that variance
+    /// with L2 sensitivity [`l2_sensitivity`] read at δ/2, δ = 1/n² (the paper's claim).
+    ///
     /// # Errors
     /// [`BudgetError`] when ε is not finite and > 0 or n < 2 (δ = 1/n² must be < 1).
     pub fn privatize<R: Rng + ?Sized>(
@@ -161,6 +167,11 @@ impl PglmSums {
         rng: &mut R,
     ) -> Result<PglmSums, BudgetError> {
         let v = aggregate.variance(per_user_variance(self.dim, self.n, epsilon)?, self.n);
+        let half_delta = 0.5 / (self.n as f64 * self.n as f64);
+        let spent = gaussian_epsilon(l2_sensitivity(self.dim), v / self.n as f64, half_delta);
+        for part in [PGLM_MATRIX_PART, PGLM_VECTOR_PART] {
+            ledger::charge(part, Subjects::Range(0, self.n), spent, half_delta);
+        }
         let add = |a: &[f64], b: Vec<f64>| a.iter().zip(b).map(|(x, y)| x + y).collect();
         let xx = add(&self.xx, symmetric_gaussian_noise(rng, self.dim, v));
         let xy = add(&self.xy, gaussian_noise(rng, self.dim, v));
@@ -172,6 +183,22 @@ impl PglmSums {
     }
 }
 
+/// The ledger's part name of PGLM's matrix release x̃x̃ᵀ.
+pub const PGLM_MATRIX_PART: &str = "matrix x~x~': gaussian";
+
+/// The ledger's part name of PGLM's vector release x̃y.
+pub const PGLM_VECTOR_PART: &str = "vector x~y: gaussian";
+
+/// The L2 sensitivity 2r² (r = D) that both of a user's releases are calibrated to and
+/// charged at (lpct.md §7.4 step 2): the domain ‖x̃‖ ≤ r (every private x̃ is norm-bounded
+/// to r before release, [`PglmSums::from_private`]) and y ∈ \[0, 1\] bound the Frobenius
+/// distance of two x̃x̃ᵀ by 2r² and the distance of two x̃y by 2r ≤ 2r²; both are upper
+/// bounds (the tight ones are √2·r² and 2r), so the charge never understates the spend.
+pub fn l2_sensitivity(dim: usize) -> f64 {
+    let r = radius(dim);
+    2.0 * r * r
+}
+
 /// The per-user Gaussian variance σ² = 32 r⁴ ln(2.5/δ)/ε² for D = `dim`, r = D and
 /// δ = 1/n² (lpct.md §7.4 step 2): the Gaussian mechanism with sensitivity 2r² at
 /// (ε/2, δ/2) for each of the two releases.
@@ -179,7 +206,6 @@ impl PglmSums {
 /// # Errors
 /// [`BudgetError`] when ε is not finite and > 0 or n < 2.
 pub fn per_user_variance(dim: usize, n: usize, epsilon: f64) -> Result<f64, BudgetError> {
-    let r = radius(dim);
     let delta = 1.0 / (n as f64 * n as f64);
     if n < 2 {
         return Err(BudgetError::Share {
@@ -187,7 +213,7 @@ pub fn per_user_variance(dim: usize, n: usize, epsilon: f64) -> Result<f64, Budg
             value: delta,
         });
     }
-    gaussian_mechanism_variance(2.0 * r * r, epsilon / 2.0, delta / 2.0)
+    gaussian_mechanism_variance(l2_sensitivity(dim), epsilon / 2.0, delta / 2.0)
 }
 
 /// One private user's release (lpct.md §7.4 step 2): for the row `x` (d features, norm-
@@ -309,19 +335,6 @@ impl Method for Pglm {
             "(epsilon, delta)-LDP with delta = 1/n_P^2 (Gaussian mechanism), not pure epsilon-LDP; under noise: reference (the default, as the authors' code) the aggregated noise has variance sqrt(n_P)*sigma^2 instead of n_P*sigma^2, n_P^(1/4) too little in standard deviation, so not even that guarantee holds (noise: paper gives it)".to_string(),
         ]
     }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let aggregate = noise_aggregate(params);
-        Ok(Some(crate::audit::pglm::pglm_release_cases(
-            epsilon,
-            ctx.n_private,
-            aggregate,
-        )?))
-    }
     fn prepare(
         &self,
         data: &RepData,
@@ -337,7 +350,7 @@ impl Method for Pglm {
 }
 
 /// The aggregate of the `noise` parameter: `paper` the exact sum, `reference` √n_P·σ².
-fn noise_aggregate(params: &Params) -> GaussianAggregate {
+pub fn noise_aggregate(params: &Params) -> GaussianAggregate {
     match params.str("noise") {
         "paper" => GaussianAggregate::Sum,
         _ => GaussianAggregate::SqrtN,

@@ -36,6 +36,7 @@
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
+use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{Budget, PrivUnitGParams};
 use nalgebra::{DMatrix, DVector};
 use rand::seq::SliceRandom;
@@ -320,10 +321,15 @@ pub fn warm_start(model: &Model, x: &DMatrix<f64>, y: &[f64], eta: f64) -> Model
     m
 }
 
+/// The ledger's part name of one tensor's PrivUnitG release.
+pub const PSGD_TENSOR_PART: &str = "gradient tensor: PrivUnitG";
+
 /// The one pass (card §7.5) from `model`: a permutation of the n_P + n_Q points drawn from
 /// `rng`, then in that order a plain SGD step for a public point and, for a private user,
 /// a step along the PrivUnitG releases of its gradient, tensor by tensor, each at the
-/// parameters `mechanism` (drawn from `rng` in the tensors' order).
+/// parameters `mechanism` (drawn from `rng` in the tensors' order). Ledger: private user i
+/// is charged, per tensor released, the ε the parameters realise
+/// ([`PrivUnitGParams::spent_epsilon`]).
 pub fn private_pass<R: Rng + ?Sized>(
     model: &Model,
     private: (&Matrix, &[f64]),
@@ -346,6 +352,12 @@ pub fn private_pass<R: Rng + ?Sized>(
             m.point_gradient(xp.row(i), yp[i], &mut grad, &mut pre);
             for t in &tensors {
                 mechanism.release_into(&grad[t.clone()], CLIP, rng, &mut noisy[t.clone()]);
+                ledger::charge(
+                    PSGD_TENSOR_PART,
+                    Subjects::One(i),
+                    mechanism.spent_epsilon(),
+                    0.0,
+                );
             }
             step(&mut m.params, &noisy, eta);
         } else {
@@ -396,6 +408,29 @@ impl PreparedPsgd {
 }
 
 impl Psgd {
+    /// The sizes of the model's parameter tensors on d features, in PyTorch's order:
+    /// PSGD-L w (d), b (1); PSGD-N W₁ (H·d), b₁ (H), w₂ (H), b₂ (1), H from `params`.
+    pub fn tensor_sizes(&self, params: &Params, d: usize) -> Vec<usize> {
+        match self.width(params, d) {
+            None => vec![d, 1],
+            Some(h) => vec![h * d, h, h, 1],
+        }
+    }
+
+    /// The PrivUnitG parameters of one tensor's release at grid point `params` and
+    /// budget ε, as the runner uses them ([`tensor_epsilon`]).
+    ///
+    /// # Errors
+    /// When ε is not finite and > 0.
+    pub fn tensor_mechanism(
+        &self,
+        params: &Params,
+        epsilon: f64,
+    ) -> Result<PrivUnitGParams, MethodError> {
+        let eps_t = tensor_epsilon(params.str("epsilon_split"), epsilon, self.n_tensors())?;
+        Ok(PrivUnitGParams::new(eps_t)?)
+    }
+
     /// The hidden width at `structural` for d features (None for PSGD-L).
     fn width(&self, structural: &Params, d: usize) -> Option<usize> {
         self.hidden.then(|| {
@@ -447,25 +482,6 @@ impl Method for Psgd {
         vec![format!(
             "under epsilon_split: per_tensor (the default, as the authors' code) each of its {k} parameter tensors is privatized with the full epsilon, so a private user's release is {k}*epsilon-LDP, not epsilon-LDP (epsilon_split: split spends epsilon/{k} per tensor); PrivUnitG caps epsilon at 20 per tensor as the code does"
         )]
-    }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        // The tensors of a model on d = 2 features (the loss does not depend on their
-        // sizes): PSGD-L w (d), b (1); PSGD-N W₁ (H·d), b₁ (H), w₂ (H), b₂ (1).
-        let d = 2;
-        let dims = match self.width(params, d) {
-            None => vec![d, 1],
-            Some(h) => vec![h * d, h, h, 1],
-        };
-        let eps_t = tensor_epsilon(params.str("epsilon_split"), epsilon, self.n_tensors())?;
-        let mech = PrivUnitGParams::new(eps_t)?;
-        Ok(Some(crate::audit::priv_unit_g::priv_unit_g_cases(
-            mech, &dims, epsilon,
-        )))
     }
     fn prepare(
         &self,

@@ -22,6 +22,41 @@ pub struct Slip {
 /// Every slip of the mutation suite.
 pub const SLIPS: &[Slip] = &[
     Slip {
+        name: "lpct-full-eps-each-vector",
+        what: "LPCT's own release code (methods/compose/lpct.rs, lpct_release) gives each of its two Laplace vectors the whole epsilon instead of its share (epsilon/2 each): scales 2/epsilon, the user spends 2 epsilon",
+        spec: "specs/ci-lpct.yaml",
+    },
+    Slip {
+        name: "budget-split-full-eps",
+        what: "the shared budget function Budget::split (privacy/budget.rs) returns the whole epsilon for both parts: LPDT's bits and label each at epsilon, the claimed shares move with it",
+        spec: "specs/ci.yaml",
+    },
+    Slip {
+        name: "rr-vector-bits-not-split",
+        what: "randomized response on a one-hot vector keeps each bit with probability e^eps/(1+e^eps) instead of e^(eps/2)/(1+e^(eps/2)) (privacy/randomized_response.rs, rr_keep_probability): two differing bits spend 2 eps_cell",
+        spec: "specs/ci.yaml",
+    },
+    Slip {
+        name: "rho-both-full",
+        what: "LPDT's budgets (estimate/lpdt.rs, LpdtMechanism::new) charge rho and 1 - rho both at epsilon: the bits at epsilon and the label at epsilon, 2 epsilon per user",
+        spec: "specs/ci.yaml",
+    },
+    Slip {
+        name: "histoftree-label-scale-halved",
+        what: "HistOfTree's round-1 label Laplace scale halved where the method computes it (methods/compose/semi_feature.rs round1_labels: R/(2 eps_Y), the half-range M read as the sensitivity)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "noisy-label-helper-scale-halved",
+        what: "the shared noisy-label helper (methods/pardt.rs noisy_labels_of, used by HistOfTree, ParDT, LabelDT and KRR) draws with half the scale it is given",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "grr-wrong-categories",
+        what: "generalized randomized response (privacy/generalized_rr.rs) computes its probabilities for k - 1 categories while drawing among k (HistOfTree's candidate cells, KRR's bins)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
         name: "diprime-depth-not-divided",
         what: "forest/budget.rs node_budgets: a DiPriMe tree's per-level split budget rho*eps_T not divided by the depth (the claim moves with it; a row's ledger total along a tree exceeds eps)",
         spec: "tests/privacy/diprime.yaml",

@@ -107,6 +107,14 @@ impl PrivUnitGParams {
         Ok(best.expect("the grid is not empty"))
     }
 
+    /// The ε one release at these parameters really spends: ln(p(1 − q)/(q(1 − p))), the
+    /// log-ratio of the probabilities of the tight event {α ≥ γ} for u against −u (Asi,
+    /// Feldman & Talwar 2022). It is ε up to rounding below the cap, and less than ε at
+    /// and above [`PRIV_UNIT_G_EPSILON_CAP`] (q is then capped).
+    pub fn spent_epsilon(&self) -> f64 {
+        (self.p * (1.0 - self.q) / (self.q * (1.0 - self.p))).ln()
+    }
+
     /// One user's release of the vector `g` (any length k ≥ 1) with clipping level C > 0,
     /// written into `out` (length k): see the module documentation for the law. Draws, in
     /// order: k standard normals z, one uniform for the choice of side, one uniform for α.

@@ -21,7 +21,13 @@ pub struct KeepProbability {
 /// If ε is not finite and > 0.
 pub fn rr_keep_probability(epsilon: f64) -> KeepProbability {
     assert!(epsilon.is_finite() && epsilon > 0.0, "epsilon must be > 0");
-    let a = epsilon / 2.0;
+    // Each of the two bits that differ costs ε/2.
+    let a = if super::mutants::active("rr-vector-bits-not-split") {
+        // Slip: the per-bit loss set to the whole vector's ε.
+        epsilon
+    } else {
+        epsilon / 2.0
+    };
     // e^a/(1+e^a) = 1/(1+e^{-a}), stable for large a.
     let keep = 1.0 / (1.0 + (-a).exp());
     // γ = (e^a − 1)/(e^a + 1) = tanh(a/2), accurate for small a.

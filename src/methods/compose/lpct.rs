@@ -7,12 +7,48 @@
 use super::release::UserRelease;
 use super::{simulate_sums, CellMechanism, Composition, EstimatorBlock, LabelMechanism};
 use crate::estimate::{
-    code_walk_order, lpct_noisy_sums, lpct_predict, pooled_sums, prune_paper, prune_reference_v1,
-    public_counts, second_round_classes, LabelBounds, PaperPrune, PruneConfig, V1Quirks,
+    code_walk_order, lpct_predict, pooled_sums, prune_paper, prune_reference_v1, public_counts,
+    second_round_classes, LabelBounds, PaperPrune, PruneConfig, V1Quirks,
 };
 use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::partition::{Partition, TreeShape};
 use rand_pcg::Pcg64;
+
+/// The release every private user of LPCT composition `c` makes over `k` leaves at the
+/// round budget ε (lpct.md §3; [`lpct_round_epsilon`] for LPCT-prune): the composition's
+/// cell and label mechanisms at (ε_cell, ε_label) = its budget shares of ε (ε/2 each for
+/// LPCT: Laplace scale 4/ε on both vectors), labels clipped into `bounds`. The runner's
+/// sums and the privacy audit both draw from this release.
+///
+/// # Errors
+/// When ε is not finite and > 0 (or ρ ∉ (0, 1) under `budget: rho`).
+pub fn lpct_release(
+    c: &Composition,
+    k: usize,
+    bounds: LabelBounds,
+    epsilon: f64,
+    m: &Params,
+) -> Result<UserRelease, MethodError> {
+    let budgets = if crate::privacy::mutants::active("lpct-full-eps-each-vector") {
+        // Slip: each of the two vectors released at the whole ε.
+        c.budgets(epsilon, m)?;
+        (epsilon, epsilon)
+    } else {
+        c.budgets(epsilon, m)?
+    };
+    Ok(UserRelease::new(c, k, bounds, budgets))
+}
+
+/// The budget of one round of users' releases at grid point `m` and budget ε: ε for
+/// LPCT and LPCT-prune `reference_v1` (one round, lpct.md §5.4), ε/2 for LPCT-prune
+/// `paper` (Algorithm 2's two rounds, §5.2).
+pub fn lpct_round_epsilon(c: &Composition, m: &Params, epsilon: f64) -> f64 {
+    if c.estimator == EstimatorBlock::LpctPrune && m.str("prune") == "paper" {
+        epsilon / 2.0
+    } else {
+        epsilon
+    }
+}
 
 /// A partition with the leaves of the private users, of the test points (None outside
 /// [0,1]^d, lpct.md §4.4) and the public counts U_Q, V_Q of every leaf.
@@ -114,11 +150,12 @@ pub(super) struct PreparedLpct {
 }
 
 impl PreparedLpct {
-    /// The curator's unbiased per-leaf sums (Ũ, Ṽ) of the users' releases on `leaves`
-    /// at budget `epsilon`. The LPCT release (Laplace indicator vector and Laplace label
-    /// vector) uses the exact O(1) sum of the n_P users' Laplace draws per leaf; any other
-    /// mechanism is simulated user by user and debiased (Ũ = S/a, and Ṽ = T/a for a
-    /// scalar Laplace label).
+    /// The curator's unbiased per-leaf sums (Ũ, Ṽ) of the users' releases
+    /// ([`lpct_release`]) on `leaves` at budget `epsilon`. The LPCT release (Laplace
+    /// indicator vector and Laplace label vector) uses the exact O(1) sum of the n_P users'
+    /// Laplace draws per leaf ([`UserRelease::laplace_sums`]); any other mechanism is
+    /// simulated user by user and debiased (Ũ = S/a, and Ṽ = T/a for a scalar Laplace
+    /// label).
     fn sums(
         &self,
         leaves: &LeafData,
@@ -127,29 +164,14 @@ impl PreparedLpct {
         rng: &mut Pcg64,
     ) -> Result<(Vec<f64>, Vec<f64>), MethodError> {
         let c = &self.composition;
-        let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
         let k = leaves.partition.n_leaves();
-        let b = self.fit.bounds;
+        let rel = lpct_release(c, k, self.fit.bounds, epsilon, m)?;
         if c.cell_mechanism == CellMechanism::Laplace
             && c.label_mechanism == LabelMechanism::LaplaceVector
         {
-            let rel = UserRelease::new(c, k, b, (eps_cell, eps_label));
-            return Ok(lpct_noisy_sums(
-                &leaves.private_leaves,
-                &self.fit.y,
-                k,
-                (rel.cell_scale, rel.vector_scale),
-                rng,
-            ));
+            return Ok(rel.laplace_sums(&leaves.private_leaves, &self.fit.y, rng));
         }
-        let s = simulate_sums(
-            c,
-            (&leaves.private_leaves, &self.fit.y),
-            k,
-            b,
-            (eps_cell, eps_label),
-            rng,
-        );
+        let s = simulate_sums(&rel, (&leaves.private_leaves, &self.fit.y), rng);
         let u = s.s.iter().map(|v| v / s.a).collect();
         let v = if s.vector {
             s.t
@@ -185,7 +207,7 @@ impl Prepared for PreparedLpct {
             "reference_v1_as_coded" => (false, V1Quirks::AS_CODED),
             _ => (false, V1Quirks::NONE),
         };
-        let eps_round = if paper { epsilon / 2.0 } else { epsilon };
+        let eps_round = lpct_round_epsilon(&self.composition, m, epsilon);
         let (u, v) = self.sums(main, eps_round, m, rng)?;
         let shape = &main.shape;
         let pooled = pooled_sums(shape, (&u, &v), (&main.u_q, &main.v_q));

@@ -1,19 +1,48 @@
 //! One private user's release under a composition's cell and label mechanisms (DESIGN.md,
 //! "Releases are first-class"): used by the user-by-user simulation of the curator's sums
-//! ([`super::simulate_sums`]), by LPCT's exact sums for their scales, and by the privacy
-//! audit ([`UserRelease::audit_cases`]).
+//! ([`super::simulate_sums`]), by LPCT's exact sums ([`UserRelease::laplace_sums`], the
+//! same law, tested), and by the privacy audit (`audit::local`), which draws
+//! [`UserRelease::release`].
+//!
+//! **Ledger.** Every release charges the user, beside its draws, what each part spent
+//! ([`UserRelease::cell_epsilon`], [`UserRelease::label_epsilon`]), computed from the
+//! probabilities and scales the draws used and the sensitivity of the domain: a one-hot
+//! vector over K cells (two coordinates differ, none when K = 1) and a label clipped into
+//! the bounds (range R; the label vector y·U moves by at most 2·M_Y, M_Y = max(|lo|, |hi|),
+//! or R when K = 1). The exact shortcut [`UserRelease::laplace_sums`] charges every user it
+//! stands for.
 
 use super::{CellMechanism, Composition, LabelMechanism};
-use crate::audit::{laplace_log_ratio, two_part_cases, AuditCase};
-use crate::estimate::LabelBounds;
+use crate::estimate::{lpct_noisy_sums, LabelBounds};
+use crate::privacy::ledger::{self, grr_epsilon, laplace_epsilon, rr_epsilon, Subjects};
 use crate::privacy::{laplace, rr_keep_probability, KeepProbability};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
+/// The ledger's part name of a cell release, by mechanism.
+fn cell_part(c: CellMechanism) -> &'static str {
+    match c {
+        CellMechanism::RandomizedResponse => crate::estimate::LPDT_CELL_PART,
+        CellMechanism::Laplace => "cell: laplace vector",
+        CellMechanism::GeneralizedRr => "cell: generalized randomized response",
+        CellMechanism::None => "cell: none",
+    }
+}
+
+/// The ledger's part name of a label release, by mechanism.
+fn label_part(l: LabelMechanism) -> &'static str {
+    match l {
+        LabelMechanism::Laplace => crate::estimate::LPDT_LABEL_PART,
+        LabelMechanism::LaplaceVector => "label: laplace vector",
+        LabelMechanism::None => "label: none",
+    }
+}
+
 /// The mechanisms and scales of one user's release over K cells at budgets
-/// (ε_cell, ε_label).
+/// (ε_cell, ε_label) (a composition's `cell_mechanism` and `label_mechanism`; LPCT paper
+/// §3 for the Laplace vectors, lpdt.md §2.1 for randomized response and the scalar label).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct UserRelease {
+pub struct UserRelease {
     cell: CellMechanism,
     label: LabelMechanism,
     k: usize,
@@ -31,8 +60,6 @@ pub(crate) struct UserRelease {
     pub label_scale: f64,
     /// The label vector's Laplace scale 2·M_Y/ε_label, M_Y = max(|lo|, |hi|).
     pub vector_scale: f64,
-    eps_cell: f64,
-    eps_label: f64,
 }
 
 impl UserRelease {
@@ -40,7 +67,7 @@ impl UserRelease {
     ///
     /// # Panics
     /// If `c` has no cell or no label mechanism (a non-private composition).
-    pub(crate) fn new(
+    pub fn new(
         c: &Composition,
         k: usize,
         bounds: LabelBounds,
@@ -76,22 +103,104 @@ impl UserRelease {
             cell_scale: 2.0 / eps_cell,
             label_scale: bounds.range() / eps_label,
             vector_scale: 2.0 * m_y / eps_label,
-            eps_cell,
-            eps_label,
         }
     }
 
     /// Whether the label is released as a vector (`laplace_vector`).
-    pub(crate) fn vector(&self) -> bool {
+    pub fn vector(&self) -> bool {
         self.label == LabelMechanism::LaplaceVector
+    }
+
+    /// The cell mechanism.
+    pub fn cell(&self) -> CellMechanism {
+        self.cell
+    }
+
+    /// The number of cells K.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The label bounds labels are clipped into.
+    pub fn bounds(&self) -> LabelBounds {
+        self.bounds
+    }
+
+    /// ε spent by the cell part of one release: randomized response κ/(1 − κ) per bit
+    /// that two one-hot vectors can change, Laplace 2/b (L1 sensitivity of a one-hot
+    /// vector), generalized RR ln(p_true/p_other); 0 with a single cell (every user
+    /// releases the same vector).
+    pub fn cell_epsilon(&self) -> f64 {
+        let bits = if self.k > 1 { 2 } else { 0 };
+        match self.cell {
+            CellMechanism::RandomizedResponse => rr_epsilon(self.rr.keep, bits),
+            CellMechanism::Laplace => laplace_epsilon(bits as f64, self.cell_scale),
+            CellMechanism::GeneralizedRr if self.k > 1 => grr_epsilon(self.p_true, self.q_other),
+            CellMechanism::GeneralizedRr => 0.0,
+            CellMechanism::None => unreachable!("validated: private"),
+        }
+    }
+
+    /// ε spent by the label part of one release: R/b for the scalar label, Δ/b for the
+    /// label vector with Δ = 2·M_Y (R with a single cell).
+    pub fn label_epsilon(&self) -> f64 {
+        match self.label {
+            LabelMechanism::Laplace => laplace_epsilon(self.bounds.range(), self.label_scale),
+            LabelMechanism::LaplaceVector => {
+                let m_y = self.bounds.lo.abs().max(self.bounds.hi.abs());
+                let delta = if self.k > 1 {
+                    2.0 * m_y
+                } else {
+                    self.bounds.range()
+                };
+                laplace_epsilon(delta, self.vector_scale)
+            }
+            LabelMechanism::None => unreachable!("validated: private"),
+        }
+    }
+
+    /// Charges `who` both parts of one release each.
+    fn charge(&self, who: Subjects<'_>) {
+        ledger::charge(cell_part(self.cell), who, self.cell_epsilon(), 0.0);
+        ledger::charge(label_part(self.label), who, self.label_epsilon(), 0.0);
+    }
+
+    /// The curator's per-cell sums (Ũ, Ṽ) of the releases of n users (cells `leaves`,
+    /// labels `y`, both of length n) under the Laplace cell vector and the Laplace label
+    /// vector, drawn exactly in law in O(K) ([`lpct_noisy_sums`] at this release's scales
+    /// 2/ε_cell and 2·M_Y/ε_label; labels clipped into the bounds as [`UserRelease::release`]
+    /// clips them): Ũ_j = Σ_i score_ij and Ṽ_j = Σ_i label_vector_ij of n calls of
+    /// [`UserRelease::release`] (tested). Charges each of the n users both parts.
+    ///
+    /// # Panics
+    /// Unless the cell mechanism is `laplace` and the label mechanism `laplace_vector`, or
+    /// as [`lpct_noisy_sums`].
+    pub fn laplace_sums(&self, leaves: &[usize], y: &[f64], rng: &mut Pcg64) -> (Vec<f64>, Vec<f64>) {
+        assert!(
+            self.cell == CellMechanism::Laplace && self.vector(),
+            "the exact sums are those of the Laplace cell and label vectors"
+        );
+        let clipped: Vec<f64> = y.iter().map(|&v| self.bounds.clip(v)).collect();
+        let sums = lpct_noisy_sums(
+            leaves,
+            &clipped,
+            self.k,
+            (self.cell_scale, self.vector_scale),
+            rng,
+        );
+        // One exact sum per cell stands for the n users' Laplace draws on that cell.
+        self.charge(Subjects::Range(0, leaves.len()));
+        sums
     }
 
     /// One user's release, cell first then label, from `rng`: writes the centred cell
     /// scores c_j (E[c_j] = a·1{j = leaf}) into `score` (length K) and, for the label
     /// vector, y·1{j = leaf} + Lap(2M_Y/ε_l) into `label_vector` (length K), returning 0;
-    /// for the scalar label it returns clip(y) + Lap(R/ε_l).
-    pub(crate) fn release(
+    /// for the scalar label it returns clip(y) + Lap(R/ε_l). Charges user `user` (its index
+    /// in the private sample) both parts.
+    pub fn release(
         &self,
+        user: usize,
         leaf: usize,
         y: f64,
         score: &mut [f64],
@@ -129,7 +238,7 @@ impl UserRelease {
             }
             CellMechanism::None => unreachable!(),
         }
-        match self.label {
+        let out = match self.label {
             LabelMechanism::Laplace => y + laplace(rng, self.label_scale),
             LabelMechanism::LaplaceVector => {
                 for (j, v) in label_vector.iter_mut().enumerate() {
@@ -138,73 +247,114 @@ impl UserRelease {
                 0.0
             }
             LabelMechanism::None => unreachable!(),
+        };
+        self.charge(Subjects::One(user));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::Composed;
+    use crate::privacy::ledger;
+    use rand::SeedableRng;
+
+    /// LPCT-M's composition (Laplace indicator and label vectors, ε/2 each).
+    fn lpct() -> Composition {
+        crate::methods::compose::presets()
+            .into_iter()
+            .find(|m: &Composed| m.name == "LPCT-M")
+            .expect("LPCT-M preset")
+            .composition
+    }
+
+    /// The exact sums ([`UserRelease::laplace_sums`]) and the sums of n per-user releases
+    /// ([`UserRelease::release`]) of one release object have the same law: per cell, mean
+    /// N_j (resp. S_j) and variance 2n·b² (b = 2/ε_cell, resp. 2M_Y/ε_label), independent
+    /// across cells and statistics. Over R = 3000 replicates of each, n = 12 users in 3
+    /// cells (one empty) at ε = 2 (b = 2 for both vectors, variance 96, sd 9.8): each
+    /// sample mean has standard error 9.8/√3000 = 0.18, the difference of the two 0.25, and
+    /// we allow 5 of them (1.3); each sample variance has relative standard error
+    /// √((2 + κ)/R) with excess kurtosis κ = 3/n = 0.25 of a sum of 12 Laplace draws, 0.027,
+    /// the ratio of the two 0.039, and we allow 5 of them (0.19). The covariance of Ũ_j and
+    /// Ṽ_j (0 for both: independent draws) is within 5 standard errors (5·96/√3000 ≈ 8.8).
+    #[test]
+    fn exact_sums_have_the_law_of_the_per_user_releases() {
+        let c = lpct();
+        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+        let (k, eps) = (3, 2.0);
+        let rel = UserRelease::new(&c, k, bounds, (eps / 2.0, eps / 2.0));
+        assert_eq!((rel.cell_scale, rel.vector_scale), (2.0, 2.0));
+        let leaves: Vec<usize> = (0..12).map(|i| if i < 8 { 0 } else { 1 }).collect();
+        let y: Vec<f64> = (0..12).map(|i| f64::from(u8::from(i % 3 == 0))).collect();
+        let truth_u = [8.0, 4.0, 0.0];
+        let truth_v = [3.0, 1.0, 0.0];
+        let r = 3000;
+        let mut rng = Pcg64::seed_from_u64(5);
+        // stats[way][cell*2 + statistic] = the noise of each replicate.
+        let mut stats = vec![vec![Vec::with_capacity(r); 2 * k]; 2];
+        let (mut score, mut vector) = (vec![0.0; k], vec![0.0; k]);
+        for _ in 0..r {
+            let (u, v) = rel.laplace_sums(&leaves, &y, &mut rng);
+            let (mut u2, mut v2) = (vec![0.0; k], vec![0.0; k]);
+            for (i, (&leaf, &yi)) in leaves.iter().zip(&y).enumerate() {
+                rel.release(i, leaf, yi, &mut score, &mut vector, &mut rng);
+                for j in 0..k {
+                    u2[j] += score[j];
+                    v2[j] += vector[j];
+                }
+            }
+            for j in 0..k {
+                stats[0][2 * j].push(u[j] - truth_u[j]);
+                stats[0][2 * j + 1].push(v[j] - truth_v[j]);
+                stats[1][2 * j].push(u2[j] - truth_u[j]);
+                stats[1][2 * j + 1].push(v2[j] - truth_v[j]);
+            }
+        }
+        let moments = |s: &[f64]| {
+            let m = s.iter().sum::<f64>() / s.len() as f64;
+            let v = s.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (s.len() - 1) as f64;
+            (m, v)
+        };
+        for s in 0..2 * k {
+            let (m0, v0) = moments(&stats[0][s]);
+            let (m1, v1) = moments(&stats[1][s]);
+            assert!((m0 - m1).abs() < 1.3, "statistic {s}: means {m0} vs {m1}");
+            assert!((v0 / v1 - 1.0).abs() < 0.19, "statistic {s}: variances {v0} vs {v1}");
+            assert!((v0 / 96.0 - 1.0).abs() < 0.14, "statistic {s}: variance {v0} vs 96");
+        }
+        for way in &stats {
+            for j in 0..k {
+                let (a, b) = (&way[2 * j], &way[2 * j + 1]);
+                let cov = a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>() / r as f64;
+                assert!(cov.abs() < 8.8, "cell {j}: covariance {cov}");
+            }
         }
     }
 
-    /// The audit cases of this release (issue 13; [`crate::audit`]) on two cells: a user in
-    /// cell 0 against one in cell 1, with labels lo vs hi for the scalar label (sensitivity
-    /// R) and the label of largest |y| for both under the label vector (L1 distance 2·M_Y).
-    /// Parts: the cell release (claims ε_cell), the label release (ε_label), the whole
-    /// release (their sum), each through its log-likelihood ratio under the claimed budgets:
-    /// randomized response ε_cell/2 per differing bit, generalized RR ±ε_cell on reports 0
-    /// and 1, Laplace vectors per differing coordinate.
-    ///
-    /// # Panics
-    /// If the release has fewer than two cells.
-    pub(crate) fn audit_cases(&self) -> Vec<AuditCase> {
-        assert!(self.k >= 2, "an audit needs two cells");
-        let rel = *self;
-        let (lo, hi) = (rel.bounds.lo, rel.bounds.hi);
-        let (y_a, y_b) = if rel.vector() {
-            let y = if hi.abs() >= lo.abs() { hi } else { lo };
-            (y, y)
-        } else {
-            (lo, hi)
-        };
-        let (claim_c, claim_l) = (rel.eps_cell, rel.eps_label);
-        // Claimed scales, from the budgets alone.
-        let (cell_b, label_b, vector_b) = (
-            2.0 / claim_c,
-            (hi - lo) / claim_l,
-            2.0 * lo.abs().max(hi.abs()) / claim_l,
-        );
-        // (cell statistic, label statistic) of one release of a user in `leaf` with `y`.
-        let stats = move |leaf: usize, y: f64, r: &mut Pcg64| {
-            let (mut score, mut vector) = (vec![0.0; rel.k], vec![0.0; rel.k]);
-            let noisy = rel.release(leaf, y, &mut score, &mut vector, r);
-            let cell = match rel.cell {
-                CellMechanism::RandomizedResponse => claim_c * (score[0] - score[1]),
-                CellMechanism::Laplace => {
-                    laplace_log_ratio(score[0], 1.0, 0.0, cell_b)
-                        + laplace_log_ratio(score[1], 0.0, 1.0, cell_b)
-                }
-                CellMechanism::GeneralizedRr => {
-                    claim_c
-                        * (f64::from(u8::from(score[0] > 0.0))
-                            - f64::from(u8::from(score[1] > 0.0)))
-                }
-                CellMechanism::None => unreachable!(),
-            };
-            let label = if rel.vector() {
-                laplace_log_ratio(vector[0], y_a, 0.0, vector_b)
-                    + laplace_log_ratio(vector[1], 0.0, y_b, vector_b)
-            } else {
-                laplace_log_ratio(noisy, y_a, y_b, label_b)
-            };
-            (cell, label)
-        };
-        let neighbours =
-            format!("cell 0, y = {y_a} vs cell 1, y = {y_b}; statistic the log-likelihood ratio");
-        two_part_cases(
-            [("cell release", claim_c), ("label release", claim_l)],
-            &neighbours,
-            move |b, r| {
-                if b {
-                    stats(1, y_b, r)
-                } else {
-                    stats(0, y_a, r)
-                }
-            },
-        )
+    /// Both ways charge every user ε/2 per vector, once per release.
+    #[test]
+    fn exact_sums_and_per_user_releases_charge_the_same() {
+        let c = lpct();
+        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+        let rel = UserRelease::new(&c, 4, bounds, (0.5, 0.5));
+        let leaves = [0, 1, 3, 3, 2];
+        let y = [1.0, 0.0, 1.0, 1.0, 0.0];
+        let (_, exact) = ledger::recording(|| {
+            rel.laplace_sums(&leaves, &y, &mut Pcg64::seed_from_u64(1));
+        });
+        let (_, per_user) = ledger::recording(|| {
+            let (mut s, mut v) = (vec![0.0; 4], vec![0.0; 4]);
+            let mut rng = Pcg64::seed_from_u64(1);
+            for (i, (&l, &yi)) in leaves.iter().zip(&y).enumerate() {
+                rel.release(i, l, yi, &mut s, &mut v, &mut rng);
+            }
+        });
+        for r in [&exact, &per_user] {
+            assert_eq!(r.subjects, 5);
+            assert!((r.max_epsilon - 1.0).abs() < 1e-12 && (r.min_epsilon - 1.0).abs() < 1e-12);
+        }
+        assert_eq!(exact.path_text(), per_user.path_text());
     }
 }
