@@ -158,7 +158,11 @@ fn lpdt_users_pay_rho_epsilon_for_the_bits_and_the_rest_for_the_label() {
                 assert_every_user_pays(&name, &r, eps, quantization_tolerance(rho * eps));
                 // The path: the bits at ρε and the label at (1 − ρ)ε, once each.
                 assert_eq!(r.path.len(), 2, "{name}: {}", r.path_text());
-                let bits = &r.path[r.path.iter().position(|p| p.part.starts_with("cell")).unwrap()];
+                let bits = &r.path[r
+                    .path
+                    .iter()
+                    .position(|p| p.part.starts_with("cell"))
+                    .unwrap()];
                 assert_eq!(bits.calls, 1, "{name}");
                 assert!(
                     (bits.epsilon - rho * eps).abs() <= quantization_tolerance(rho * eps),
@@ -188,11 +192,21 @@ fn histogram_users_pay_half_epsilon_per_vector() {
         }
     }
     // Classification (the LPCT paper's PHIST): labels 0/1, M_Y = 1.
-    let r = fit("PHIST", Task::Classification, &[("bins", "2"), ("t", "0")], 0.5);
+    let r = fit(
+        "PHIST",
+        Task::Classification,
+        &[("bins", "2"), ("t", "0")],
+        0.5,
+    );
     assert_every_user_pays("PHIST classification", &r, 0.5, 1e-9);
     // A single cell: every user releases the same indicator (no loss) and a label vector of
     // one coordinate, sensitivity R = 1 instead of 2 M_Y = 2.
-    let r = fit("PHIST", Task::Classification, &[("bins", "1"), ("t", "0")], 2.0);
+    let r = fit(
+        "PHIST",
+        Task::Classification,
+        &[("bins", "1"), ("t", "0")],
+        2.0,
+    );
     assert_every_user_pays("PHIST one cell", &r, 0.5, 1e-9);
 }
 
@@ -212,7 +226,10 @@ fn lpct_users_pay_epsilon_once_per_round() {
             assert_every_user_pays(&name, &r, eps, 1e-9);
             // Two vectors, ε/2 each, drawn once (the exact Gamma sums stand for them).
             assert_eq!(r.path.len(), 2, "{name}: {}", r.path_text());
-            assert!(r.path.iter().all(|p| p.calls == 1 && (p.epsilon - eps / 2.0).abs() < 1e-9));
+            assert!(r
+                .path
+                .iter()
+                .all(|p| p.calls == 1 && (p.epsilon - eps / 2.0).abs() < 1e-9));
         }
     }
     let prune = [
@@ -265,7 +282,12 @@ fn pglm_paper_noise_spends_epsilon_and_reference_noise_overspends() {
 fn psgd_users_pay_what_privunitg_realises_per_tensor() {
     let _g = lock();
     for (method, tensors) in [("PSGD-L", 2.0), ("PSGD-N", 4.0)] {
-        let r = fit(method, Task::Classification, &[("eta", "0.1"), ("epsilon_split", "split")], 2.0);
+        let r = fit(
+            method,
+            Task::Classification,
+            &[("eta", "0.1"), ("epsilon_split", "split")],
+            2.0,
+        );
         assert_every_user_pays(&format!("{method} split"), &r, 2.0, 1e-9);
         assert_eq!(r.path[0].calls as f64, tensors);
         let r = fit(
@@ -276,8 +298,17 @@ fn psgd_users_pay_what_privunitg_realises_per_tensor() {
         );
         assert_every_user_pays(&format!("{method} per_tensor"), &r, tensors * 2.0, 1e-9);
         // The ε ≥ 20 cap: PrivUnitG then realises less than the ε asked for.
-        let r = fit(method, Task::Classification, &[("eta", "0.1"), ("epsilon_split", "split")], 1000.0);
-        assert!(r.max_epsilon < 1000.0 && r.max_epsilon > 0.0, "{}", r.path_text());
+        let r = fit(
+            method,
+            Task::Classification,
+            &[("eta", "0.1"), ("epsilon_split", "split")],
+            1000.0,
+        );
+        assert!(
+            r.max_epsilon < 1000.0 && r.max_epsilon > 0.0,
+            "{}",
+            r.path_text()
+        );
     }
 }
 
@@ -305,9 +336,10 @@ mod slips {
     fn audit_flags(method: &str, overrides: &[(&str, &str)], eps: f64) -> bool {
         let m = find(method).unwrap();
         let p = params(m.params(), overrides);
-        let cases = dp_repro::audit::table::cases_for(m.as_ref(), &p, eps, &AuditContext::default())
-            .unwrap()
-            .expect("audited");
+        let cases =
+            dp_repro::audit::table::cases_for(m.as_ref(), &p, eps, &AuditContext::default())
+                .unwrap()
+                .expect("audited");
         let cfg = AuditConfig {
             pilot: 5_000,
             draws: 50_000,
@@ -348,7 +380,10 @@ mod slips {
         });
         // Each vector at scale 2/ε: ε + ε.
         assert_every_user_pays("LPCT slip", &r, 2.0, 1e-9);
-        assert!(flagged, "the audit's claim (ε/2 per vector) does not move with the slip");
+        assert!(
+            flagged,
+            "the audit's claim (ε/2 per vector) does not move with the slip"
+        );
     }
 
     #[test]

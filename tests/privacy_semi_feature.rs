@@ -63,7 +63,9 @@ fn point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
     for d in decls {
         let v = match set.iter().find(|(k, _)| *k == d.name) {
             Some((_, v)) => v.clone(),
-            None => d.default.map_or_else(|| value_of(&d.kind), ParamValue::parse),
+            None => d
+                .default
+                .map_or_else(|| value_of(&d.kind), ParamValue::parse),
         };
         p.0.push((d.name.to_string(), v));
     }
@@ -151,7 +153,10 @@ fn each_semi_feature_slip_is_caught_by_the_ledger_and_the_audit() {
     let data = rep_data();
     switch(None);
     for (name, charged, flagged) in verdicts(&data) {
-        assert!((charged - EPS).abs() < 1e-9, "no slip: {name} charged {charged}");
+        assert!(
+            (charged - EPS).abs() < 1e-9,
+            "no slip: {name} charged {charged}"
+        );
         assert!(flagged.is_empty(), "no slip: {name} flagged {flagged:?}");
     }
     // slip → the methods whose ledger and audit must both catch it.
@@ -162,7 +167,13 @@ fn each_semi_feature_slip_is_caught_by_the_ledger_and_the_audit() {
         ),
         (
             "noisy-label-helper-scale-halved",
-            &["HistOfTree-ME", "AdHistOfTree-ME", "ParDT", "LabelDT", "KRR"],
+            &[
+                "HistOfTree-ME",
+                "AdHistOfTree-ME",
+                "ParDT",
+                "LabelDT",
+                "KRR",
+            ],
         ),
         (
             "grr-wrong-categories",
@@ -180,7 +191,10 @@ fn each_semi_feature_slip_is_caught_by_the_ledger_and_the_audit() {
                 assert!(charged > &(EPS + 1e-6), "{slip}: {name} charged {charged}");
                 assert!(!flagged.is_empty(), "{slip}: the audit missed {name}");
             } else {
-                assert!((charged - EPS).abs() < 1e-9, "{slip}: {name} charged {charged}");
+                assert!(
+                    (charged - EPS).abs() < 1e-9,
+                    "{slip}: {name} charged {charged}"
+                );
                 assert!(flagged.is_empty(), "{slip}: {name} flagged {flagged:?}");
             }
             println!("{slip}: {name} charged {charged:.4}, audit flags {flagged:?}");

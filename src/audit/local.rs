@@ -106,7 +106,10 @@ fn composition_cases(
             &mech, eps_cell, eps_label,
         ));
     }
-    if matches!(c.estimator, EstimatorBlock::Lpct | EstimatorBlock::LpctPrune) {
+    if matches!(
+        c.estimator,
+        EstimatorBlock::Lpct | EstimatorBlock::LpctPrune
+    ) {
         // One round of the users' releases, as the runner's sums draw it.
         let eps_round = lpct_round_epsilon(c, params, epsilon);
         let claims = c.budgets(eps_round, params)?;

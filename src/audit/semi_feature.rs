@@ -84,7 +84,11 @@ pub fn cases(
 /// because the coordinate is private, one T-leaf) and the cell `h` of it.
 fn one_user(h: u64) -> CandidateTable {
     let mut t = CandidateTable::new(CANDIDATES, 1);
-    t.push(Cell { h, leaf: 0 }, std::iter::once(None), std::iter::once(0));
+    t.push(
+        Cell { h, leaf: 0 },
+        std::iter::once(None),
+        std::iter::once(0),
+    );
     t
 }
 

@@ -15,7 +15,8 @@ pub use candidate_ratio::{
     ratio_predictions, CandidateMechanism, CellSums, GRR_PART, RR_PART,
 };
 pub use histogram::{
-    histogram_predict, HistogramConfig, HistogramMechanism, HISTOGRAM_CELL_PART, HISTOGRAM_LABEL_PART,
+    histogram_predict, HistogramConfig, HistogramMechanism, HISTOGRAM_CELL_PART,
+    HISTOGRAM_LABEL_PART,
 };
 pub use lpct::{lpct_class, lpct_noisy_sums, lpct_predict, public_counts};
 pub use lpct_prune::{

@@ -197,9 +197,7 @@ pub(crate) mod test_support {
     fn value_of(kind: &ParamKind) -> ParamValue {
         match kind {
             ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
-            ParamKind::Float { lo, hi, .. } if hi.is_finite() => {
-                ParamValue::Float((lo + hi) / 2.0)
-            }
+            ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
             ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
             ParamKind::Bool => ParamValue::Bool(false),
             ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
@@ -214,7 +212,9 @@ pub(crate) mod test_support {
         for d in decls {
             let v = match set.iter().find(|(k, _)| *k == d.name) {
                 Some((_, v)) => v.clone(),
-                None => d.default.map_or_else(|| value_of(&d.kind), ParamValue::parse),
+                None => d
+                    .default
+                    .map_or_else(|| value_of(&d.kind), ParamValue::parse),
             };
             p.0.push((d.name.to_string(), v));
         }

@@ -175,7 +175,12 @@ impl UserRelease {
     /// # Panics
     /// Unless the cell mechanism is `laplace` and the label mechanism `laplace_vector`, or
     /// as [`lpct_noisy_sums`].
-    pub fn laplace_sums(&self, leaves: &[usize], y: &[f64], rng: &mut Pcg64) -> (Vec<f64>, Vec<f64>) {
+    pub fn laplace_sums(
+        &self,
+        leaves: &[usize],
+        y: &[f64],
+        rng: &mut Pcg64,
+    ) -> (Vec<f64>, Vec<f64>) {
         assert!(
             self.cell == CellMechanism::Laplace && self.vector(),
             "the exact sums are those of the Laplace cell and label vectors"
@@ -321,8 +326,14 @@ mod tests {
             let (m0, v0) = moments(&stats[0][s]);
             let (m1, v1) = moments(&stats[1][s]);
             assert!((m0 - m1).abs() < 1.3, "statistic {s}: means {m0} vs {m1}");
-            assert!((v0 / v1 - 1.0).abs() < 0.19, "statistic {s}: variances {v0} vs {v1}");
-            assert!((v0 / 96.0 - 1.0).abs() < 0.14, "statistic {s}: variance {v0} vs 96");
+            assert!(
+                (v0 / v1 - 1.0).abs() < 0.19,
+                "statistic {s}: variances {v0} vs {v1}"
+            );
+            assert!(
+                (v0 / 96.0 - 1.0).abs() < 0.14,
+                "statistic {s}: variance {v0} vs 96"
+            );
         }
         for way in &stats {
             for j in 0..k {

@@ -602,7 +602,10 @@ mod ledger_tests {
     /// nobody more.
     #[test]
     fn personalized_and_adaptive_fits_charge_at_most_epsilon_to_every_user() {
-        let personalized = [("mask", s("personalized")), ("mask_tau", ParamValue::Float(1.0))];
+        let personalized = [
+            ("mask", s("personalized")),
+            ("mask_tau", ParamValue::Float(1.0)),
+        ];
         let mut hot = personalized.to_vec();
         hot.extend([
             ("s", ParamValue::Int(1)),
@@ -612,10 +615,7 @@ mod ledger_tests {
         ]);
         let mut ad = personalized.to_vec();
         ad.push(("rho", ParamValue::Float(0.65)));
-        for (name, set, eps) in [
-            ("HistOfTree-CART", hot, 2.0),
-            ("AdHistOfTree-ME", ad, 1.0),
-        ] {
+        for (name, set, eps) in [("HistOfTree-CART", hot, 2.0), ("AdHistOfTree-ME", ad, 1.0)] {
             let r = fit(name, &set, eps);
             assert_eq!(r.subjects, N, "{name}");
             assert!((r.max_epsilon - eps).abs() < 1e-9, "{name}: {r:?}");
@@ -634,7 +634,14 @@ mod ledger_tests {
             // Users 0..20: private H-axis (3 candidates); users 20..30: public (1).
             let h = (i % 3) as usize;
             let any = if i < 20 { None } else { Some(h) };
-            users.push(Cell { h: h as u64, leaf: 0 }, std::iter::once(any), [0].into_iter());
+            users.push(
+                Cell {
+                    h: h as u64,
+                    leaf: 0,
+                },
+                std::iter::once(any),
+                [0].into_iter(),
+            );
         }
         let y = vec![0.5; 30];
         let test: Vec<Cell> = (0..3).map(|h| Cell { h, leaf: 0 }).collect();
