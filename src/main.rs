@@ -727,7 +727,10 @@ fn audit_command(
     println!("{md}");
     let mut ledger_findings = 0;
     if let Some(data_dir) = ledger_data {
-        let epsilons = opts.epsilons.clone().unwrap_or_else(|| exp.epsilons.clone());
+        let epsilons = opts
+            .epsilons
+            .clone()
+            .unwrap_or_else(|| exp.epsilons.clone());
         let ledger = dp_repro::run::ledger::ledger_experiment(
             &exp,
             resolve_data_dir(data_dir.as_deref()).as_deref(),

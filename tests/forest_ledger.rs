@@ -279,7 +279,7 @@ fn dp_rf_charges_its_nodes_and_the_whole_tree_split_overspends() {
         "{}",
         r.path_text()
     );
-    assert!(names(&r).contains(&"node mean scale n"));
+    assert!(names(&r).contains(&"node mean scale n") && names(&r).contains(&"bin edges"));
     // Paper mode with shared rows (its bootstrap would list a row twice in a tree, and a
     // row listed twice pays twice).
     let mut paper = over("paper");

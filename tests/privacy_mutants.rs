@@ -86,10 +86,7 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
             caught += 1;
             println!(
                 "caught  {} ({}): {}\n        {}",
-                slip.name,
-                slip.spec,
-                slip.what,
-                lines[0]
+                slip.name, slip.spec, slip.what, lines[0]
             );
         }
     }

@@ -291,7 +291,9 @@ pub fn forest_node_cases(nodes: NodeRelease, k: usize, setting: &str) -> Vec<Aud
     eleven.push(1.0);
     let r = Task::Regression;
     let c = Task::Classification;
-    let leaf_cases: [(&str, &str, Task, Vec<f64>, Vec<f64>, bool); 6] = [
+    // (part, neighbours, task, labels of a, labels of b, atom statistic)
+    type LeafCase = (&'static str, &'static str, Task, Vec<f64>, Vec<f64>, bool);
+    let leaf_cases: [LeafCase; 6] = [
         ("leaf (regression)", "nine rows at 0.5 vs the same and one more at 1; statistic the leaf value", r, nine, ten, false),
         ("leaf (classification)", "labels 0, 1, ... on ten rows vs the same and one more row of label 1; statistic the leaf value", c, alternating, eleven, false),
         ("leaf empty vs one row (regression)", "no row vs one row at 1; statistic 1 when the value is a bound", r, vec![], vec![1.0], true),

@@ -103,13 +103,9 @@ impl AuditCheck {
         // (known reason, why it is still unexplained) for a violation of `part` of `method`
         // reaching `ratio` times its claim (None: a private quantity).
         let judge = |method: &str, part: &str, ratio: Option<f64>| {
-            let Some(k) = req
-                .known_violations
-                .iter()
-                .find(|k| {
-                    k.part == part && (k.method == method || (k.method == "*" && ratio.is_none()))
-                })
-            else {
+            let Some(k) = req.known_violations.iter().find(|k| {
+                k.part == part && (k.method == method || (k.method == "*" && ratio.is_none()))
+            }) else {
                 return (None, None);
             };
             let unexplained = match (ratio, k.max_ratio) {
@@ -301,9 +297,7 @@ pub fn privacy_check(
             ..AuditConfig::default()
         },
         context: AuditContext {
-            n_private: req
-                .n_private
-                .unwrap_or(AuditContext::default().n_private),
+            n_private: req.n_private.unwrap_or(AuditContext::default().n_private),
         },
         samplers: Vec::new(),
     };
@@ -364,7 +358,11 @@ mod tests {
         let strict = AuditCheck::new(&[], &ledger, &req(&[]));
         assert!(strict.regressed());
         assert_eq!(strict.failing_lines().len(), 1);
-        assert!(strict.failing_lines()[0].contains("PGLM"), "{:?}", strict.failing_lines());
+        assert!(
+            strict.failing_lines()[0].contains("PGLM"),
+            "{:?}",
+            strict.failing_lines()
+        );
         let within = AuditCheck::new(&[], &ledger, &req(&[("PGLM", "over_budget", Some(2.0))]));
         assert!(!within.regressed(), "{:?}", within.failing_lines());
         // Above the bound, without a bound, or listed for another part or method: red.
@@ -382,7 +380,12 @@ mod tests {
 
     #[test]
     fn private_quantities_fail_unless_declared_for_the_method_or_the_spec() {
-        let ledger = [row("HistOfTree", 1.0, 1.0, &["label_bounds: private_train", "scaling: whole"])];
+        let ledger = [row(
+            "HistOfTree",
+            1.0,
+            1.0,
+            &["label_bounds: private_train", "scaling: whole"],
+        )];
         assert!(AuditCheck::new(&[], &ledger, &req(&[])).regressed());
         let one = req(&[("HistOfTree", "label_bounds: private_train", None)]);
         let c = AuditCheck::new(&[], &ledger, &one);

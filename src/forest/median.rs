@@ -218,6 +218,7 @@ pub fn partition_of(j: usize, cats: &[f64]) -> (Vec<f64>, Vec<f64>) {
 ///
 /// # Errors
 /// More than [`MAX_CATEGORIES`] categories (attribute `attr`).
+#[allow(clippy::too_many_arguments)]
 pub fn categorical_split<R: Rng + ?Sized>(
     rng: &mut R,
     attr: usize,

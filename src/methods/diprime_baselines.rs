@@ -443,6 +443,14 @@ fn coded_rep(data: &RepData) -> CodedRep {
     }
 }
 
+/// Records on the privacy ledger that the 5-bin edges and category lists of DP-RF and DP-DF
+/// come from the private training rows (with the test rows; card §4.7).
+fn record_bins() {
+    crate::privacy::ledger::private_quantity("bin edges", || {
+        "5-bin edges and category lists from the private training rows and the test rows (card §4.7)".into()
+    });
+}
+
 /// The budget DP-RF or DP-DF (`name`) is called with at grid point `m`: the spec's ε ×
 /// `epsilon_factor` (card §6.3–§6.4), checked.
 ///
@@ -470,6 +478,7 @@ impl PreparedDpRf {
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpRf, MethodError> {
         let eps = called_epsilon("DP-RF", epsilon, m)?;
+        record_bins();
         let params = DpRfParams {
             rho: m.f64(RHO.name),
             ..self.params
@@ -625,6 +634,7 @@ impl PreparedDpDf {
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpDf, MethodError> {
         let eps = called_epsilon("DP-DF", epsilon, m)?;
+        record_bins();
         let r = &self.rep;
         Ok(fit_dp_df(&r.train, &r.y, r.classes, &self.params, eps, rng))
     }

@@ -64,7 +64,7 @@ pub const SLIPS: &[Slip] = &[
     Slip {
         name: "diprime-leaf-scale-from-leaf-range",
         what: "forest/leaf.rs leaf_value: a DiPriMe leaf's Laplace scale from the leaf's own label range max - min instead of the bound width W (a private quantity; the charge W/n over the scale exceeds eps_l)",
-        spec: "tests/privacy/diprime.yaml",
+        spec: "tests/privacy/diprime-regression.yaml",
     },
     Slip {
         name: "overlapping-tree-shares",

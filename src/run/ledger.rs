@@ -204,7 +204,11 @@ fn configurations(plan: &MethodPlan) -> Vec<(Params, Params, String)> {
     }
     let mut out = Vec::new();
     for (_, first, last) in ends {
-        let points = if first == last { vec![first] } else { vec![first, last] };
+        let points = if first == last {
+            vec![first]
+        } else {
+            vec![first, last]
+        };
         for (i, j) in points {
             let point = structural[i].join(&mechanism[j]).key();
             out.push((structural[i].clone(), mechanism[j].clone(), point));
