@@ -68,6 +68,10 @@ fn default_draws() -> usize {
 /// One violation the audit or the ledger found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditViolation {
+    /// The method's label.
+    pub method: String,
+    /// The audited part, `over_budget`, `uncharged` or the private quantity's name.
+    pub part: String,
     /// Method label, grid point key, ε and part (and the data set, for the ledger).
     pub what: String,
     /// The claimed ε (NaN for a private quantity).
@@ -136,6 +140,8 @@ impl AuditCheck {
             let (known, unexplained) = judge(&r.method, &r.part, Some(audited / r.claimed));
             found.push((r.method.clone(), r.part.clone()));
             violations.push(AuditViolation {
+                method: r.method.clone(),
+                part: r.part.clone(),
                 what: format!(
                     "{} [{}] epsilon {} · {}",
                     r.method, r.params, r.epsilon, r.part
@@ -166,6 +172,8 @@ impl AuditCheck {
                     _ => format!(": path {}", r.report.path_text()),
                 };
                 violations.push(AuditViolation {
+                    method: r.method.clone(),
+                    part: f.part().to_string(),
                     what: format!(
                         "ledger {} on {} [{}] epsilon {} · {}{detail}",
                         r.method,
@@ -231,6 +239,42 @@ impl AuditCheck {
             ));
         }
         s
+    }
+
+    /// One line per (method, part) of the known violations found: how many audited parts
+    /// or fits, the largest ratio of certified or charged ε to the claim, and the reason.
+    pub fn known_lines(&self) -> Vec<String> {
+        let mut groups: Vec<(&str, &str, usize, f64, &str)> = Vec::new();
+        for v in self.violations.iter().filter(|v| !Self::counts(v)) {
+            let ratio = v.audited / v.claimed;
+            match groups
+                .iter_mut()
+                .find(|g| g.0 == v.method && g.1 == v.part)
+            {
+                Some(g) => {
+                    g.2 += 1;
+                    g.3 = g.3.max(ratio);
+                }
+                None => groups.push((
+                    &v.method,
+                    &v.part,
+                    1,
+                    ratio,
+                    v.known.as_deref().unwrap_or(""),
+                )),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(m, p, n, r, why)| {
+                let ratio = if r.is_nan() {
+                    String::new()
+                } else {
+                    format!(", up to {r:.3} x the claim")
+                };
+                format!("known: {m} · {p} ({n} rows{ratio}): {why}")
+            })
+            .collect()
     }
 
     /// One line per failing item, for `check --quiet`.
