@@ -14,5 +14,6 @@ pub mod partition;
 pub mod privacy;
 pub mod report;
 pub mod run;
+pub mod seeds;
 pub mod spec;
 pub mod stats;

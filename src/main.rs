@@ -164,11 +164,14 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
-    /// Empirical privacy audit: for each private method of the spec, draw releases on
-    /// worst-case neighbouring inputs and certify a lower bound on the privacy loss of each
-    /// part of its release (Clopper–Pearson, family-wise confidence 1 − α); writes audit.csv
-    /// and table-audit.md/.tex and prints the table. Reads no data. Exit 0 when every audited
-    /// part is consistent with its ε, 1 on a violation, 2 on bad input.
+    /// Empirical privacy audit and privacy ledger: for each private method of the spec, draw
+    /// releases on worst-case neighbouring inputs and certify a lower bound on the privacy
+    /// loss of each part of its release (Clopper–Pearson, family-wise confidence 1 − α),
+    /// then run one real fit per release configuration and ε on each data set's real data
+    /// and total what every user or row was charged; writes audit.csv, ledger.csv and
+    /// table-audit.md/.tex and prints the table. Exit 0 when every audited part is
+    /// consistent with its ε and every charged total within it with no quantity computed
+    /// from private rows, 1 otherwise, 2 on bad input.
     Audit {
         /// The spec file (YAML).
         spec: PathBuf,
@@ -206,6 +209,13 @@ enum Command {
         /// Folder of data set manifests.
         #[arg(long)]
         manifests: Option<PathBuf>,
+        /// Folder of the data files, for the ledger's fits (default: DP_REPRO_DATA, else the
+        /// per-user data folder).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Skip the ledger (no data read, no ledger.csv): the empirical audit only.
+        #[arg(long)]
+        no_ledger: bool,
     },
     /// Get the real data files (`data fetch`) and see which ones a data folder holds
     /// (`data list`).
@@ -522,6 +532,7 @@ fn check(
     };
     // `summary` holds the folder's lock until the check report is written.
     let summary = run(&exp, &text, &opts).map_err(run_failure)?;
+    let opts_data_dir = opts.data_dir.clone();
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
     draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
     eprintln!(
@@ -585,26 +596,19 @@ fn check(
     let audit = match &exp.spec.audit {
         None => None,
         Some(req) => {
-            let opts = dp_repro::audit::spec::AuditOptions {
-                method: None,
-                epsilons: None,
-                config: dp_repro::audit::AuditConfig {
-                    draws: req.draws,
-                    pilot: (req.draws / 10).max(1),
-                    ..dp_repro::audit::AuditConfig::default()
-                },
-                context: dp_repro::audit::AuditContext {
-                    n_private: req
-                        .n_private
-                        .unwrap_or(dp_repro::audit::AuditContext::default().n_private),
-                },
-                samplers: Vec::new(),
-            };
-            let rows = dp_repro::audit::spec::audit_experiment(&exp, &opts).map_err(bad_input)?;
+            let (rows, ledger, verdict) =
+                dp_repro::check::audit::privacy_check(&exp, req, opts_data_dir.as_deref())
+                    .map_err(|e| match e {
+                        dp_repro::check::audit::PrivacyCheckError::Audit(e) => bad_input(e),
+                        e => failed(e),
+                    })?;
             let p = out.join("audit.csv");
             std::fs::write(&p, dp_repro::audit::spec::audit_csv(&rows))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
-            Some(dp_repro::check::audit::AuditCheck::new(&rows, req))
+            let p = out.join("ledger.csv");
+            std::fs::write(&p, dp_repro::run::ledger::ledger_csv(&ledger))
+                .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+            Some(verdict)
         }
     };
     let report = CheckReport {
@@ -682,6 +686,7 @@ fn audit_command(
     opts: dp_repro::audit::spec::AuditOptions,
     out: Option<PathBuf>,
     manifests: Option<PathBuf>,
+    ledger_data: Option<Option<PathBuf>>,
 ) -> Result<(), Failure> {
     use dp_repro::audit::spec::{audit_csv, audit_experiment, audit_table, AuditError};
     use dp_repro::audit::Verdict;
@@ -720,6 +725,44 @@ fn audit_command(
             .map_err(failed)?;
     }
     println!("{md}");
+    let mut ledger_findings = 0;
+    if let Some(data_dir) = ledger_data {
+        let epsilons = opts.epsilons.clone().unwrap_or_else(|| exp.epsilons.clone());
+        let ledger = dp_repro::run::ledger::ledger_experiment(
+            &exp,
+            resolve_data_dir(data_dir.as_deref()).as_deref(),
+            opts.method.as_deref(),
+            &epsilons,
+        )
+        .map_err(|e| match e {
+            dp_repro::run::ledger::LedgerError::Run(e) => run_failure(e),
+            e => failed(e),
+        })?;
+        let path = out.join("ledger.csv");
+        std::fs::write(&path, dp_repro::run::ledger::ledger_csv(&ledger))
+            .with_context(|| format!("writing {}", path.display()))
+            .map_err(failed)?;
+        for r in ledger.iter().filter(|r| !r.findings.is_empty()) {
+            ledger_findings += 1;
+            let parts: Vec<&str> = r.findings.iter().map(|f| f.part()).collect();
+            eprintln!(
+                "ledger: {} on {} [{}] epsilon {}: charged {:.6} ({}): {}",
+                r.method,
+                r.dataset,
+                r.params,
+                r.epsilon,
+                r.report.max_epsilon,
+                r.report.path_text(),
+                parts.join("; ")
+            );
+        }
+        eprintln!(
+            "{} fits on the ledger, {} with findings; results in {}",
+            ledger.len(),
+            ledger_findings,
+            path.display()
+        );
+    }
     let violations = rows
         .iter()
         .filter(|r| r.verdict == Some(Verdict::Violation))
@@ -742,12 +785,12 @@ fn audit_command(
         1.0 - cfg.alpha,
         csv_path.display()
     );
-    if violations > 0 {
+    if violations > 0 || ledger_findings > 0 {
         return Err(Failure {
             code: 1,
             error: anyhow!(
-                "privacy violation: {violations} audited part(s) exceed their claimed epsilon; see {}",
-                csv_path.display()
+                "privacy violation: {violations} audited part(s) exceed their claimed epsilon, {ledger_findings} ledger fit(s) have findings; see {}",
+                out.display()
             ),
         });
     }
@@ -1002,6 +1045,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             secure_noise,
             out,
             manifests,
+            data_dir,
+            no_ledger,
         } => audit_command(
             &spec,
             dp_repro::audit::spec::AuditOptions {
@@ -1024,6 +1069,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             },
             out,
             manifests,
+            (!no_ledger).then_some(data_dir),
         ),
         Command::Data { action } => data_command(action),
         Command::List {

@@ -9,8 +9,12 @@ use dp_repro::run::seeds::stream;
 
 /// Methods whose default parameters are the reference code's budgets, which overspend:
 /// PGLM `noise: reference`, PSGD `epsilon_split: per_tensor`, DiPriMeExp/Flip
-/// `k_medians: shared`, DP-RF `mode: reference_quirks`, DP-DF's present-only counts.
+/// `k_medians: shared`, DP-RF `mode: reference_quirks`, DP-DF's present-only counts, and
+/// every DiPriMe forest as published (`privacy: as_published`: an empty leaf's un-noised
+/// value against a one-row leaf's).
 const KNOWN: &[&str] = &[
+    "DiPriMe",
+    "DP-ERT",
     "PGLM",
     "PSGD-L",
     "PSGD-N",

@@ -25,6 +25,7 @@ const NO_QUIRKS: MedianOptions = MedianOptions {
     floors: false,
     pf_width: PfWidth::Linear,
     pf_log_width_floor: false,
+    score_sensitivity: 1.0,
 };
 
 fn five_sd(p: f64, n: usize) -> f64 {
@@ -74,6 +75,7 @@ fn em_median_bins_have_the_exact_weights_and_the_sampler_follows_them() {
             MedianMechanism::Exponential,
             eps,
             &NO_QUIRKS,
+            &[],
         );
         let bin = match r {
             r if r < 0.1 => 0,
@@ -164,6 +166,7 @@ fn categorical_enumeration_gives_every_unordered_partition_once() {
         MedianMechanism::Exact,
         0.0,
         &NO_QUIRKS,
+        &[],
     )
     .unwrap();
     assert_eq!(
@@ -205,8 +208,10 @@ fn config(median: MedianMechanism, attribute: AttributeMechanism, depth: usize) 
             floors: true,
             pf_width: PfWidth::Power,
             pf_log_width_floor: false,
+            score_sensitivity: 1.0,
         },
         categorical_bug: true,
+        privacy: dp_repro::forest::budget::Privacy::AsPublished,
     }
 }
 
@@ -350,6 +355,7 @@ fn em_median_privacy_loss_on_neighbouring_data_is_at_most_epsilon() {
                 MedianMechanism::Exponential,
                 eps,
                 &NO_QUIRKS,
+                &[],
             );
             c[((r * 10.0) as usize).min(9)] += 1;
         }
@@ -432,7 +438,15 @@ fn theorem_2_flip_probability_identity() {
         let n = 300_000;
         let mut flips = 0usize;
         for _ in 0..n {
-            let v = leaf_value(&mut rng, &y, Task::Classification, bounds, Some(eps));
+            let v = leaf_value(
+                &mut rng,
+                &y,
+                &[],
+                Task::Classification,
+                bounds,
+                Some(eps),
+                dp_repro::forest::budget::Privacy::AsPublished,
+            );
             if v < 0.5 || (v == 0.5 && rng.gen::<bool>()) {
                 flips += 1;
             }

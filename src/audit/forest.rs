@@ -1,83 +1,173 @@
-//! Audit cases of a DiPriMe forest's node mechanisms (central DP, card diprime.md §2–§3,
-//! §3.11): two data sets "differing on at most one element" (the DiPriMe paper's §2, after
-//! Dwork 2008: one holds one row more), each part drawn by the engine's own functions
-//! ([`continuous_threshold`], [`choose`], [`leaf_value`]). Under replace-one neighbours the
-//! median's score −|n_below − n_above| would move by 2 and the two class counts of a leaf
-//! both, each part spending twice its claim.
+//! Audit cases of the DiPriMe paper's central-DP forests (card diprime.md §2–§4, §3.11):
+//! the `forest` compositions (DiPriMe, DiPriMeExp, DiPriMeFlip, DP-ERT) and the builtins
+//! DP-RF and DP-DF, registered in the audit's table as [`forest_cases`]. Every case draws
+//! with the engine's own functions ([`node_median`], [`choose`], [`leaf_value`], DP-RF's
+//! and DP-DF's node releases) at the budgets the runner's fit uses
+//! ([`node_release`] for the compositions).
 //!
-//! Parts, each against the budget the forest assigns it:
+//! **Neighbours.** The DiPriMe paper's relation (§2, after Dwork 2008: data sets
+//! "differing on at most one element", one holding one row more: add/remove), and
+//! replace-one where a part's loss differs under it. Under `privacy: as_published` the
+//! paper's mechanism is flagged where it is not ε-DP: an empty leaf (un-noised Uniform
+//! value) against a one-row leaf (clamp(mean + Laplace), point masses at the bounds), and
+//! under replace-one the classification leaf (two counts move; the median's score moves by
+//! 2 too, which these rows do not show); under `privacy: dp` every case is consistent.
+//!
+//! Parts of a forest composition, each against the budget the forest assigns it:
 //! * `median` — one private median of a continuous attribute in \[0, 1\]: nine rows at
 //!   0.1, …, 0.9 vs the same and one more at 0; the statistic is the threshold r. Claims
-//!   the budget of one draw.
+//!   the budget of one draw. `median (replace one)`: the row at 0.9 replaced by 0 (the
+//!   score moves by 2; on these rows the certified loss stays near ε_s as published).
 //! * `K medians` (K > 1) — the K candidate medians of a node, drawn on the same rows (K
-//!   attributes holding those values, the added row at 0 in every one): the
-//!   statistic is the smallest threshold, whose half-line {min r > t} is every median's
-//!   event at once. Claims ε_s, which the paper and the code charge for the K together
-//!   (card §3.11 caveat 1); under `k_medians: shared` each is drawn at ε_s, so this is
-//!   where K·ε_s shows.
-//! * `attribute choice` (when it spends) — K candidates whose within-child errors differ
-//!   by the claimed sensitivity Δ = 4B∞²/n between the data sets (n = 100, B∞ = 1):
-//!   all at Δ vs the first at 2Δ and the others at 0; the event {first chosen}. This audits
-//!   the mechanism given that sensitivity, not the sensitivity itself.
-//! * `leaf (regression)` — nine rows at 0.5 vs the same and one more at 1 (the scale
-//!   W/(n·ε_ℓ) uses the exact count, caveat 2, so it differs too); the statistic is the
-//!   clamped noisy mean.
-//! * `leaf (classification)` — ten rows of labels 0, 1, 0, 1, … vs the same and one more
-//!   row of label 1; the statistic is the stored fraction.
+//!   attributes holding those values, the added row at 0 in every one): the statistic is
+//!   the smallest threshold, whose half-line {min r > t} is every median's event at once.
+//!   Claims ε_s; under `k_medians: shared` each is drawn at ε_s, so K·ε_s shows.
+//! * `attribute choice` (when it spends) — K candidates whose errors differ by the claimed
+//!   sensitivity between the data sets (4B∞²/n with n = 100 as published, 4B∞² for the DP
+//!   mode's sums; B∞ = 1): all at Δ vs the first at 2Δ and the others at 0; the event
+//!   {first chosen}. This audits the mechanism given that sensitivity.
+//! * `leaf (regression)` — nine rows at 0.5 vs the same and one more at 1; the statistic is
+//!   the leaf value. `leaf (classification)` — ten rows of labels 0, 1, 0, 1, … vs one more
+//!   of label 1.
+//! * `leaf empty vs one row (regression | classification)` — no row vs one row at 1; the
+//!   statistic is 1 when the value sits on an atom the empty leaf of the paper's mechanism
+//!   never has (a bound; 0.5 for classification), else 0.
+//! * `leaf replace one (regression | classification)` — one row at 0 vs one row at 1.
 //!
-//! Not audited: the composition along a tree and across trees, categorical medians, and
-//! the data-dependent special cases of caveat 3.
+//! Not audited here: the composition along a tree and across trees (the privacy ledger
+//! totals those per row), categorical medians.
 
-use super::AuditCase;
+use super::table::FamilyCases;
+use super::{AuditCase, AuditContext};
 use crate::data::Task;
 use crate::estimate::LabelBounds;
-use crate::forest::attribute::choose;
+use crate::forest::attribute::{choose, ScoreForm};
+use crate::forest::budget::Privacy;
 use crate::forest::leaf::leaf_value;
-use crate::forest::median::{continuous_threshold, MedianMechanism, MedianOptions};
-use crate::forest::AttributeMechanism;
+use crate::forest::median::MedianMechanism;
+use crate::forest::tree::node_median;
+use crate::forest::{d_mult, depth_rule};
+use crate::methods::compose::forest::{forest_shape, node_release, NodeRelease};
+use crate::methods::compose::Composed;
+use crate::methods::diprime_baselines::{called_epsilon, dp_rf_params, DpDfMethod, DpRfMethod};
+use crate::methods::{Method, MethodError, ParamValue, Params};
 use rand_pcg::Pcg64;
 
-/// A forest's node mechanisms and the budgets it gives them.
-#[derive(Debug, Clone, Copy)]
-pub struct ForestNodes {
-    /// The median mechanism and its options.
-    pub median: MedianMechanism,
-    /// Options of the median draw (floors, PF width).
-    pub median_options: MedianOptions,
-    /// The budget one median draw is made with.
-    pub eps_median: f64,
-    /// K, the candidate medians per node (1: no `K medians` part).
-    pub k: usize,
-    /// ε_s, what the K medians of a node are charged.
-    pub eps_split: f64,
-    /// The attribute mechanism and its budget ε_a.
-    pub attribute: AttributeMechanism,
-    /// ε_a.
-    pub eps_attribute: f64,
-    /// The reference's weight floors in the attribute choice.
-    pub floors: bool,
-    /// ε_ℓ of a leaf.
-    pub eps_leaf: f64,
+/// The audit's table entry for this family: the private `forest` compositions, DP-RF and
+/// DP-DF; None for any other method (a non-private forest has no cases).
+pub const FOREST_CASES: FamilyCases = forest_cases;
+
+/// The cases of `method` at grid point `params` and budget ε when it is one of this
+/// family's (see the module docs); None otherwise.
+pub fn forest_cases(
+    method: &dyn Method,
+    params: &Params,
+    epsilon: f64,
+    ctx: &AuditContext,
+) -> Option<Result<Vec<AuditCase>, MethodError>> {
+    let any = method.as_any();
+    if let Some(c) = any.downcast_ref::<Composed>() {
+        let f = c.composition.forest.as_ref()?;
+        if !c.composition.private() {
+            return None;
+        }
+        return Some((|| {
+            let epsilon = crate::privacy::Budget::new(epsilon)?.epsilon();
+            let (trees, disjoint, k) = forest_shape(params);
+            let parts = if disjoint { trees } else { 1 };
+            let (depth, setting) = audit_depth(params, ctx, |n, o| depth_rule(n, o, 2, parts));
+            // K attributes at least (k: all on two attributes).
+            let k = k.unwrap_or(2);
+            let nodes = node_release(f, params, epsilon, depth, k, Task::Regression);
+            Ok(forest_node_cases(nodes, k, &setting))
+        })());
+    }
+    if any.downcast_ref::<DpRfMethod>().is_some() {
+        return Some((|| {
+            let eps = called_epsilon("DP-RF", Some(epsilon), params)?;
+            let (depth, setting) = audit_depth(params, ctx, d_mult);
+            let p = dp_rf_params(params, depth);
+            let eps_tree = eps / p.trees as f64;
+            let (e_node, e_split) =
+                crate::forest::dp_rf::budgets(eps_tree, params.f64("rho"), depth);
+            let e_used = crate::forest::dp_rf::split_epsilon(p.split_budget, eps_tree, e_split);
+            Ok(dp_rf_cases(
+                e_node,
+                e_split,
+                e_used,
+                p.node_means,
+                p.weight_floors,
+                &setting,
+            ))
+        })());
+    }
+    if any.downcast_ref::<DpDfMethod>().is_some() {
+        return Some((|| {
+            let eps = called_epsilon("DP-DF", Some(epsilon), params)?;
+            let (height, setting) = audit_depth(params, ctx, d_mult);
+            let e_q = crate::forest::dp_df::query_budget(eps, params.usize("trees"), height.max(1));
+            Ok(dp_df_cases(e_q, &setting))
+        })());
+    }
+    None
 }
 
-/// The rows of the median cases: nine rows at 0.1, …, 0.9, and one more at 0 (`added`).
-fn median_rows(added: bool) -> Vec<f64> {
+/// `depth` at grid point `p` for an audit, which reads no data: the integer, or the §5
+/// rule `rule(n, occupancy)` at n = n_P (`ctx`) and the grid point's occupancy (25 for
+/// `occupancy: dataset`); and the words that say so. Shared by the DiPriMe forests.
+pub fn audit_depth(
+    p: &Params,
+    ctx: &AuditContext,
+    rule: impl Fn(usize, usize) -> usize,
+) -> (usize, String) {
+    match p.get("depth") {
+        ParamValue::Int(d) => (*d as usize, format!("depth {d}")),
+        _ => {
+            let occupancy = match p.get("occupancy") {
+                ParamValue::Int(o) => *o as usize,
+                _ => 25,
+            };
+            let n = ctx.n_private;
+            let d = rule(n, occupancy);
+            (
+                d,
+                format!("depth {d} (rule at n = {n}, occupancy {occupancy})"),
+            )
+        }
+    }
+}
+
+/// The rows of the median cases: nine rows at 0.1, …, 0.9, and one more at 0 (`added`);
+/// with `replaced` the row at 0.9 is 0 instead.
+fn median_rows(added: bool, replaced: bool) -> Vec<f64> {
     let mut v: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();
+    if replaced {
+        v[8] = 0.0;
+    }
     if added {
         v.push(0.0);
     }
     v
 }
 
-/// The cases of `nodes`; `setting` (e.g. the depth used for the budgets) is added to every
-/// case's neighbours.
-pub fn forest_node_cases(nodes: ForestNodes, setting: &str) -> Vec<AuditCase> {
+/// `0..n`, the rows of a case's node (the ledger is not recording in an audit).
+fn rows(n: usize) -> Vec<usize> {
+    (0..n).collect()
+}
+
+/// The cases of the node mechanisms `nodes` of a forest with K = `k` candidates per node;
+/// `setting` (e.g. the depth used for the budgets) is added to every case's neighbours.
+pub fn forest_node_cases(nodes: NodeRelease, k: usize, setting: &str) -> Vec<AuditCase> {
     let mut cases = Vec::new();
+    let mode = match nodes.privacy {
+        Privacy::AsPublished => "as published",
+        Privacy::Dp => "privacy dp",
+    };
     let case =
         |part: &str, neighbours: &str, claimed: f64, a: super::Release, b: super::Release| {
             AuditCase {
                 part: part.into(),
-                neighbours: format!("{neighbours}; {setting}"),
+                neighbours: format!("{neighbours}; {setting}; {mode}"),
                 claimed,
                 delta: 0.0,
                 release_a: a,
@@ -89,17 +179,20 @@ pub fn forest_node_cases(nodes: ForestNodes, setting: &str) -> Vec<AuditCase> {
         MedianMechanism::Exponential | MedianMechanism::PermuteFlip
     ) {
         let n = nodes;
-        let draw = move |added: bool, k: usize, rng: &mut Pcg64| {
+        let draw = move |added: bool, replaced: bool, k: usize, rng: &mut Pcg64| {
             (0..k)
                 .map(|_| {
-                    let mut v = median_rows(added);
-                    continuous_threshold(
+                    let mut v = median_rows(added, replaced);
+                    let r = rows(v.len());
+                    node_median(
                         rng,
                         &mut v,
                         (0.0, 1.0),
                         n.median,
                         n.eps_median,
                         &n.median_options,
+                        n.privacy,
+                        &r,
                     )
                 })
                 .fold(f64::INFINITY, f64::min)
@@ -108,28 +201,51 @@ pub fn forest_node_cases(nodes: ForestNodes, setting: &str) -> Vec<AuditCase> {
             "median",
             "rows 0.1..0.9 vs the same and one more at 0; statistic the threshold",
             n.eps_median,
-            Box::new(move |r| draw(false, 1, r)),
-            Box::new(move |r| draw(true, 1, r)),
+            Box::new(move |r| draw(false, false, 1, r)),
+            Box::new(move |r| draw(true, false, 1, r)),
         ));
-        if n.k > 1 {
-            let k = n.k;
+        cases.push(case(
+            "median (replace one)",
+            "rows 0.1..0.9 vs the same with 0.9 replaced by 0; statistic the threshold",
+            n.eps_median,
+            Box::new(move |r| draw(false, false, 1, r)),
+            Box::new(move |r| draw(false, true, 1, r)),
+        ));
+        if k > 1 {
             cases.push(case(
                 "K medians",
                 &format!("K = {k} attributes on the same rows, the added row at 0 in every one; statistic the smallest threshold"),
                 n.eps_split,
-                Box::new(move |r| draw(false, k, r)),
-                Box::new(move |r| draw(true, k, r)),
+                Box::new(move |r| draw(false, false, k, r)),
+                Box::new(move |r| draw(true, false, k, r)),
             ));
         }
     }
     if nodes.attribute.spends() {
         let n = nodes;
-        let k = n.k.max(2);
-        let rows = 100;
-        let delta = 4.0 / rows as f64;
+        let k = k.max(2);
+        let node_rows = 100;
+        let (delta, form) = match n.privacy {
+            Privacy::AsPublished => (
+                4.0 / node_rows as f64,
+                ScoreForm::MeanError { subset_bug: false },
+            ),
+            Privacy::Dp => (4.0, ScoreForm::SumError),
+        };
+        let floors = n.median_options.floors;
         let pick = move |mse: Vec<f64>| {
             move |rng: &mut Pcg64| {
-                let j = choose(rng, n.attribute, &mse, rows, 1.0, n.eps_attribute, n.floors);
+                let r = rows(node_rows);
+                let j = choose(
+                    rng,
+                    n.attribute,
+                    &mse,
+                    &r,
+                    1.0,
+                    n.eps_attribute,
+                    floors,
+                    form,
+                );
                 f64::from(u8::from(j == 0))
             }
         };
@@ -137,42 +253,61 @@ pub fn forest_node_cases(nodes: ForestNodes, setting: &str) -> Vec<AuditCase> {
         mse_b[0] = 2.0 * delta;
         cases.push(case(
             "attribute choice",
-            &format!("K = {k} candidates, errors all 4/n vs 8/n for the first and 0 for the others (n = {rows}, the claimed sensitivity 4B^2/n apart); event the first chosen"),
+            &format!("K = {k} candidates, errors all D vs 2D for the first and 0 for the others (D = {delta}, the claimed sensitivity; n = {node_rows}); event the first chosen"),
             n.eps_attribute,
             Box::new(pick(vec![delta; k])),
             Box::new(pick(mse_b)),
         ));
     }
-    let eps_leaf = nodes.eps_leaf;
+    let (eps_leaf, privacy) = (nodes.eps_leaf, nodes.privacy);
     let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-    let regression = move |added: bool| {
-        let mut y = vec![0.5; 9];
-        if added {
-            y.push(1.0);
+    // A leaf's value, or (atoms) 1 when it sits on an atom the paper's empty leaf never
+    // has (a bound, or 0.5 for classification), else 0.
+    let leaf = move |task: Task, y: Vec<f64>, atoms: bool| {
+        move |rng: &mut Pcg64| {
+            let v = leaf_value(
+                rng,
+                &y,
+                &rows(y.len()),
+                task,
+                bounds,
+                Some(eps_leaf),
+                privacy,
+            );
+            if atoms {
+                f64::from(u8::from(
+                    v == 0.0 || v == 1.0 || (task == Task::Classification && v == 0.5),
+                ))
+            } else {
+                v
+            }
         }
-        move |rng: &mut Pcg64| leaf_value(rng, &y, Task::Regression, bounds, Some(eps_leaf))
     };
-    cases.push(case(
-        "leaf (regression)",
-        "nine rows at 0.5 vs the same and one more at 1; statistic the noisy mean",
-        eps_leaf,
-        Box::new(regression(false)),
-        Box::new(regression(true)),
-    ));
-    let classification = move |extra: bool| {
-        let mut y: Vec<f64> = (0..10).map(|i| f64::from(i % 2)).collect();
-        if extra {
-            y.push(1.0);
-        }
-        move |rng: &mut Pcg64| leaf_value(rng, &y, Task::Classification, bounds, Some(eps_leaf))
-    };
-    cases.push(case(
-        "leaf (classification)",
-        "labels 0, 1, ... on ten rows vs the same and one more row of label 1; statistic the noisy fraction",
-        eps_leaf,
-        Box::new(classification(false)),
-        Box::new(classification(true)),
-    ));
+    let nine = vec![0.5; 9];
+    let mut ten = nine.clone();
+    ten.push(1.0);
+    let alternating: Vec<f64> = (0..10).map(|i| f64::from(i % 2)).collect();
+    let mut eleven = alternating.clone();
+    eleven.push(1.0);
+    let r = Task::Regression;
+    let c = Task::Classification;
+    let leaf_cases: [(&str, &str, Task, Vec<f64>, Vec<f64>, bool); 6] = [
+        ("leaf (regression)", "nine rows at 0.5 vs the same and one more at 1; statistic the leaf value", r, nine, ten, false),
+        ("leaf (classification)", "labels 0, 1, ... on ten rows vs the same and one more row of label 1; statistic the leaf value", c, alternating, eleven, false),
+        ("leaf empty vs one row (regression)", "no row vs one row at 1; statistic 1 when the value is a bound", r, vec![], vec![1.0], true),
+        ("leaf empty vs one row (classification)", "no row vs one row of label 1; statistic 1 when the value is 0, 0.5 or 1", c, vec![], vec![1.0], true),
+        ("leaf replace one (regression)", "one row at 0 vs one row at 1; statistic the leaf value", r, vec![0.0], vec![1.0], false),
+        ("leaf replace one (classification)", "one row of label 0 vs one of label 1; statistic the leaf value", c, vec![0.0], vec![1.0], false),
+    ];
+    for (part, neighbours, task, a, b, atoms) in leaf_cases {
+        cases.push(case(
+            part,
+            neighbours,
+            eps_leaf,
+            Box::new(leaf(task, a, atoms)),
+            Box::new(leaf(task, b, atoms)),
+        ));
+    }
     cases
 }
 
@@ -195,17 +330,22 @@ pub fn dp_rf_cases(
 ) -> Vec<AuditCase> {
     use crate::forest::dp_rf::{noisy_class_counts, noisy_mean, regression_split};
     let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-    let counts = move |c: [f64; 2]| move |rng: &mut Pcg64| noisy_class_counts(&c, e_node, rng)[1];
+    let counts = move |c: [f64; 2]| {
+        move |rng: &mut Pcg64| {
+            let r = rows(c.iter().sum::<f64>() as usize);
+            noisy_class_counts(&c, e_node, &r, rng)[1]
+        }
+    };
     let mean = move |added: bool| {
         let (m, n) = if added { (5.5 / 10.0, 10) } else { (0.5, 9) };
-        move |rng: &mut Pcg64| noisy_mean(m, n, bounds, e_node, node_means, rng)
+        move |rng: &mut Pcg64| noisy_mean(m, n, bounds, e_node, node_means, &rows(n), rng)
     };
-    let (k, rows) = (5, 100);
-    let delta = 4.0 / rows as f64;
+    let (k, node_rows) = (5, 100);
+    let delta = 4.0 / node_rows as f64;
     let split = move |mse: Vec<f64>| {
         move |rng: &mut Pcg64| {
             f64::from(u8::from(
-                regression_split(rng, &mse, rows, 1.0, e_used, floors) == 0,
+                regression_split(rng, &mse, &rows(node_rows), 1.0, e_used, floors) == 0,
             ))
         }
     };
@@ -231,7 +371,7 @@ pub fn dp_rf_cases(
         },
         AuditCase {
             part: "split choice (regression)".into(),
-            neighbours: with(&format!("K = {k} attributes, errors all 4/n vs 8/n for the first and 0 for the others (n = {rows}); event the first chosen")),
+            neighbours: with(&format!("K = {k} attributes, errors all 4/n vs 8/n for the first and 0 for the others (n = {node_rows}); event the first chosen")),
             claimed: e_split,
             delta: 0.0,
             release_a: Box::new(split(vec![delta; k])),
@@ -246,7 +386,9 @@ pub fn dp_rf_cases(
 /// present.
 pub fn dp_df_cases(e_q: f64, setting: &str) -> Vec<AuditCase> {
     use crate::forest::dp_df::noisy_present_counts;
-    let counts = move |c: [usize; 2]| move |rng: &mut Pcg64| noisy_present_counts(&c, e_q, rng)[1];
+    let counts = move |c: [usize; 2]| {
+        move |rng: &mut Pcg64| noisy_present_counts(&c, e_q, &rows(c[0] + c[1]), rng)[1]
+    };
     vec![AuditCase {
         part: "node counts".into(),
         neighbours: format!(

@@ -3,15 +3,15 @@
 //! privacy loss from the frequencies of output events ([`crate::stats::epsilon_lower_bound`],
 //! [`crate::stats::epsilon_delta_lower_bound`] for (ε, δ) claims).
 //!
-//! A method offers its [`AuditCase`]s (two neighbouring inputs of one part of its release,
-//! a real-valued statistic of the release and the ε, and δ, that part claims) through
-//! [`crate::methods::Method::audit_cases`]. One module per family builds them from the
-//! family's own release code: [`lpdt`], [`histogram`], [`deconv`], [`priv_unit_g`] (PSGD)
-//! and [`pglm`] for the local releases, dispatched by [`local`] (which also audits any
-//! other composition of a cell and a label mechanism, and LPCT, through
-//! [`crate::methods::compose::UserRelease`]), [`semi_feature`] for HistOfTree, ParDT,
-//! LabelDT and KRR, [`forest`] for the central-DP forests' node mechanisms, and [`sampler`]
-//! for the Laplace samplers' low bits; [`spec`] audits a whole spec (`dp-repro audit`).
+//! A method's [`AuditCase`]s (two neighbouring inputs of one part of its release, a
+//! real-valued statistic of the release and the ε, and δ, that part claims) come from the
+//! audit's own table ([`table::cases_for`]): the methods never import this module; each
+//! family's module here reaches its methods' concrete types and builds the cases by calling
+//! the release functions the runner calls: [`local`] (with [`lpdt`], [`histogram`],
+//! [`deconv`], [`priv_unit_g`] for PSGD and [`pglm`]) for the local releases,
+//! [`semi_feature`] for HistOfTree, ParDT, LabelDT and KRR, [`forest`] for the central-DP
+//! forests; [`sampler`] audits the Laplace samplers' low bits and [`spec`] a whole spec
+//! (`dp-repro audit`).
 //! [`audit_scalar`] audits one case: the events are the half-lines {z ≤ t} and {z > t} of
 //! the statistic.
 //!

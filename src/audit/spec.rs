@@ -145,18 +145,14 @@ pub fn audit_experiment(
                 continue;
             }
             for &eps in &epsilons {
-                let cases = super::table::cases_for(
-                    plan.method.as_ref(),
-                    &params,
-                    eps,
-                    &opts.context,
-                )
-                    .map_err(|source| AuditError::Method {
-                        method: plan.label.clone(),
-                        params: key.clone(),
-                        epsilon: eps,
-                        source,
-                    })?;
+                let cases =
+                    super::table::cases_for(plan.method.as_ref(), &params, eps, &opts.context)
+                        .map_err(|source| AuditError::Method {
+                            method: plan.label.clone(),
+                            params: key.clone(),
+                            epsilon: eps,
+                            source,
+                        })?;
                 match cases {
                     None => work.push((plan.label.clone(), key.clone(), eps, None)),
                     Some(cases) => work.extend(

@@ -20,6 +20,8 @@ pub type FamilyCases = fn(
 pub const FAMILIES: &[FamilyCases] = &[
     // The local-DP methods with public data (LPDT, PHIST/APHIST, LPCT, DECONV, PGLM, PSGD).
     super::local::cases,
+    super::semi_feature::cases,
+    super::forest::FOREST_CASES,
 ];
 
 /// The audit cases of `method` at grid point `params` (structural joined with mechanism)
@@ -39,7 +41,5 @@ pub fn cases_for(
             return cases.map(Some);
         }
     }
-    // Families not yet moved into this table still answer through the method.
-    #[allow(deprecated)]
-    method.audit_cases(params, epsilon, ctx)
+    Ok(None)
 }

@@ -1,11 +1,14 @@
 //! `audit:` in a spec: `dp-repro check` runs the empirical privacy audit of the spec's
-//! private methods ([`crate::audit::spec`]) and requires every audited part to be
-//! consistent with its claimed ε, except the methods the spec lists as known violations
-//! (reference-code budgets that overspend, each with the reason), and every private method
-//! to have audit cases.
+//! private methods ([`crate::audit::spec`]) and the privacy ledger of one real fit per
+//! release configuration ([`crate::run::ledger`]), and requires every audited part to be
+//! consistent with its claimed ε, every charged total within the column's ε and no
+//! quantity computed from private rows, except the parts the spec lists as known
+//! violations (each with the bound it stays under and the reason), and every private
+//! method to have audit cases.
 
 use crate::audit::spec::AuditRow;
 use crate::audit::Verdict;
+use crate::run::ledger::{Finding, LedgerRow};
 use serde::{Deserialize, Serialize};
 
 /// What the audit must find.
@@ -16,12 +19,26 @@ pub enum AuditRequire {
     Consistent,
 }
 
-/// A method whose violations are expected, and why.
+/// A violation the spec expects: one part of one method, with the bound it stays under,
+/// and why.
+///
+/// `part` names an audited part (`audit.csv`'s `part`, e.g. `user release`), the ledger's
+/// `over_budget` (some user or row paid more than the column's ε), or a private quantity
+/// the ledger recorded (e.g. `label_bounds: private_train`, `scaling: whole`). For an
+/// audited part or `over_budget`, `max_ratio` is required: the certified (audit) or
+/// charged (ledger) ε may reach at most `max_ratio` × the claimed ε; above it the violation
+/// counts as unexplained. A private quantity has no ε to bound and takes no `max_ratio`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownViolation {
-    /// The method's label in the spec.
+    /// The method's label in the spec; `*` for a private quantity of the data preparation
+    /// that every method of the spec shares (e.g. `scaling: whole`).
     pub method: String,
+    /// The part of its release, `over_budget`, or a private quantity's name.
+    pub part: String,
+    /// The largest ratio of the certified or charged ε to the claimed ε expected.
+    #[serde(default)]
+    pub max_ratio: Option<f64>,
     /// Why it overspends (e.g. the method card's section on the reference code's budget).
     pub why: String,
 }
@@ -48,40 +65,64 @@ fn default_draws() -> usize {
     200_000
 }
 
-/// One violation the audit found.
+/// One violation the audit or the ledger found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditViolation {
-    /// Method label, grid point key, ε and part.
+    /// Method label, grid point key, ε and part (and the data set, for the ledger).
     pub what: String,
-    /// The claimed ε and the certified bound.
+    /// The claimed ε (NaN for a private quantity).
     pub claimed: f64,
-    /// The certified lower bound.
+    /// The certified lower bound (audit) or the charged total (ledger); NaN for a private
+    /// quantity.
     pub audited: f64,
-    /// The spec's reason when the method is a known violation.
+    /// The spec's reason when a known violation covers it.
     pub known: Option<String>,
+    /// Why a listed violation still counts as unexplained (above its bound, no bound).
+    pub unexplained: Option<String>,
 }
 
-/// What the check's audit found.
+/// What the check's audit and ledger found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AuditCheck {
     /// Parts audited.
     pub parts: usize,
+    /// Fits the ledger recorded.
+    pub fits: usize,
     /// The violations, known or not.
     pub violations: Vec<AuditViolation>,
     /// Private methods without audit cases.
     pub not_audited: Vec<String>,
-    /// Known violations the audit did not find (informative, not a regression).
+    /// Known violations that neither the audit nor the ledger found (informative, not a
+    /// regression).
     pub known_not_found: Vec<String>,
 }
 
 impl AuditCheck {
-    /// Compares the audit's `rows` with the requirement.
-    pub fn new(rows: &[AuditRow], req: &AuditRequirement) -> AuditCheck {
-        let known = |m: &str| {
-            req.known_violations
+    /// Compares the audit's `rows` and the ledger's `ledger` rows with the requirement.
+    pub fn new(rows: &[AuditRow], ledger: &[LedgerRow], req: &AuditRequirement) -> AuditCheck {
+        // (known reason, why it is still unexplained) for a violation of `part` of `method`
+        // reaching `ratio` times its claim (None: a private quantity).
+        let judge = |method: &str, part: &str, ratio: Option<f64>| {
+            let Some(k) = req
+                .known_violations
                 .iter()
-                .find(|k| k.method == m)
-                .map(|k| k.why.clone())
+                .find(|k| {
+                    k.part == part && (k.method == method || (k.method == "*" && ratio.is_none()))
+                })
+            else {
+                return (None, None);
+            };
+            let unexplained = match (ratio, k.max_ratio) {
+                (None, _) => None,
+                (Some(_), None) => Some(format!(
+                    "the spec lists {method} · {part} without max_ratio"
+                )),
+                (Some(r), Some(b)) if !(r <= b) => Some(format!(
+                    "{r:.3} x the claim, above the listed max_ratio {b}"
+                )),
+                _ => None,
+            };
+            (Some(k.why.clone()), unexplained)
         };
         let mut not_audited: Vec<String> = rows
             .iter()
@@ -89,51 +130,102 @@ impl AuditCheck {
             .map(|r| r.method.clone())
             .collect();
         not_audited.dedup();
-        let violations: Vec<AuditViolation> = rows
+        let mut found: Vec<(String, String)> = Vec::new();
+        let mut violations: Vec<AuditViolation> = Vec::new();
+        for r in rows
             .iter()
             .filter(|r| r.verdict == Some(Verdict::Violation))
-            .map(|r| AuditViolation {
+        {
+            let audited = r.outcome.as_ref().map_or(f64::NAN, |o| o.epsilon_lower);
+            let (known, unexplained) = judge(&r.method, &r.part, Some(audited / r.claimed));
+            found.push((r.method.clone(), r.part.clone()));
+            violations.push(AuditViolation {
                 what: format!(
                     "{} [{}] epsilon {} · {}",
                     r.method, r.params, r.epsilon, r.part
                 ),
                 claimed: r.claimed,
-                audited: r.outcome.as_ref().map_or(f64::NAN, |o| o.epsilon_lower),
-                known: known(&r.method),
-            })
-            .collect();
+                audited,
+                known,
+                unexplained,
+            });
+        }
+        for r in ledger {
+            for f in &r.findings {
+                let (claimed, charged, ratio) = match f {
+                    Finding::DataDependent(_) => (f64::NAN, f64::NAN, None),
+                    _ => (
+                        r.epsilon,
+                        r.report.max_epsilon,
+                        Some(r.report.max_epsilon / r.epsilon),
+                    ),
+                };
+                let (known, mut unexplained) = judge(&r.method, f.part(), ratio);
+                if *f == Finding::Uncharged {
+                    unexplained = Some("a private method's fit charged nothing".into());
+                }
+                found.push((r.method.clone(), f.part().to_string()));
+                let detail = match f {
+                    Finding::DataDependent(q) => format!(" ({})", q.detail),
+                    _ => format!(": path {}", r.report.path_text()),
+                };
+                violations.push(AuditViolation {
+                    what: format!(
+                        "ledger {} on {} [{}] epsilon {} · {}{detail}",
+                        r.method,
+                        r.dataset,
+                        r.params,
+                        r.epsilon,
+                        f.part()
+                    ),
+                    claimed,
+                    audited: charged,
+                    known,
+                    unexplained,
+                });
+            }
+        }
         let known_not_found = req
             .known_violations
             .iter()
             .filter(|k| {
-                !rows
+                !found
                     .iter()
-                    .any(|r| r.method == k.method && r.verdict == Some(Verdict::Violation))
+                    .any(|(m, p)| (*m == k.method || k.method == "*") && *p == k.part)
             })
-            .map(|k| k.method.clone())
+            .map(|k| format!("{} · {}", k.method, k.part))
             .collect();
         AuditCheck {
             parts: rows.iter().filter(|r| r.outcome.is_some()).count(),
+            fits: ledger.len(),
             violations,
             not_audited,
             known_not_found,
         }
     }
 
-    /// A violation without a known reason, or a private method without audit cases.
+    /// Whether a violation counts against the check: no known reason, or one that does not
+    /// cover it.
+    fn counts(v: &AuditViolation) -> bool {
+        v.known.is_none() || v.unexplained.is_some()
+    }
+
+    /// A violation without a known reason (or above its known bound), or a private method
+    /// without audit cases.
     pub fn regressed(&self) -> bool {
-        !self.not_audited.is_empty() || self.violations.iter().any(|v| v.known.is_none())
+        !self.not_audited.is_empty() || self.violations.iter().any(Self::counts)
     }
 
     /// The check report's summary line.
     pub fn summary_line(&self) -> String {
-        let known = self.violations.iter().filter(|v| v.known.is_some()).count();
+        let unexplained = self.violations.iter().filter(|v| Self::counts(v)).count();
         let mut s = format!(
-            "Privacy audit: {} parts, {} violations ({} known, {} not), {} private methods not audited.",
+            "Privacy audit and ledger: {} parts audited, {} fits on the ledger, {} violations ({} known, {} not), {} private methods not audited.",
             self.parts,
+            self.fits,
             self.violations.len(),
-            known,
-            self.violations.len() - known,
+            self.violations.len() - unexplained,
+            unexplained,
             self.not_audited.len()
         );
         if !self.known_not_found.is_empty() {
@@ -150,12 +242,21 @@ impl AuditCheck {
         let mut out: Vec<String> = self
             .violations
             .iter()
-            .filter(|v| v.known.is_none())
+            .filter(|v| Self::counts(v))
             .map(|v| {
-                format!(
-                    "privacy violation: {}: claims {}, audited >= {:.3}",
-                    v.what, v.claimed, v.audited
-                )
+                let why = v
+                    .unexplained
+                    .as_deref()
+                    .map(|u| format!(" ({u})"))
+                    .unwrap_or_default();
+                if v.claimed.is_nan() {
+                    format!("privacy violation: {}{why}", v.what)
+                } else {
+                    format!(
+                        "privacy violation: {}: claims {}, reached >= {:.3}{why}",
+                        v.what, v.claimed, v.audited
+                    )
+                }
             })
             .collect();
         out.extend(
@@ -164,5 +265,153 @@ impl AuditCheck {
                 .map(|m| format!("not audited: {m} has no audit cases")),
         );
         out
+    }
+}
+
+/// What [`privacy_check`] may fail on.
+#[derive(Debug, thiserror::Error)]
+pub enum PrivacyCheckError {
+    /// The empirical audit.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::spec::AuditError),
+    /// The ledger run.
+    #[error(transparent)]
+    Ledger(#[from] crate::run::ledger::LedgerError),
+}
+
+/// Runs the privacy audit of `exp`'s private methods at the requirement's draws and n_P,
+/// and the ledger of one real fit per release configuration and ε on the data in
+/// `data_dir`, and judges both against `req`: what `dp-repro check` does for a spec's
+/// `audit:` section. Returns the audit's rows, the ledger's rows and the verdict.
+///
+/// # Errors
+/// [`PrivacyCheckError`]: a method's refusal, or a data set that cannot be loaded.
+pub fn privacy_check(
+    exp: &crate::spec::Experiment,
+    req: &AuditRequirement,
+    data_dir: Option<&std::path::Path>,
+) -> Result<(Vec<AuditRow>, Vec<LedgerRow>, AuditCheck), PrivacyCheckError> {
+    use crate::audit::{AuditConfig, AuditContext};
+    let opts = crate::audit::spec::AuditOptions {
+        method: None,
+        epsilons: None,
+        config: AuditConfig {
+            draws: req.draws,
+            pilot: (req.draws / 10).max(1),
+            ..AuditConfig::default()
+        },
+        context: AuditContext {
+            n_private: req
+                .n_private
+                .unwrap_or(AuditContext::default().n_private),
+        },
+        samplers: Vec::new(),
+    };
+    let rows = crate::audit::spec::audit_experiment(exp, &opts)?;
+    let ledger = crate::run::ledger::ledger_experiment(exp, data_dir, None, &exp.epsilons)?;
+    let verdict = AuditCheck::new(&rows, &ledger, req);
+    Ok((rows, ledger, verdict))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::ledger::{charge, recording, PrivateQuantity, Subjects};
+    use crate::run::ledger::findings;
+
+    fn row(method: &str, epsilon: f64, charged: f64, quantities: &[&str]) -> LedgerRow {
+        let report = recording(|| charge("label: Laplace", Subjects::One(0), charged, 0.0)).1;
+        let q: Vec<PrivateQuantity> = quantities
+            .iter()
+            .map(|n| PrivateQuantity {
+                name: n.to_string(),
+                detail: "d: why".into(),
+            })
+            .collect();
+        LedgerRow {
+            dataset: "d".into(),
+            method: method.into(),
+            params: String::new(),
+            epsilon,
+            findings: findings(epsilon, &report, &q),
+            report,
+            private_quantities: q,
+            n_private: 1,
+            releases: 1,
+        }
+    }
+
+    fn req(known: &[(&str, &str, Option<f64>)]) -> AuditRequirement {
+        AuditRequirement {
+            require: AuditRequire::Consistent,
+            draws: 1000,
+            n_private: None,
+            known_violations: known
+                .iter()
+                .map(|&(m, p, r)| KnownViolation {
+                    method: m.into(),
+                    part: p.into(),
+                    max_ratio: r,
+                    why: "reason".into(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_charged_total_above_epsilon_fails_unless_known_within_its_bound() {
+        let ledger = [row("PGLM", 1.0, 1.8, &[]), row("LPDT-M", 1.0, 1.0, &[])];
+        let strict = AuditCheck::new(&[], &ledger, &req(&[]));
+        assert!(strict.regressed());
+        assert_eq!(strict.failing_lines().len(), 1);
+        assert!(strict.failing_lines()[0].contains("PGLM"), "{:?}", strict.failing_lines());
+        let within = AuditCheck::new(&[], &ledger, &req(&[("PGLM", "over_budget", Some(2.0))]));
+        assert!(!within.regressed(), "{:?}", within.failing_lines());
+        // Above the bound, without a bound, or listed for another part or method: red.
+        for known in [
+            ("PGLM", "over_budget", Some(1.5)),
+            ("PGLM", "over_budget", None),
+            ("PGLM", "label release", Some(2.0)),
+            ("LPDT-M", "over_budget", Some(2.0)),
+            ("*", "over_budget", Some(2.0)),
+        ] {
+            let c = AuditCheck::new(&[], &ledger, &req(&[known]));
+            assert!(c.regressed(), "{known:?}");
+        }
+    }
+
+    #[test]
+    fn private_quantities_fail_unless_declared_for_the_method_or_the_spec() {
+        let ledger = [row("HistOfTree", 1.0, 1.0, &["label_bounds: private_train", "scaling: whole"])];
+        assert!(AuditCheck::new(&[], &ledger, &req(&[])).regressed());
+        let one = req(&[("HistOfTree", "label_bounds: private_train", None)]);
+        let c = AuditCheck::new(&[], &ledger, &one);
+        assert!(c.regressed());
+        assert!(c.failing_lines()[0].contains("scaling: whole"));
+        let both = req(&[
+            ("HistOfTree", "label_bounds: private_train", None),
+            ("*", "scaling: whole", None),
+        ]);
+        let c = AuditCheck::new(&[], &ledger, &both);
+        assert!(!c.regressed(), "{:?}", c.failing_lines());
+        assert!(c.known_not_found.is_empty());
+        // A declaration nothing needs is reported, not failed.
+        let extra = req(&[
+            ("HistOfTree", "label_bounds: private_train", None),
+            ("*", "scaling: whole", None),
+            ("KRR", "over_budget", Some(2.0)),
+        ]);
+        let c = AuditCheck::new(&[], &ledger, &extra);
+        assert!(!c.regressed());
+        assert_eq!(c.known_not_found, vec!["KRR · over_budget".to_string()]);
+    }
+
+    #[test]
+    fn an_uncharged_private_fit_always_fails() {
+        let mut r = row("PHIST", 1.0, 0.0, &[]);
+        r.report = crate::privacy::ledger::LedgerReport::default();
+        r.findings = findings(1.0, &r.report, &[]);
+        let c = AuditCheck::new(&[], &[r], &req(&[("PHIST", "uncharged", Some(10.0))]));
+        assert!(c.regressed());
     }
 }

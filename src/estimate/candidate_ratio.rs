@@ -16,7 +16,8 @@
 //!   This is exact in law for everything the curator computes, not the full release
 //!   vector's draw order.
 
-use crate::partition::{CandidateTable, Cell};
+use crate::partition::{CandidateTable, CandidatesView, Cell};
+use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{rr_keep_probability, Grr};
 use rand::Rng;
 use rustc_hash::FxHashMap;
@@ -96,17 +97,8 @@ fn grr_sums<R: Rng + ?Sized>(
     let mut groups: FxHashMap<(usize, u128), CellSums> = FxHashMap::default();
     for (i, &yi) in y.iter().enumerate() {
         let cand = users.view(i);
-        let cell = users.cells[i];
         let k = cand.len();
-        let report = if k == 1 {
-            cell
-        } else {
-            let truth = cand
-                .index_of(&cell)
-                .expect("a user's cell is among its candidates");
-            let g = Grr::new(eps, k as usize);
-            cand.nth(g.release(truth as usize, rng) as u64)
-        };
+        let report = grr_cell_release(&cand, users.cells[i], eps, i, rng);
         if let Some(&s) = slot.get(&report) {
             let w = e + k as f64 - 1.0;
             hits[s].den += w;
@@ -153,6 +145,95 @@ fn grr_sums<R: Rng + ?Sized>(
         .collect()
 }
 
+/// The ledger part of the GRR cell report.
+pub const GRR_PART: &str = "cell (generalized RR over I_i)";
+/// The ledger part of the centred RR bits.
+pub const RR_PART: &str = "cell (centred RR bits over I_i)";
+
+/// One user's round-2 release under generalized randomized response (card §3.3,
+/// eq. (17)): the report, a cell of the user's candidate set `cand` (K = |I_i| cells, a
+/// function of its public coordinates), of its true cell `cell` through [`Grr`] at ε_U =
+/// `eps` over the K candidates in the order of [`CandidatesView::nth`]; with K = 1 the
+/// true cell, nothing drawn. The runner ([`candidate_sums`]) and the audit call it.
+///
+/// Ledger: private user `user` is charged [`Grr::spent_epsilon`] of the law it drew with
+/// over the K cells it drew from (0 at K = 1: the cell is fixed by public coordinates).
+///
+/// # Panics
+/// If `cell` is not among the candidates, or ε is not finite and > 0 (K ≥ 2).
+pub fn grr_cell_release<R: Rng + ?Sized>(
+    cand: &CandidatesView<'_>,
+    cell: Cell,
+    eps: f64,
+    user: usize,
+    rng: &mut R,
+) -> Cell {
+    let k = cand.len();
+    if k == 1 {
+        if ledger::is_recording() {
+            ledger::charge(GRR_PART, Subjects::One(user), 0.0, 0.0);
+        }
+        return cell;
+    }
+    let truth = cand
+        .index_of(&cell)
+        .expect("a user's cell is among its candidates");
+    let g = Grr::new(eps, k as usize);
+    if ledger::is_recording() {
+        ledger::charge(GRR_PART, Subjects::One(user), g.spent_epsilon(), 0.0);
+    }
+    cand.nth(g.release(truth as usize, rng) as u64)
+}
+
+/// The keep probability of the centred randomized-response bits at ε_U = `eps` (card
+/// §3.2): e^{ε_U/2}/(1 + e^{ε_U/2}), each bit at ε_U/2 so that the two bits two
+/// neighbours can change cost ε_U. [`candidate_sums`] and [`centred_rr_release`] both
+/// read it.
+pub fn centred_rr_keep(eps: f64) -> crate::privacy::KeepProbability {
+    rr_keep_probability(eps)
+}
+
+/// Charges private user `user` for a centred RR bit vector over its `k` candidates kept
+/// with probability `keep`: [`ledger::rr_epsilon`]`(keep, bits)` with bits = 2 when k ≥ 2
+/// (two neighbours agree on the public coordinates, hence on I_i, and their one-hot
+/// vectors differ in at most two positions) and 0 when k = 1 (the one bit is 1 for both).
+fn charge_centred_rr(user: usize, keep: f64, k: u64) {
+    let bits = if k >= 2 { 2 } else { 0 };
+    ledger::charge(
+        RR_PART,
+        Subjects::One(user),
+        ledger::rr_epsilon(keep, bits),
+        0.0,
+    );
+}
+
+/// One user's whole round-2 release under centred randomized response (card §3.2,
+/// eq. (8)): one bit 1{j = `cell`} per candidate j of `cand`, in the order of
+/// [`CandidatesView::nth`], each through [`centred_rr_bit`] with [`centred_rr_keep`] of
+/// `eps` (bits off I_i are 0 and not drawn). The runner's [`candidate_sums`] draws the
+/// same bits (same keep, same bit function) only for the test cells, exact in law for
+/// what the curator reads; the audit calls this. Charges `user` as [`candidate_sums`]
+/// does.
+///
+/// # Panics
+/// If ε is not finite and > 0.
+pub fn centred_rr_release<R: Rng + ?Sized>(
+    cand: &CandidatesView<'_>,
+    cell: Cell,
+    eps: f64,
+    user: usize,
+    rng: &mut R,
+) -> Vec<bool> {
+    assert!(eps.is_finite() && eps > 0.0, "epsilon must be > 0");
+    let keep = centred_rr_keep(eps).keep;
+    if ledger::is_recording() {
+        charge_centred_rr(user, keep, cand.len());
+    }
+    (0..cand.len())
+        .map(|j| centred_rr_bit(cand.nth(j) == cell, keep, rng))
+        .collect()
+}
+
 /// One user's randomized-response bit for one candidate cell (card §3.2): the indicator
 /// `in_cell` = 1{j = j_i}, kept with probability `keep` = e^{ε/2}/(1 + e^{ε/2}), else
 /// flipped; one uniform from `rng`. The curator centres it by q = 1 − keep.
@@ -169,8 +250,15 @@ fn rr_sums<R: Rng + ?Sized>(
 ) -> Vec<CellSums> {
     // Each bit at ε/2: kept with probability e^{ε/2}/(1 + e^{ε/2}) = 1 − q, centred by q,
     // debiased by 1/(1 − 2q) (card §3.2).
-    let rr = rr_keep_probability(eps);
+    let rr = centred_rr_keep(eps);
     let q = 1.0 - rr.keep;
+    // Ledger: every user releases its whole bit vector over I_i once (this shortcut draws
+    // only the bits the curator reads), charged from the keep the bits are drawn with.
+    if ledger::is_recording() {
+        for i in 0..users.n() {
+            charge_centred_rr(i, rr.keep, users.view(i).len());
+        }
+    }
     distinct
         .iter()
         .map(|c| {

@@ -39,7 +39,7 @@ pub struct HistogramConfig {
 /// indicator W = U + Lap(b_w)^K and the noisy label vector Z = (clip(y) − shift)·U +
 /// Lap(b_z)^K, U the one-hot vector of the user's cell. Used by [`histogram_predict`] for its
 /// scales (it draws the per-cell sums of these releases directly) and by the privacy audit
-/// (`crate::audit::histogram`) for single releases.
+/// (`audit::histogram`) for single releases.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HistogramMechanism {
     /// Laplace scale of W: L1 sensitivity 2 (two cells differ) over ε_cell.

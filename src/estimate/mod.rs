@@ -11,7 +11,8 @@ mod lpdt;
 mod lpdt_fast;
 
 pub use candidate_ratio::{
-    candidate_sums, centred_rr_bit, ratio_predictions, CandidateMechanism, CellSums,
+    candidate_sums, centred_rr_bit, centred_rr_keep, centred_rr_release, grr_cell_release,
+    ratio_predictions, CandidateMechanism, CellSums, GRR_PART, RR_PART,
 };
 pub use histogram::{
     histogram_predict, HistogramConfig, HistogramMechanism, HISTOGRAM_CELL_PART,

@@ -2,6 +2,7 @@
 
 use super::ranges::Split;
 use crate::data::Matrix;
+use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{exponential_mechanism, permute_and_flip, Normalisation};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -81,23 +82,83 @@ pub fn split_mse(
     (sse_up + sse_low) / n as f64
 }
 
-/// The index of the chosen candidate among `mse` (card §3.6 step 4). `n` is the node's
-/// exact row count (the reference uses it for the sensitivity `4B∞²/n`; card §3.11), `b_inf`
-/// the largest absolute target bound, `epsilon` the node's ε_a. An empty node chooses
-/// uniformly. `floors`: the reference's unshifted weights with the uniform fallback on
-/// underflow (EM, no floor) and PF's `+1e-12`.
+/// The within-child sum of squared errors of a candidate split, Σ_child Σ (y − ȳ_child)²
+/// (n times [`split_mse`] without the categorical bug; 0 for no rows). One row added or
+/// removed moves it by at most (2B∞)² = 4B∞² (the DP mode's attribute score; no node count
+/// enters it).
+pub fn split_sse(x: &Matrix, y: &[f64], rows: &[usize], split: &Split) -> f64 {
+    let up = rows.iter().cloned().filter(|&i| split.upper(x.row(i)));
+    let low = rows.iter().cloned().filter(|&i| !split.upper(x.row(i)));
+    sse(y, up).1 + sse(y, low).1
+}
+
+/// What the errors handed to [`choose`] are, which sets the sensitivity the choice is
+/// calibrated to and the one it is charged at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreForm {
+    /// [`split_mse`], a mean over the node's n rows: calibrated to 4B∞²/n with the exact n
+    /// (card §3.6, §3.11). In n·mse = SSE terms the draw's coefficient is ε/(8B∞²) on a
+    /// score of sensitivity 4B∞², so it spends ε — unless `subset_bug`: a categorical
+    /// candidate scored by the reference's bug jumps from 40B∞² to 0 when one row enters
+    /// an empty C, a move of 40B∞² in mse (card §3.6 step 3).
+    MeanError {
+        /// The categorical bug is on and a candidate is a subset split.
+        subset_bug: bool,
+    },
+    /// [`split_sse`], calibrated to its sensitivity 4B∞² (the DP mode).
+    SumError,
+}
+
+/// The ledger part of an attribute choice.
+pub const ATTRIBUTE_PART: &str = "attribute choice";
+
+/// The index of the chosen candidate among the errors `mse` (card §3.6 step 4) of a node
+/// whose rows are `rows` (indices into the private training sample). `form` says what the
+/// errors are ([`ScoreForm`]): means, calibrated to the sensitivity `4B∞²/n` with the
+/// node's exact row count n (the reference; card §3.11), or sums, calibrated to 4B∞².
+/// `b_inf` is the largest absolute target bound, `epsilon` the node's ε_a. An empty node
+/// chooses uniformly. `floors`: the reference's unshifted weights with the uniform fallback
+/// on underflow (EM, no floor) and PF's `+1e-12`.
+///
+/// Ledger: a private choice (EM, PF) among K > 1 candidates of a non-empty node charges
+/// `rows` [`exponential_epsilon`] of the coefficient ε/(2·sensitivity used) and the
+/// errors' sensitivity under add/remove neighbours ([`ScoreForm`]).
+#[allow(clippy::too_many_arguments)]
 pub fn choose<R: Rng + ?Sized>(
     rng: &mut R,
     mech: AttributeMechanism,
     mse: &[f64],
-    n: usize,
+    rows: &[usize],
     b_inf: f64,
     epsilon: f64,
     floors: bool,
+    form: ScoreForm,
 ) -> usize {
     let k = mse.len();
     if k == 1 {
         return 0;
+    }
+    let n = rows.len();
+    let nf = n as f64;
+    let four_b2 = 4.0 * b_inf * b_inf;
+    // The sensitivity the draw is calibrated to.
+    let used = match form {
+        ScoreForm::MeanError { .. } => four_b2 / nf,
+        ScoreForm::SumError => four_b2,
+    };
+    if mech.spends() && n > 0 && b_inf > 0.0 && ledger::is_recording() {
+        // The errors' sensitivity under add/remove neighbours.
+        let real = match form {
+            ScoreForm::MeanError { subset_bug: false } => four_b2 / nf,
+            ScoreForm::MeanError { subset_bug: true } => 10.0 * four_b2,
+            ScoreForm::SumError => four_b2,
+        };
+        ledger::charge(
+            ATTRIBUTE_PART,
+            Subjects::Rows(rows),
+            exponential_epsilon(epsilon / (2.0 * used), real),
+            0.0,
+        );
     }
     match mech {
         AttributeMechanism::Argmin => {
@@ -113,21 +174,14 @@ pub fn choose<R: Rng + ?Sized>(
             } else {
                 Normalisation::LogSumExp
             };
-            exponential_mechanism(
-                rng,
-                &scores,
-                4.0 * b_inf * b_inf / n as f64,
-                epsilon,
-                None,
-                norm,
-            )
+            exponential_mechanism(rng, &scores, used, epsilon, None, norm)
         }
         AttributeMechanism::PermuteFlip => {
             let scores: Vec<f64> = mse.iter().map(|m| -m).collect();
             permute_and_flip(
                 rng,
                 &scores,
-                4.0 * b_inf * b_inf / n as f64,
+                used,
                 epsilon,
                 if floors { 1e-12 } else { 0.0 },
             )

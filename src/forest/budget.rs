@@ -14,6 +14,39 @@ pub enum TreeRows {
     All,
 }
 
+/// The privacy guarantee a DiPriMe forest is run under (issue 27 item 4; the `privacy`
+/// parameter of a `forest` composition).
+///
+/// * [`Privacy::AsPublished`] (default): the paper's mechanism as the `mode` and quirk
+///   parameters set it. It reads exact node counts in the clear (leaf scale W/(n ε_ℓ), the
+///   empty-leaf branch), takes root ranges from private rows, and under add-one neighbours
+///   the shuffle-then-cut tree shares move rows between trees (card §3.11).
+/// * [`Privacy::Dp`]: ε-DP under add/remove and under replace-one neighbours. Leaves release
+///   a noisy sum and a noisy count (ε_ℓ/2 each) whose law does not depend on whether the
+///   leaf is empty; medians are scored with sensitivity 2 (replace-one moves
+///   |n_L − n_R| by 2) and the K candidates of a node share ε_s; continuous medians are drawn
+///   by the exponential mechanism (permute-and-flip over a continuum has no DP analysis,
+///   card §3.4); the attribute choice scores the within-child sum of squares with its
+///   sensitivity 4B∞² (no node count); a row's tree is a function of its own content;
+///   root ranges come from the test rows, never from the private training rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Privacy {
+    /// The paper's mechanism.
+    #[default]
+    AsPublished,
+    /// The ε-DP mode.
+    Dp,
+}
+
+/// The sensitivity of a median's score −|n_L − n_R| the draw is calibrated to: 1 as
+/// published (add/remove neighbours), 2 in the DP mode (replace-one neighbours too).
+pub fn median_score_sensitivity(privacy: Privacy) -> f64 {
+    match privacy {
+        Privacy::AsPublished => 1.0,
+        Privacy::Dp => 2.0,
+    }
+}
+
 /// How much of a level's split budget the median draw gets when the attribute choice
 /// spends nothing (uniform or argmin; card §3.2, §9 item 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +90,9 @@ pub fn node_budgets(
     };
     let level = if depth == 0 {
         0.0
+    } else if crate::privacy::mutants::active("diprime-depth-not-divided") {
+        // Slip: the split budget of the whole tree spent at every level.
+        rho * per_tree
     } else {
         rho * per_tree / depth as f64
     };

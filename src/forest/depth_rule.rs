@@ -101,7 +101,12 @@ mod tests {
                 };
                 // Exact powers are where the float formula can be off by one; the integer
                 // rule is right there by construction (checked below).
-                let exact_power = (0..40).any(|d| 25 * parts * b.pow(d) == n);
+                // (b^d overflows usize for large d: no such power can equal n.)
+                let exact_power = (0..40).any(|d| {
+                    b.checked_pow(d)
+                        .and_then(|p| p.checked_mul(25 * parts))
+                        .is_some_and(|m| m == n)
+                });
                 if !exact_power {
                     assert_eq!(
                         depth_rule(n, 25, b, parts),

@@ -46,6 +46,7 @@
 use super::discretize::Coded;
 use super::sklearn::argmax_first;
 use crate::privacy::laplace;
+use crate::privacy::ledger::{self, exponential_epsilon, laplace_epsilon, Subjects};
 use crate::privacy::{draw_index, exponential_probabilities, Normalisation};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -53,7 +54,29 @@ use rand_pcg::Pcg64;
 /// One node's noisy class counts (card §4.6 step 1): max(0, trunc(n_c + Lap(1/e_q))) for
 /// the classes present in the node (n_c > 0), in order, and exactly 0 for absent ones,
 /// which draw nothing.
-pub fn noisy_present_counts<R: Rng + ?Sized>(exact: &[usize], e_q: f64, rng: &mut R) -> Vec<f64> {
+///
+/// Ledger: charges `rows` (the node's rows in the private training sample)
+/// [`laplace_epsilon`]`(1, 1/e_q)` (one row moves one count by 1), and records which
+/// classes are present as a private quantity: an absent class's exact 0 shows it (card
+/// §4.6 step 1).
+pub fn noisy_present_counts<R: Rng + ?Sized>(
+    exact: &[usize],
+    e_q: f64,
+    rows: &[usize],
+    rng: &mut R,
+) -> Vec<f64> {
+    ledger::charge(
+        "node counts",
+        Subjects::Rows(rows),
+        laplace_epsilon(1.0, 1.0 / e_q),
+        0.0,
+    );
+    if exact.contains(&0) {
+        ledger::private_quantity("classes present", || {
+            "DP-DF releases an absent class's count as an exact 0: which classes a node holds shows"
+                .into()
+        });
+    }
     exact
         .iter()
         .map(|&k| {
@@ -380,7 +403,7 @@ impl Grower<'_> {
         for &i in rows.iter() {
             exact[self.y[i] as usize] += 1;
         }
-        let counts = noisy_present_counts(&exact, self.e_q, self.rng);
+        let counts = noisy_present_counts(&exact, self.e_q, rows, self.rng);
         let s: f64 = counts.iter().sum();
         let (class, confidence) = if s > 0.0 {
             let m = argmax_first(&counts);
@@ -430,6 +453,14 @@ impl Grower<'_> {
                 (self.e_q * gain / (2.0 * sens)).min(50.0)
             })
             .collect();
+        // Weights e_q·gain/(2·sens) (capped at 50) with the sensitivity sens of the Gini
+        // gain the method states, computed from the noisy size s.
+        ledger::charge(
+            "split choice",
+            Subjects::Rows(rows),
+            exponential_epsilon(self.e_q / (2.0 * sens), sens),
+            0.0,
+        );
         let a = cands[draw_index(
             self.rng,
             &exponential_probabilities(&log_w, Normalisation::LogSumExp),

@@ -43,6 +43,7 @@
 use super::discretize::Coded;
 use super::sklearn::argmax_first;
 use crate::estimate::LabelBounds;
+use crate::privacy::ledger::{self, exponential_epsilon, laplace_epsilon, Subjects};
 use crate::privacy::{draw_index, exponential_probabilities, laplace, Normalisation};
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -127,7 +128,21 @@ pub fn budgets(eps_tree: f64, rho: f64, depth: usize) -> (f64, f64) {
 
 /// One node's noisy class counts (classification, card §4.4): max(0, n_c + Lap(1/e_node))
 /// for every class c in order, one Laplace draw each.
-pub fn noisy_class_counts<R: Rng + ?Sized>(counts: &[f64], e_node: f64, rng: &mut R) -> Vec<f64> {
+///
+/// Ledger: charges `rows` (the node's rows in the private training sample)
+/// [`laplace_epsilon`]`(1, 1/e_node)`: one row added or removed moves one count by 1.
+pub fn noisy_class_counts<R: Rng + ?Sized>(
+    counts: &[f64],
+    e_node: f64,
+    rows: &[usize],
+    rng: &mut R,
+) -> Vec<f64> {
+    ledger::charge(
+        "node counts",
+        Subjects::Rows(rows),
+        laplace_epsilon(1.0, 1.0 / e_node),
+        0.0,
+    );
     counts
         .iter()
         .map(|&k| (k + laplace(rng, 1.0 / e_node)).max(0.0))
@@ -136,15 +151,30 @@ pub fn noisy_class_counts<R: Rng + ?Sized>(counts: &[f64], e_node: f64, rng: &mu
 
 /// One non-empty node's noisy mean (regression, card §4.5): `mean` of its n rows plus
 /// Lap(W/(n·e_node)), clamped into `b` under [`NodeMeans::Clamped`].
+///
+/// Ledger: charges `rows` (the node's n rows in the private training sample)
+/// [`laplace_epsilon`]`(W/n, scale)`, the mean's sensitivity over the label range with n
+/// rows, and records the exact count n in the scale as a private quantity (card §9 item 3).
 pub fn noisy_mean<R: Rng + ?Sized>(
     mean: f64,
     n: usize,
     b: LabelBounds,
     e_node: f64,
     node_means: NodeMeans,
+    rows: &[usize],
     rng: &mut R,
 ) -> f64 {
-    let v = mean + laplace(rng, b.range() / (n as f64 * e_node));
+    let scale = b.range() / (n as f64 * e_node);
+    ledger::private_quantity("node mean scale n", || {
+        "DP-RF node noise scale W/(n e_node) with the exact private count n of the node".into()
+    });
+    ledger::charge(
+        "node mean",
+        Subjects::Rows(rows),
+        laplace_epsilon(b.range() / n as f64, scale),
+        0.0,
+    );
+    let v = mean + laplace(rng, scale);
     match node_means {
         NodeMeans::Unclamped => v,
         NodeMeans::Clamped => b.clip(v),
@@ -164,15 +194,27 @@ pub fn split_epsilon(split: SplitBudget, eps_tree: f64, e_split: f64) -> f64 {
 /// within-child errors `mse` on a node of n rows, score −mse, sensitivity 4B∞²/n, budget
 /// `e`: weights exp(−e·mse·n/(8B∞²)), with the reference's `+1e-12` on the unshifted
 /// weights (`floors`) or exact.
+///
+/// Ledger: charges `rows` (the node's n rows) [`exponential_epsilon`] of the coefficient
+/// e·n/(8B∞²) on −mse and the errors' sensitivity 4B∞²/n (in n·mse = SSE terms a
+/// coefficient e/(8B∞²) on a score of sensitivity 4B∞²): e as the accounting says, ε_T
+/// per node under [`SplitBudget::WholeTree`].
 pub fn regression_split<R: Rng + ?Sized>(
     rng: &mut R,
     mse: &[f64],
-    n: usize,
+    rows: &[usize],
     b_inf: f64,
     e: f64,
     floors: bool,
 ) -> usize {
+    let n = rows.len();
     let nf = n as f64;
+    ledger::charge(
+        "split choice",
+        Subjects::Rows(rows),
+        exponential_epsilon(e * nf / (8.0 * b_inf * b_inf), 4.0 * b_inf * b_inf / nf),
+        0.0,
+    );
     let log_w: Vec<f64> = mse
         .iter()
         .map(|m| -e * m * nf / (8.0 * b_inf * b_inf))
@@ -348,7 +390,7 @@ impl Grower<'_> {
                 for &i in rows.iter() {
                     counts[self.y[i] as usize] += 1.0;
                 }
-                let noisy = noisy_class_counts(&counts, e_node, self.rng);
+                let noisy = noisy_class_counts(&counts, e_node, rows, self.rng);
                 let total: f64 = noisy.iter().sum();
                 let fractions = if total > 0.0 {
                     noisy.iter().map(|v| v / total).collect()
@@ -365,7 +407,7 @@ impl Grower<'_> {
                     self.rng.gen_range(b.lo..=b.hi)
                 } else {
                     let mean = rows.iter().map(|&i| self.y[i]).sum::<f64>() / n as f64;
-                    noisy_mean(mean, n, b, e_node, self.p.node_means, self.rng)
+                    noisy_mean(mean, n, b, e_node, self.p.node_means, rows, self.rng)
                 };
                 (NodeValue::Mean(v), false)
             }
@@ -437,6 +479,18 @@ impl Grower<'_> {
                         }
                     })
                     .collect();
+                // Weights e_split·g/2 on the normalised score g ∈ [−1, 0] (sensitivity ≤ 1),
+                // or e_split·G/4 on the count form G of sensitivity 2 (Friedman & Schuster).
+                let (coefficient, sensitivity) = match self.p.gini {
+                    GiniScore::SensitivityOne => (e_split / 2.0, 1.0),
+                    GiniScore::FriedmanSchuster => (e_split / 4.0, 2.0),
+                };
+                ledger::charge(
+                    "split choice",
+                    Subjects::Rows(rows),
+                    exponential_epsilon(coefficient, sensitivity),
+                    0.0,
+                );
                 draw_index(
                     self.rng,
                     &exponential_probabilities(&log_w, Normalisation::LogSumExp),
@@ -466,7 +520,7 @@ impl Grower<'_> {
                         sse / nf
                     })
                     .collect();
-                regression_split(self.rng, &mse, n, b_inf, e, self.p.weight_floors)
+                regression_split(self.rng, &mse, rows, b_inf, e, self.p.weight_floors)
             }
         }
     }

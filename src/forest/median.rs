@@ -4,6 +4,7 @@
 
 use super::ranges::Split;
 use super::ForestError;
+use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{
     draw_index, exponential_log_weights, exponential_probabilities, permute_and_flip, Normalisation,
 };
@@ -47,6 +48,25 @@ pub struct MedianOptions {
     /// The classification code's `ln(w + 1e-12)` for zero-width bins under PF (true; the
     /// regression code uses `ln 0 = −∞`). Only read when `floors`.
     pub pf_log_width_floor: bool,
+    /// The sensitivity the score −|n_L − n_R| is calibrated to: 1 as published, 2 in the
+    /// DP mode ([`super::budget::median_score_sensitivity`]).
+    pub score_sensitivity: f64,
+}
+
+/// The ledger part of a median draw.
+pub const MEDIAN_PART: &str = "median";
+
+/// Charges a private median draw to the node's rows `rows` (indices into the private
+/// training sample): the draw's log-weights are `coefficient · score` for the score
+/// −|n_L − n_R|, which one added or removed row moves by at most 1, so it spent
+/// [`exponential_epsilon`]`(coefficient, 1)`.
+fn charge_median(rows: &[usize], coefficient: f64) {
+    ledger::charge(
+        MEDIAN_PART,
+        Subjects::Rows(rows),
+        exponential_epsilon(coefficient, 1.0),
+        0.0,
+    );
 }
 
 /// The exact median of `v` (mean of the two middle values for even length); `v` non-empty.
@@ -91,7 +111,13 @@ pub fn em_bin_probabilities(
 
 /// The private (or exact, or uniform) threshold on a continuous attribute with node values
 /// `v` (M of them) and range `[lo, hi]` (card §3.4). `M ≤ 1` gives `Uniform(lo, hi)` for
-/// every mechanism (the reference's data-dependent special case).
+/// every mechanism (the reference's data-dependent special case; with M ≤ 1 the
+/// exponential mechanism's law is uniform too).
+///
+/// Ledger: a private draw (exponential, permute-and-flip) charges the ε its log-weights
+/// spent on the count score to `rows`, the node's rows in the private training sample
+/// (card §3.4: coefficient ε/(2·`score_sensitivity`) for EM, ε/2 for PF as the reference
+/// scores it); exact and uniform draws charge nothing.
 pub fn continuous_threshold<R: Rng + ?Sized>(
     rng: &mut R,
     v: &mut [f64],
@@ -99,8 +125,17 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
     mech: MedianMechanism,
     epsilon: f64,
     opt: &MedianOptions,
+    rows: &[usize],
 ) -> f64 {
     let uniform = |rng: &mut R| lo + rng.gen::<f64>() * (hi - lo);
+    match mech {
+        MedianMechanism::Exponential => {
+            charge_median(rows, epsilon / (2.0 * opt.score_sensitivity))
+        }
+        // The PF scores below carry ε·|2i − M| accepted as exp((s − s*)/2).
+        MedianMechanism::PermuteFlip => charge_median(rows, epsilon / 2.0),
+        MedianMechanism::Exact | MedianMechanism::Uniform => {}
+    }
     if v.len() <= 1 || mech == MedianMechanism::Uniform {
         return uniform(rng);
     }
@@ -111,7 +146,8 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
     let m = v.len();
     let bin = match mech {
         MedianMechanism::Exponential => {
-            let (edges, p) = em_bin_probabilities(v, lo, hi, epsilon, opt.floors);
+            let (edges, p) =
+                em_bin_probabilities(v, lo, hi, epsilon / opt.score_sensitivity, opt.floors);
             let i = draw_index(rng, &p);
             return edges[i] + rng.gen::<f64>() * (edges[i + 1] - edges[i]).max(0.0);
         }
@@ -177,7 +213,8 @@ pub fn partition_of(j: usize, cats: &[f64]) -> (Vec<f64>, Vec<f64>) {
 /// The categorical median (card §3.5): node values `v`, category list `cats` (m ≥ 2).
 /// Scores `−|2 n_C − M|` over the `2^(m−1) − 1` partitions; exact = the first minimiser,
 /// EM with weights `e^{−ε|2n_C−M|/2}` (`+1e-6` with floors), PF (`+1e-12` with floors),
-/// uniform = a uniformly random partition (DP-ERT).
+/// uniform = a uniformly random partition (DP-ERT). Private draws are calibrated to
+/// `opt.score_sensitivity` and charge `rows` as [`continuous_threshold`] does.
 ///
 /// # Errors
 /// More than [`MAX_CATEGORIES`] categories (attribute `attr`).
@@ -189,10 +226,17 @@ pub fn categorical_split<R: Rng + ?Sized>(
     mech: MedianMechanism,
     epsilon: f64,
     opt: &MedianOptions,
+    rows: &[usize],
 ) -> Result<Split, ForestError> {
     let m = cats.len();
     if m > MAX_CATEGORIES {
         return Err(ForestError::TooManyCategories { attr, m });
+    }
+    if matches!(
+        mech,
+        MedianMechanism::Exponential | MedianMechanism::PermuteFlip
+    ) {
+        charge_median(rows, epsilon / (2.0 * opt.score_sensitivity));
     }
     let count = (1usize << (m - 1)) - 1;
     let j = if mech == MedianMechanism::Uniform {
@@ -220,7 +264,7 @@ pub fn categorical_split<R: Rng + ?Sized>(
                 scores.iter().position(|&s| s == best).expect("non-empty")
             }
             MedianMechanism::Exponential => {
-                let lw = exponential_log_weights(&scores, 1.0, epsilon, None);
+                let lw = exponential_log_weights(&scores, opt.score_sensitivity, epsilon, None);
                 let norm = if opt.floors {
                     Normalisation::Floored(1e-6)
                 } else {
@@ -231,7 +275,7 @@ pub fn categorical_split<R: Rng + ?Sized>(
             MedianMechanism::PermuteFlip => permute_and_flip(
                 rng,
                 &scores,
-                1.0,
+                opt.score_sensitivity,
                 epsilon,
                 if opt.floors { 1e-12 } else { 0.0 },
             ),

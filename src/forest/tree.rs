@@ -1,7 +1,8 @@
 //! One DiPriMe tree: the recursion of card diprime.md §3.3 over the median (§3.4–§3.5),
 //! attribute (§3.6), range (§3.7) and leaf (§3.8) modules.
 
-use super::attribute::{choose, split_mse, AttributeMechanism};
+use super::attribute::{choose, split_mse, split_sse, AttributeMechanism, ScoreForm};
+use super::budget::Privacy;
 use super::leaf::leaf_value;
 use super::median::{categorical_split, continuous_threshold, MedianMechanism, MedianOptions};
 use super::ranges::{AttrRange, Ranges, Split};
@@ -36,6 +37,10 @@ pub struct TreeConfig {
     pub median_options: MedianOptions,
     /// The reference's categorical scoring bug (card §3.6).
     pub categorical_bug: bool,
+    /// As published or the DP mode ([`Privacy`]): the leaf release, the attribute score,
+    /// continuous permute-and-flip medians drawn by the exponential mechanism, node values
+    /// clamped into the node's range before a median.
+    pub privacy: Privacy,
 }
 
 /// A node of a fitted tree.
@@ -68,7 +73,9 @@ pub struct Tree {
 
 impl Tree {
     /// Grows a tree on rows `rows` of (`x`, `y`) from the root dict `ranges`. Every random
-    /// draw comes from `rng`, in a fixed order (depth first, upper child first).
+    /// draw comes from `rng`, in a fixed order (depth first, upper child first). `rows` are
+    /// indices into the private training sample (`x`, `y`): every node passes its own rows'
+    /// original indices to the mechanisms, which charge them on the ledger.
     ///
     /// # Errors
     /// A categorical attribute with too many categories ([`ForestError`]).
@@ -99,7 +106,15 @@ impl Tree {
         let id = self.nodes.len();
         if depth >= cfg.depth || ranges.is_empty() {
             let ys: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
-            let value = leaf_value(rng, &ys, cfg.task, cfg.bounds, cfg.eps_leaf);
+            let value = leaf_value(
+                rng,
+                &ys,
+                &rows,
+                cfg.task,
+                cfg.bounds,
+                cfg.eps_leaf,
+                cfg.privacy,
+            );
             self.nodes.push(Node::Leaf {
                 value,
                 count: rows.len(),
@@ -161,6 +176,38 @@ impl Tree {
     }
 }
 
+/// The median a node draws on a continuous attribute with values `v` of its rows `rows`
+/// (indices into the private training sample) and range `[lo, hi]`: as published,
+/// [`continuous_threshold`] as is; in the DP mode the values are first clamped into the
+/// range (ranges from public rows need not cover the private values; each row's own value,
+/// so the score keeps its sensitivity) and a permute-and-flip median is drawn by the
+/// exponential mechanism (PF over a continuum has no DP analysis, card §3.4). What the
+/// tree and the audit both draw.
+#[allow(clippy::too_many_arguments)]
+pub fn node_median<R: Rng + ?Sized>(
+    rng: &mut R,
+    v: &mut [f64],
+    (lo, hi): (f64, f64),
+    median: MedianMechanism,
+    epsilon: f64,
+    opt: &MedianOptions,
+    privacy: Privacy,
+    rows: &[usize],
+) -> f64 {
+    let median = if privacy == Privacy::Dp {
+        for u in v.iter_mut() {
+            *u = u.clamp(lo, hi);
+        }
+        match median {
+            MedianMechanism::PermuteFlip => MedianMechanism::Exponential,
+            m => m,
+        }
+    } else {
+        median
+    };
+    continuous_threshold(rng, v, (lo, hi), median, epsilon, opt, rows)
+}
+
 /// `find_split` (card §3.6): K' = min(K, |A|) candidates drawn uniformly without
 /// replacement, a median draw on each with ε_s, the within-child mse of each (only when
 /// the attribute mechanism reads it), and the choice with ε_a.
@@ -176,18 +223,21 @@ fn find_split<R: Rng + ?Sized>(
     let k = cfg.k.unwrap_or(a).clamp(1, a);
     let picked = sample(rng, a, k).into_vec();
     let mut splits = Vec::with_capacity(k);
+    let dp = cfg.privacy == Privacy::Dp;
     for &c in &picked {
         let (attr, range) = &ranges.0[c];
         let split = match range {
             AttrRange::Continuous { lo, hi } => {
                 let mut v: Vec<f64> = rows.iter().map(|&i| x.get(i, *attr)).collect();
-                let r = continuous_threshold(
+                let r = node_median(
                     rng,
                     &mut v,
                     (*lo, *hi),
                     cfg.median,
                     cfg.eps_median,
                     &cfg.median_options,
+                    cfg.privacy,
+                    rows,
                 );
                 Split::Threshold { attr: *attr, r }
             }
@@ -201,6 +251,7 @@ fn find_split<R: Rng + ?Sized>(
                     cfg.median,
                     cfg.eps_median,
                     &cfg.median_options,
+                    rows,
                 )?
             }
         };
@@ -212,19 +263,29 @@ fn find_split<R: Rng + ?Sized>(
     let b_inf = cfg.bounds.lo.abs().max(cfg.bounds.hi.abs());
     let mse: Vec<f64> = match cfg.attribute {
         AttributeMechanism::Uniform => vec![0.0; splits.len()],
+        _ if dp => splits.iter().map(|s| split_sse(x, y, rows, s)).collect(),
         _ => splits
             .iter()
             .map(|s| split_mse(x, y, rows, s, b_inf, cfg.categorical_bug))
             .collect(),
     };
+    let form = if dp {
+        ScoreForm::SumError
+    } else {
+        ScoreForm::MeanError {
+            subset_bug: cfg.categorical_bug
+                && splits.iter().any(|s| matches!(s, Split::Subset { .. })),
+        }
+    };
     let j = choose(
         rng,
         cfg.attribute,
         &mse,
-        rows.len(),
+        rows,
         b_inf,
         cfg.eps_attribute,
         cfg.median_options.floors,
+        form,
     );
     Ok(splits.swap_remove(j))
 }

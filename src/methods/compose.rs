@@ -24,7 +24,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-mod forest;
+pub mod forest;
 mod lpct;
 mod release;
 mod semi_feature;
@@ -32,7 +32,9 @@ mod semi_feature;
 pub use forest::{Accuracy, ForestBlock};
 pub use lpct::{lpct_release, lpct_round_epsilon};
 pub use release::UserRelease;
-pub use semi_feature::{SemiShape, SemiTree};
+pub use semi_feature::{
+    candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
+};
 
 /// How the feature space is cut into cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -856,34 +858,6 @@ impl Method for Composed {
             return format!("rho={}", params.f64("rho"));
         }
         super::release_params_key(&self.params, params)
-    }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        // The local-DP releases of LPDT, PHIST, LPCT and the other cell × label
-        // compositions are audited by `crate::audit::local`.
-        let c = &self.composition;
-        let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-        if let Some(f) = &c.forest {
-            return Ok(if c.private() {
-                Some(forest::audit_cases(f, params, epsilon, ctx)?)
-            } else {
-                None
-            });
-        }
-        if c.partition.rule == Rule::HistogramXTree {
-            let (eps_cell, eps_label) = c.budgets(epsilon, params)?;
-            return Ok(Some(crate::audit::semi_feature::candidate_release_cases(
-                semi_feature::candidate_mechanism(c),
-                eps_cell,
-                eps_label,
-                bounds,
-            )));
-        }
-        Ok(None)
     }
     fn privacy_notes(&self) -> Vec<String> {
         self.composition.privacy_notes()

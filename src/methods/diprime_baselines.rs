@@ -443,8 +443,12 @@ fn coded_rep(data: &RepData) -> CodedRep {
     }
 }
 
-/// The called budget: ε × `epsilon_factor`, checked.
-fn called_epsilon(name: &str, epsilon: Option<f64>, m: &Params) -> Result<f64, MethodError> {
+/// The budget DP-RF or DP-DF (`name`) is called with at grid point `m`: the spec's ε ×
+/// `epsilon_factor` (card §6.3–§6.4), checked.
+///
+/// # Errors
+/// No ε, or a product that is not finite and > 0.
+pub fn called_epsilon(name: &str, epsilon: Option<f64>, m: &Params) -> Result<f64, MethodError> {
     let e = required_epsilon(name, epsilon)? * m.f64(EPSILON_FACTOR.name);
     Ok(Budget::new(e)?.epsilon())
 }
@@ -540,27 +544,6 @@ impl Method for DpRfMethod {
         // Its quirks are structural parameters and change what is released.
         params.release_key(self.params())
     }
-    fn audit_cases(
-        &self,
-        p: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let eps = called_epsilon("DP-RF", Some(epsilon), p)?;
-        let (depth, setting) = audit_depth(p, ctx, d_mult);
-        let params = dp_rf_params(p, depth);
-        let eps_tree = eps / params.trees as f64;
-        let (e_node, e_split) = crate::forest::dp_rf::budgets(eps_tree, p.f64(RHO.name), depth);
-        let e_used = crate::forest::dp_rf::split_epsilon(params.split_budget, eps_tree, e_split);
-        Ok(Some(crate::audit::forest::dp_rf_cases(
-            e_node,
-            e_split,
-            e_used,
-            params.node_means,
-            params.weight_floors,
-            &setting,
-        )))
-    }
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
         for p in points {
             if p.f64(ROWS_FRACTION.name) <= 0.0 {
@@ -590,8 +573,9 @@ impl Method for DpRfMethod {
     }
 }
 
-/// DP-RF's arguments at grid point `p` and tree depth `depth` (ρ still unset).
-fn dp_rf_params(p: &Params, depth: usize) -> DpRfParams {
+/// DP-RF's arguments at grid point `p` and tree depth `depth` (ρ still unset: NaN until
+/// the fit sets the grid point's value); what the fit and the audit both use.
+pub fn dp_rf_params(p: &Params, depth: usize) -> DpRfParams {
     DpRfParams {
         trees: p.usize(TREES.name),
         depth,
@@ -615,31 +599,6 @@ fn dp_rf_params(p: &Params, depth: usize) -> DpRfParams {
             _ => NodeMeans::Unclamped,
         },
         weight_floors: quirk_bool(p, WEIGHT_FLOORS.name, true),
-    }
-}
-
-/// `depth` at grid point `p` for an audit, which reads no data: the integer, or the §5
-/// rule `rule(n, occupancy)` at n = n_P (`ctx`) and the grid point's occupancy (25 for
-/// `occupancy: dataset`); and the words that say so. Shared by the DiPriMe forests.
-pub(crate) fn audit_depth(
-    p: &Params,
-    ctx: &crate::audit::AuditContext,
-    rule: impl Fn(usize, usize) -> usize,
-) -> (usize, String) {
-    match p.get(DEPTH.name) {
-        ParamValue::Int(d) => (*d as usize, format!("depth {d}")),
-        _ => {
-            let occupancy = match p.get(OCCUPANCY.name) {
-                ParamValue::Int(o) => *o as usize,
-                _ => 25,
-            };
-            let n = ctx.n_private;
-            let d = rule(n, occupancy);
-            (
-                d,
-                format!("depth {d} (rule at n = {n}, occupancy {occupancy})"),
-            )
-        }
     }
 }
 
@@ -738,17 +697,6 @@ impl Method for DpDfMethod {
     fn audit_key(&self, params: &Params) -> String {
         // Its quirks are structural parameters and change what is released.
         params.release_key(self.params())
-    }
-    fn audit_cases(
-        &self,
-        p: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let eps = called_epsilon("DP-DF", Some(epsilon), p)?;
-        let (height, setting) = audit_depth(p, ctx, d_mult);
-        let e_q = crate::forest::dp_df::query_budget(eps, p.usize(TREES.name), height.max(1));
-        Ok(Some(crate::audit::forest::dp_df_cases(e_q, &setting)))
     }
     fn prepare(
         &self,

@@ -19,7 +19,7 @@
 //! (`krr_value`, `min_samples_leaf`) ([`super::tree_release`]).
 
 use super::mask_params::{check_mask_grid, mask_of, mask_skip_reason, MASK_PARAMS};
-use super::pardt::noisy_labels;
+use super::pardt::noisy_labels_of;
 use super::tree_release::{Release, TreeCache, MAX_DEPTH, MIN_SAMPLES_LEAF};
 use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
@@ -28,13 +28,14 @@ use super::{
 use crate::data::{Matrix, PrivacyMask, Task};
 use crate::estimate::LabelBounds;
 use crate::partition::{Grid, Missing};
+use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{Budget, Grr};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::sync::{Arc, LazyLock};
 
 /// `k`: the number of bins per private feature.
-const K: ParamDecl = ParamDecl {
+pub const K: ParamDecl = ParamDecl {
     name: "k",
     role: ParamRole::Release,
     kind: ParamKind::Int { min: 2 },
@@ -94,9 +95,15 @@ pub fn krr_budgets(epsilon: f64, d_private: usize) -> (f64, f64) {
     (epsilon / 2.0, per_feature)
 }
 
+/// The ledger part of KRR's private features.
+pub const FEATURES_PART: &str = "private features (k-RR)";
+
 /// The KRR release of every user (see the module documentation): the n×d matrix with each
 /// private entry replaced by its k-RR'd bin's value and public entries unchanged, and the
-/// noisy labels.
+/// noisy labels. The fit and the audit (`audit::semi_feature`) both call it.
+///
+/// Ledger: user i (row i) is charged d_i · [`Grr::spent_epsilon`] for its private entries
+/// (part [`FEATURES_PART`]) and its label as [`noisy_labels_of`] charges it.
 ///
 /// # Panics
 /// If the mask is not n×d for `x`, `y.len() != x.n`, k < 2, or ε is not finite and > 0.
@@ -125,13 +132,25 @@ pub fn krr_release<R: Rng + ?Sized>(
         let (eps_label, eps_feature) = krr_budgets(epsilon, d_i);
         if d_i > 0 {
             let g = *grr[d_i].get_or_insert_with(|| Grr::new(eps_feature, k));
+            // Ledger: two neighbours may differ in every private entry, each a report of
+            // the same law over the k bins it draws from.
+            if ledger::is_recording() {
+                ledger::charge(
+                    FEATURES_PART,
+                    Subjects::One(i),
+                    d_i as f64 * g.spent_epsilon(),
+                    0.0,
+                );
+            }
             for (j, _) in row.iter().enumerate().filter(|(_, &p)| p) {
                 let cell = &mut out[i * x.d + j];
                 let r = g.release(grid.bin(*cell), rng);
                 *cell = value.of(r, k);
             }
         }
-        labels.extend(noisy_labels(
+        // The label of user i (charged there, from the scale it draws with).
+        labels.extend(noisy_labels_of(
+            i,
             &y[i..=i],
             bounds,
             bounds.range() / eps_label,
@@ -141,8 +160,9 @@ pub fn krr_release<R: Rng + ?Sized>(
     (Matrix::new(x.n, x.d, out), labels)
 }
 
-/// The `krr_value` parameter.
-fn krr_value(p: &Params) -> KrrValue {
+/// The `krr_value` parameter of grid point `p` (the value the curator gives a released
+/// bin).
+pub fn krr_value(p: &Params) -> KrrValue {
     match p.str(KRR_VALUE.name) {
         "index" => KrrValue::Index,
         _ => KrrValue::Centre,
@@ -222,20 +242,6 @@ impl Method for Krr {
         // The cases read k; the mask and tree parameters do not change the user's loss.
         format!("k={}", params.usize(K.name))
     }
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let epsilon = Budget::new(epsilon)?.epsilon();
-        Ok(Some(crate::audit::semi_feature::krr_release_cases(
-            params.usize(K.name),
-            epsilon,
-            krr_value(params),
-            LabelBounds { lo: 0.0, hi: 1.0 },
-        )))
-    }
     fn prepare(
         &self,
         data: &RepData,
@@ -253,5 +259,51 @@ impl Method for Krr {
             test: data.test.x.clone(),
             cache: TreeCache::default(),
         })))
+    }
+}
+
+/// The ledger of real KRR fits (issue 27).
+#[cfg(test)]
+mod ledger_tests {
+    use crate::methods::mask_params::test_support::{point, rep_data};
+    use crate::methods::{find, ParamValue};
+    use crate::privacy::ledger;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    /// Aligned mask (d_p = 2): every user pays ε/2 for its two k-RR'd features and ε/2
+    /// for its label, ε. Personalized: the worst user ε, a user with no private feature
+    /// ε/2 (feature 1 is always private under this mask, so nobody here).
+    #[test]
+    fn a_krr_fit_charges_every_user_epsilon() {
+        let data = rep_data(200, 30, 4);
+        let m = find("KRR").unwrap();
+        for mask in ["aligned", "personalized"] {
+            let p = point(
+                m.params(),
+                &[
+                    ("mask", ParamValue::Str(mask.into())),
+                    ("d_p", ParamValue::Int(2)),
+                    ("k", ParamValue::Int(4)),
+                    ("max_depth", ParamValue::Int(3)),
+                ],
+            );
+            let (_, r) = ledger::recording(|| {
+                let fit = m
+                    .prepare(&data, &p, &mut Pcg64::seed_from_u64(1))
+                    .unwrap()
+                    .unwrap();
+                fit.predict(&p, Some(1.5), &mut Pcg64::seed_from_u64(2))
+                    .unwrap()
+            });
+            assert_eq!(r.subjects, 200, "{mask}");
+            assert!((r.max_epsilon - 1.5).abs() < 1e-9, "{mask}: {r:?}");
+            assert!((r.min_epsilon - 1.5).abs() < 1e-9, "{mask}: {r:?}");
+            assert_eq!(
+                r.path_text(),
+                "private features (k-RR): 1 x 0.750000 + label (Laplace): 1 x 0.750000",
+                "{mask}"
+            );
+        }
     }
 }

@@ -150,3 +150,74 @@ pub fn mask_skip_reason(p: &Params, d: usize) -> Option<String> {
         _ => None,
     }
 }
+
+/// Small synthetic semi-feature data and full grid points for the family's ledger tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::data::{Dataset, MaskSource, Matrix, Task};
+    use crate::estimate::LabelBounds;
+    use crate::methods::{ParamDecl, ParamKind, ParamValue, Params, RepData};
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+    use std::sync::Arc;
+
+    fn uniform(n: usize, d: usize, rng: &mut Pcg64) -> Dataset {
+        let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen::<f64>()).collect());
+        let y = (0..n)
+            .map(|i| (6.0 * x.row(i)[0]).sin() + 2.0 * x.row(i)[d - 1] + rng.gen::<f64>())
+            .collect();
+        Dataset {
+            name: "toy".into(),
+            x,
+            y,
+            task: Task::Regression,
+            fixed_public: 0,
+            categorical: Vec::new(),
+            unbinned: Vec::new(),
+            leaf_occupancy: None,
+        }
+    }
+
+    /// n private users and n_test test points, uniform on [0,1]^d, a smooth label, label
+    /// bounds fixed at [−1, 4] (public in the test), a mask source drawn from seed 11.
+    pub(crate) fn rep_data(n: usize, n_test: usize, d: usize) -> RepData {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let private = uniform(n, d, &mut rng);
+        let test = uniform(n_test, d, &mut rng);
+        let masks = MaskSource::draw(n, (0..d).collect(), &mut Pcg64::seed_from_u64(11));
+        RepData {
+            public: private.select(&[]),
+            private,
+            test,
+            bounds: LabelBounds { lo: -1.0, hi: 4.0 },
+            masks: Some(Arc::new(masks)),
+        }
+    }
+
+    fn value_of(kind: &ParamKind) -> ParamValue {
+        match kind {
+            ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
+            ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
+            ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
+            ParamKind::Bool => ParamValue::Bool(false),
+            ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
+            ParamKind::Either(kinds) => value_of(&kinds[0]),
+        }
+    }
+
+    /// Every declared parameter at its default (a valid value when it has none), then
+    /// `set` on top.
+    pub(crate) fn point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
+        let mut p = Params::default();
+        for d in decls {
+            let v = match set.iter().find(|(k, _)| *k == d.name) {
+                Some((_, v)) => v.clone(),
+                None => d
+                    .default
+                    .map_or_else(|| value_of(&d.kind), ParamValue::parse),
+            };
+            p.0.push((d.name.to_string(), v));
+        }
+        p
+    }
+}

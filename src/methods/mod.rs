@@ -211,24 +211,7 @@ pub trait Method: AsAny + Send + Sync {
     fn privacy_notes(&self) -> Vec<String> {
         Vec::new()
     }
-    /// The cases an empirical privacy audit draws for this method's release at grid point
-    /// `params` (structural joined with mechanism) and budget ε ([`crate::audit`], issue
-    /// 13): neighbouring inputs of each part of the release and the ε each part claims.
-    /// `ctx` gives what a release may depend on beyond them (n_P). None (the default)
-    /// when the method has no audit yet; `dp-repro audit` says so.
-    ///
-    /// # Errors
-    /// The method's own error (e.g. a budget split that is not valid).
-    fn audit_cases(
-        &self,
-        params: &Params,
-        epsilon: f64,
-        ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        let _ = (params, epsilon, ctx);
-        Ok(None)
-    }
-    /// The part of grid point `params` that [`Method::audit_cases`] depends on: grid points
+    /// The part of grid point `params` that the audit's cases (`audit::table`) depend on: grid points
     /// with the same key get the same cases, and `dp-repro audit` audits them once and
     /// shows the key. The default is the release parameters (role
     /// [`ParamRole::Release`]), for methods whose cases do not read the structural ones (a

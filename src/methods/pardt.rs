@@ -26,6 +26,7 @@ use super::{
 use crate::data::{Matrix, PrivacyMask, Task};
 use crate::estimate::LabelBounds;
 use crate::partition::Missing;
+use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
 use crate::privacy::{laplace, Budget};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -62,32 +63,65 @@ pub struct LabelDt;
 /// LabelDT: Laplace(R/ε) labels, CART on all features in the clear (card §8).
 pub static LABELDT: LabelDt = LabelDt;
 
-/// Noisy labels clip(y_i) + Lap(`scale`), users in order, one Laplace draw each.
+/// The ledger part of a noisy label (every method of the family names it so).
+pub const LABEL_PART: &str = "label (Laplace)";
+
+/// Noisy labels clip(y_i) + Lap(`scale`) of the users 0..y.len(), in order, one Laplace
+/// draw each: [`noisy_labels_of`] from user 0.
 pub fn noisy_labels<R: Rng + ?Sized>(
     y: &[f64],
     bounds: LabelBounds,
     scale: f64,
     rng: &mut R,
 ) -> Vec<f64> {
+    noisy_labels_of(0, y, bounds, scale, rng)
+}
+
+/// Noisy labels clip(y_i) + Lap(`scale`) of the private users `first_user ..
+/// first_user + y.len()` (`y[i]` is user `first_user + i`), in order, one Laplace draw
+/// each: the one noisy-label release of HistOfTree's round 1, ParDT, LabelDT and KRR.
+///
+/// Ledger: each of these users is charged, under [`LABEL_PART`],
+/// [`laplace_epsilon`]`(R, b)` with R the range of `bounds` (the domain the label is
+/// clipped to, so two neighbouring labels move the release by at most R) and b the scale
+/// the draws used.
+pub fn noisy_labels_of<R: Rng + ?Sized>(
+    first_user: usize,
+    y: &[f64],
+    bounds: LabelBounds,
+    scale: f64,
+    rng: &mut R,
+) -> Vec<f64> {
+    let scale = if crate::privacy::mutants::active("noisy-label-helper-scale-halved") {
+        // Slip: the helper halves the scale it is given (a caller's R/(2ε)-style scale
+        // "corrected" a second time inside the shared helper).
+        scale / 2.0
+    } else {
+        scale
+    };
+    if ledger::is_recording() {
+        ledger::charge(
+            LABEL_PART,
+            Subjects::Range(first_user, first_user + y.len()),
+            laplace_epsilon(bounds.range(), scale),
+            0.0,
+        );
+    }
     y.iter()
         .map(|&v| bounds.clip(v) + laplace(rng, scale))
         .collect()
 }
 
-/// The audit case of the noisy label of ParDT and LabelDT at ε (labels in \[0, 1\]: the
-/// loss does not depend on the range).
-///
-/// # Errors
-/// A budget ε that is not finite and > 0.
-fn label_audit_case(
+/// The noisy labels of ParDT and LabelDT at budget ε (card §8 [T]): every user's
+/// clip(y_i) + Lap(R/ε) with R the range of `bounds`, users 0..y.len() in order
+/// ([`noisy_labels`]). The fit and the audit (`audit::semi_feature`) both call it.
+pub fn label_release<R: Rng + ?Sized>(
+    y: &[f64],
+    bounds: LabelBounds,
     epsilon: f64,
-    neighbours: &str,
-) -> Result<crate::audit::AuditCase, MethodError> {
-    let epsilon = Budget::new(epsilon)?.epsilon();
-    let bounds = LabelBounds { lo: 0.0, hi: 1.0 };
-    Ok(crate::audit::semi_feature::label_release_case(
-        epsilon, bounds, neighbours,
-    ))
+    rng: &mut R,
+) -> Vec<f64> {
+    noisy_labels(y, bounds, bounds.range() / epsilon, rng)
 }
 
 /// ParDT's training features under `mask` (`impute: public_mean`): the columns with at
@@ -182,14 +216,13 @@ impl Prepared for PreparedLabelTree {
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
         let epsilon = Budget::new(required_epsilon(self.name, epsilon)?)?.epsilon();
-        let scale = self.bounds.range() / epsilon;
         self.cache.predict(
             ("", epsilon),
             rng,
             |rng| {
                 Ok(Release {
                     x: self.x.clone(),
-                    y: noisy_labels(&self.y, self.bounds, scale, rng),
+                    y: label_release(&self.y, self.bounds, epsilon, rng),
                     missing: self.missing,
                 })
             },
@@ -220,17 +253,6 @@ impl Method for ParDt {
     }
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
         check_mask_grid(points)
-    }
-    fn audit_cases(
-        &self,
-        _params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        Ok(Some(vec![label_audit_case(
-            epsilon,
-            "public coordinates equal, private coordinates (not released) and y = lo vs hi",
-        )?]))
     }
     fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
         mask_skip_reason(p, d)
@@ -284,17 +306,6 @@ impl Method for LabelDt {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::SemiFeature
     }
-    fn audit_cases(
-        &self,
-        _params: &Params,
-        epsilon: f64,
-        _ctx: &crate::audit::AuditContext,
-    ) -> Result<Option<Vec<crate::audit::AuditCase>>, MethodError> {
-        Ok(Some(vec![label_audit_case(
-            epsilon,
-            "features equal (all released in the clear: label LDP only), y = lo vs hi",
-        )?]))
-    }
     fn prepare(
         &self,
         data: &RepData,
@@ -310,5 +321,55 @@ impl Method for LabelDt {
             missing: Missing::Refuse,
             cache: TreeCache::default(),
         })))
+    }
+}
+
+/// The ledger of real ParDT and LabelDT fits (issue 27).
+#[cfg(test)]
+mod ledger_tests {
+    use super::*;
+    use crate::methods::mask_params::test_support::{point, rep_data};
+    use crate::methods::{find, ParamValue};
+    use rand::SeedableRng;
+
+    /// Every user pays its noisy label once, R/(R/ε) = ε; a wrong scale (R/(2ε)) passed to
+    /// the helper is charged 2ε.
+    #[test]
+    fn a_label_tree_fit_charges_every_user_epsilon() {
+        let data = rep_data(200, 30, 4);
+        for name in ["ParDT", "LabelDT"] {
+            let m = find(name).unwrap();
+            let p = point(
+                m.params(),
+                &[
+                    ("mask", ParamValue::Str("personalized".into())),
+                    ("max_depth", ParamValue::Int(4)),
+                ],
+            );
+            let (_, r) = ledger::recording(|| {
+                let fit = m
+                    .prepare(&data, &p, &mut Pcg64::seed_from_u64(1))
+                    .unwrap()
+                    .unwrap();
+                fit.predict(&p, Some(0.7), &mut Pcg64::seed_from_u64(2))
+                    .unwrap()
+            });
+            assert_eq!(r.subjects, 200, "{name}");
+            assert!((r.max_epsilon - 0.7).abs() < 1e-9, "{name}: {r:?}");
+            assert!((r.min_epsilon - 0.7).abs() < 1e-9, "{name}: {r:?}");
+            assert_eq!(r.path_text(), "label (Laplace): 1 x 0.700000");
+        }
+        let b = data.bounds;
+        let (_, r) = ledger::recording(|| {
+            noisy_labels_of(
+                5,
+                &[1.0, 2.0],
+                b,
+                b.range() / (2.0 * 0.7),
+                &mut Pcg64::seed_from_u64(3),
+            )
+        });
+        assert_eq!((r.subjects, r.worst), (2, Some(5)));
+        assert!((r.max_epsilon - 1.4).abs() < 1e-9, "{r:?}");
     }
 }

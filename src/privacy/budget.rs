@@ -88,4 +88,33 @@ mod tests {
         assert!(b.split("rho", 1.0).is_err());
         assert!(b.split("rho", 0.0).is_err());
     }
+
+    /// The getter returns the ε given, and the split's first part is exactly share × ε with
+    /// the rest summing to ε (each value hand-computed).
+    #[test]
+    fn epsilon_and_split_return_the_given_budget() {
+        for e in [0.25, 0.7, 1.0, 3.5, 8.0] {
+            assert_eq!(Budget::new(e).unwrap().epsilon(), e);
+        }
+        let (a, c) = Budget::new(2.0).unwrap().split("rho", 0.25).unwrap();
+        assert_eq!((a, c), (0.5, 1.5));
+        let (a, c) = Budget::new(0.5).unwrap().split("rho", 0.5).unwrap();
+        assert_eq!((a, c), (0.25, 0.25));
+        assert_eq!(
+            Budget::new(1.0).unwrap().split("rho", 1.5),
+            Err(BudgetError::Share {
+                name: "rho".into(),
+                value: 1.5
+            })
+        );
+        assert_eq!(Budget::new(-2.0), Err(BudgetError::Epsilon(-2.0)));
+    }
+
+    /// DECONV's split: two halves of exactly ε/2, whatever ε.
+    #[test]
+    fn halves_are_each_half_of_epsilon() {
+        for (e, h) in [(1.0, 0.5), (0.3, 0.15), (8.0, 4.0)] {
+            assert_eq!(Budget::new(e).unwrap().halves(), (h, h));
+        }
+    }
 }

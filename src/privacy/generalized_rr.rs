@@ -50,7 +50,26 @@ impl Grr {
 
     /// e^ε + k − 1, the normalizer of the law (and the weight of a hit in [`Grr::debiased`]).
     fn normalizer(&self) -> f64 {
+        if crate::privacy::mutants::active("grr-wrong-categories") {
+            // Slip: the law written for k − 1 categories (the k − 1 *other* indices taken
+            // for the number of categories) while the report is drawn among all k.
+            return self.epsilon.exp() + self.k as f64 - 2.0;
+        }
         self.epsilon.exp() + self.k as f64 - 1.0
+    }
+
+    /// The ε one report of [`Grr::release`] really spends, from the law it draws with:
+    /// p_true against the probability of each other index, (1 − p_true)/(k − 1) (a miss
+    /// is uniform over the k − 1 others), through
+    /// [`crate::privacy::ledger::grr_epsilon`]. A p_true computed for another number of
+    /// categories than the k the report is drawn from shows here. 0 at k = 1 (the report
+    /// is the only index whatever the input).
+    pub fn spent_epsilon(&self) -> f64 {
+        if self.k == 1 {
+            return 0.0;
+        }
+        let p = self.p_true();
+        super::ledger::grr_epsilon(p, (1.0 - p) / (self.k - 1) as f64)
     }
 
     /// P(report = true index) = e^ε/(e^ε + k − 1); 1 at k = 1.
@@ -121,5 +140,16 @@ mod tests {
             let mean_true = g.p_true() * g.debiased(0, 0) + (1.0 - g.p_true()) * g.debiased(1, 0);
             assert!((mean_true - 1.0).abs() < 1e-9, "{mean_true}");
         }
+    }
+
+    /// The spent ε is the budget at every k ≥ 2 and 0 at k = 1; the getters answer.
+    #[test]
+    fn spent_epsilon_is_the_budget_and_getters_answer() {
+        for &(e, k) in &[(0.3, 2usize), (1.0, 4), (8.0, 4), (2.5, 300)] {
+            let g = Grr::new(e, k);
+            assert!((g.spent_epsilon() - e).abs() < 1e-9, "{e} {k}");
+            assert_eq!((g.k(), g.epsilon()), (k, e));
+        }
+        assert_eq!(Grr::new(1.0, 1).spent_epsilon(), 0.0);
     }
 }

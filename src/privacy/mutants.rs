@@ -41,6 +41,41 @@ pub const SLIPS: &[Slip] = &[
         what: "LPDT's budgets (estimate/lpdt.rs, LpdtMechanism::new) charge rho and 1 - rho both at epsilon: the bits at epsilon and the label at epsilon, 2 epsilon per user",
         spec: "specs/ci.yaml",
     },
+    Slip {
+        name: "histoftree-label-scale-halved",
+        what: "HistOfTree's round-1 label Laplace scale halved where the method computes it (methods/compose/semi_feature.rs round1_labels: R/(2 eps_Y), the half-range M read as the sensitivity)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "noisy-label-helper-scale-halved",
+        what: "the shared noisy-label helper (methods/pardt.rs noisy_labels_of, used by HistOfTree, ParDT, LabelDT and KRR) draws with half the scale it is given",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "grr-wrong-categories",
+        what: "generalized randomized response (privacy/generalized_rr.rs) computes its probabilities for k - 1 categories while drawing among k (HistOfTree's candidate cells, KRR's bins)",
+        spec: "tests/privacy/histoftree.yaml",
+    },
+    Slip {
+        name: "diprime-depth-not-divided",
+        what: "forest/budget.rs node_budgets: a DiPriMe tree's per-level split budget rho*eps_T not divided by the depth (the claim moves with it; a row's ledger total along a tree exceeds eps)",
+        spec: "tests/privacy/diprime.yaml",
+    },
+    Slip {
+        name: "diprime-leaf-scale-from-leaf-range",
+        what: "forest/leaf.rs leaf_value: a DiPriMe leaf's Laplace scale from the leaf's own label range max - min instead of the bound width W (a private quantity; the charge W/n over the scale exceeds eps_l)",
+        spec: "tests/privacy/diprime.yaml",
+    },
+    Slip {
+        name: "overlapping-tree-shares",
+        what: "forest/ensemble.rs Forest::fit: with disjoint tree rows each tree's share also takes the next share's first row while every tree still gets the whole eps (parallel composition claimed over overlapping rows)",
+        spec: "tests/privacy/diprime.yaml",
+    },
+    Slip {
+        name: "mean-sensitivity-private-n",
+        what: "forest/leaf.rs leaf_value under privacy: dp: the leaf releases clamp(mean + Lap(W/(n eps_l))), a mean's sensitivity with the private count n, instead of the noisy sum and count",
+        spec: "tests/privacy/diprime.yaml",
+    },
 ];
 
 /// Whether slip `name` is switched on (always false without `privacy-mutants`).

@@ -5,7 +5,7 @@
 //! The naive sampler `value + λ·(noise)` produces outputs whose set of representable values
 //! depends on `value` (e.g. 0 + noise reaches values below 2⁻⁵³ that 1 + noise never does),
 //! so an observer of the exact bits can tell neighbouring inputs apart (see
-//! [`crate::audit::sampler`]). Snapping clamps the input to \[−B, B\], adds
+//! `audit::sampler`). Snapping clamps the input to \[−B, B\], adds
 //! λ·S·ln(U) with U uniform on (0, 1\] drawn at full floating precision and S a random sign,
 //! rounds the sum to the nearest multiple of Λ, the smallest power of two ≥ λ, and clamps
 //! again to \[−B, B\]: every output lies on the lattice ΛZ ∩ \[−B, B\] whatever the input.

@@ -56,6 +56,24 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
     if exp.label_bounds == LabelBoundsFrom::PrivateTrain {
         notes.push("Label range from the private training labels (label_bounds: private_train, as the authors' code does): clipping and noise scales reveal their minimum and maximum, which the papers' epsilon-LDP guarantee does not cover.".to_string());
     }
+    if matches!(mode, Selection::BestMean | Selection::Cv) {
+        let tuned: Vec<String> = exp
+            .methods
+            .iter()
+            .filter(|m| m.method.private() && labels.contains(&m.label.as_str()))
+            .map(|m| (m.label.as_str(), m.release_configurations()))
+            .filter(|(_, k)| *k > 1)
+            .map(|(l, k)| format!("{l} {k}"))
+            .collect();
+        if !tuned.is_empty() {
+            let how = if mode == Selection::BestMean {
+                "oracle selection (the best mean test metric over the grid)"
+            } else {
+                "cross-validation on the private training data"
+            };
+            notes.push(format!("Tuning is not private: each cell is chosen by {how} among fits on distinct releases of the same users, which re-spends epsilon once per release: {} distinct releases. The column's epsilon is the budget of one fit (the privacy ledger, ledger.csv of dp-repro audit, lists them).", tuned.join(", ")));
+        }
+    }
     if mode == Selection::PrivateValidation {
         let budgets = validation_training_budget(exp, labels);
         if !budgets.is_empty() {

@@ -7,6 +7,7 @@ pub mod accounting;
 pub mod bench;
 pub mod curves;
 pub mod keys;
+pub mod ledger;
 pub mod masks;
 mod merge;
 pub mod occupancy;
@@ -153,7 +154,23 @@ pub fn load_datasets_counted(
             }
             l.dataset
         });
+        if let DataSource::Manifest(m) = &p.source {
+            if let Some(t) = m.encode.as_ref().and_then(|e| e.target) {
+                crate::privacy::ledger::private_quantity("target rescale", || {
+                    format!(
+                        "{}: the regression target rescaled ({:?}) over every row of the file, private and test rows included",
+                        p.name, t.rescale
+                    )
+                });
+            }
+        }
         if let (Some(ds), Scaling::Whole) = (d.as_mut(), exp.scaling) {
+            crate::privacy::ledger::private_quantity("scaling: whole", || {
+                format!(
+                    "{}: feature minima and maxima over every row, private and test rows included",
+                    p.name
+                )
+            });
             MinMax::fit(&ds.x).transform(&mut ds.x);
         }
         data.push(d.map(Arc::new));
@@ -332,7 +349,15 @@ fn split_repetition(
     let bounds = match exp.label_bounds {
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
-        LabelBoundsFrom::PrivateTrain => LabelBounds::of(&private.y),
+        LabelBoundsFrom::PrivateTrain => {
+            crate::privacy::ledger::private_quantity("label_bounds: private_train", || {
+                format!(
+                    "{}: the label range (clipping and noise scales) from the private labels' minimum and maximum",
+                    plan.name
+                )
+            });
+            LabelBounds::of(&private.y)
+        }
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
     let masks = masks::draw(exp, plan, &private, rep);
@@ -914,7 +939,19 @@ fn validation_score(
         ),
     };
     let noise = match epsilon {
-        Some(e) => crate::privacy::laplace_sum(rng, n_v, bound * grid_size / e),
+        Some(e) => {
+            let scale = bound * grid_size / e;
+            // Each of the n_v validation users released one loss in [0, bound] at this
+            // scale (the sum below stands for their n_v draws): the ledger charges each
+            // of them what that release spent, once per grid point scored.
+            crate::privacy::ledger::charge(
+                "validation loss: Laplace",
+                crate::privacy::ledger::Subjects::Range(0, n_v),
+                crate::privacy::ledger::laplace_epsilon(bound, scale),
+                0.0,
+            );
+            crate::privacy::laplace_sum(rng, n_v, scale)
+        }
         None => 0.0,
     };
     (losses + noise) / n_v as f64
@@ -1136,5 +1173,35 @@ fn predict_group(
             rngs.clone_from_slice(&entry);
             one_by_one(rngs)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validation_score;
+    use crate::data::Task;
+    use crate::estimate::LabelBounds;
+    use crate::privacy::ledger::recording;
+
+    /// Private validation on the ledger: k = 4 grid points scored with scale R²·k/ε charge
+    /// each of the n_v validation users ε/4 four times, ε in total; scoring them with the
+    /// scale of one grid point (k = 1) four times charges 4ε, which the ledger shows.
+    #[test]
+    fn private_validation_charges_each_validation_user_epsilon_over_k_per_grid_point() {
+        let bounds = LabelBounds { lo: -1.0, hi: 1.0 };
+        let (y, pred) = ([0.5, -0.5, 1.0], [0.0, 0.0, 0.0]);
+        let mut rng = crate::run::seeds::stream(3, &["pv-ledger"]);
+        let score = |k: f64, rng: &mut rand_pcg::Pcg64| {
+            for _ in 0..4 {
+                validation_score(Task::Regression, bounds, &y, &pred, Some(0.8), k, rng);
+            }
+        };
+        let ((), r) = recording(|| score(4.0, &mut rng));
+        assert_eq!(r.subjects, 3);
+        assert!((r.max_epsilon - 0.8).abs() < 1e-12, "{}", r.max_epsilon);
+        assert!((r.min_epsilon - 0.8).abs() < 1e-12);
+        assert_eq!(r.path[0].calls, 4);
+        let ((), r) = recording(|| score(1.0, &mut rng));
+        assert!((r.max_epsilon - 3.2).abs() < 1e-12, "{}", r.max_epsilon);
     }
 }

@@ -8,23 +8,11 @@
 use crate::methods::Params;
 use crate::spec::raw::Noise;
 use crate::spec::MethodPlan;
-use rand::SeedableRng;
 use rand_pcg::Pcg64;
-use sha2::{Digest, Sha256};
 
-/// The random stream for `parts` under the root `seed`. Parts are length-prefixed so
-/// ("ab","c") and ("a","bc") differ.
-pub fn stream(seed: u64, parts: &[&str]) -> Pcg64 {
-    let mut h = Sha256::new();
-    h.update(b"dp-repro/v1");
-    h.update(seed.to_le_bytes());
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p.as_bytes());
-    }
-    let digest: [u8; 32] = h.finalize().into();
-    Pcg64::from_seed(digest)
-}
+/// The random stream for `parts` under the root `seed` (defined on the ground floor,
+/// [`crate::seeds::stream`], and re-exported here for the runner).
+pub use crate::seeds::stream;
 
 /// The stream a method's partition draws from for one (data set, repetition, method label,
 /// structural grid point): the runner and the curve figures both use it, so a curve is the

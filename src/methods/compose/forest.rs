@@ -20,7 +20,11 @@
 //! parameter per quirk whose value `mode` (the default) follows it: `median_budget`
 //! (halved | full), `categorical_score` (code_bug | correct), `pf_width` (power |
 //! linear), `weight_floors` (on | off), `accuracy` (soft | hard; reference = the block's
-//! `reference_accuracy`, paper = hard).
+//! `reference_accuracy`, paper = hard). `privacy` (as_published | dp; issue 27 item 4):
+//! `dp` makes the forest ε-DP under add/remove and replace-one neighbours
+//! ([`crate::forest::budget::Privacy::Dp`]) and overrides `k_medians` (composed),
+//! `weight_floors` (off), `categorical_score` (correct), `pf_width` (linear) and `ranges`
+//! (test: the test rows, never the private training rows).
 //!
 //! The whole forest is drawn in [`Prepared::predict`] from the runner's noise stream of
 //! (data set, repetition, method, grid point, ε): a forest is one release of the curator.
@@ -30,6 +34,7 @@
 use super::Composition;
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
+use crate::forest::budget::{median_score_sensitivity, Privacy};
 use crate::forest::{
     depth_rule, node_budgets, AttributeMechanism, Forest, MedianBudget, MedianMechanism,
     MedianOptions, NodeBudgets, PfWidth, Ranges, TreeConfig, TreeRows,
@@ -38,6 +43,7 @@ use crate::methods::diprime_baselines::quirk;
 use crate::methods::{
     MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, Prepared, RepData,
 };
+use crate::privacy::ledger;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -199,7 +205,7 @@ pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
         ParamDecl { name: "depth", role: r, kind: ParamKind::Either(&[ParamKind::Int { min: 0 }, ParamKind::Choice(&["rule"])]), default: Some("rule"), doc: "d_max, or `rule` = floor(log2(n_train / (occupancy * parts))), parts = trees for disjoint tree rows, else 1 (card §5: d_part, d_full)" },
         ParamDecl { name: "occupancy", role: r, kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["dataset"])]), default: Some("25"), doc: "expected leaf occupancy of the depth rule (25; 10 on Banknote), or `dataset` = the data manifest's `leaf_occupancy`" },
         choice("tree_rows", &["disjoint", "all"], rows_default, r, "disjoint: each tree on its own random share of the rows with the whole epsilon (partition = True); all: every tree on all rows with epsilon / trees (card §3.9)"),
-        choice("ranges", &["full_data", "train"], "full_data", r, "root ranges and category lists from all rows, train and test, not privatised (reference, card §3.1) or from the training rows"),
+        choice("ranges", &["full_data", "train", "test"], "full_data", r, "root ranges and category lists from all rows, train and test, not privatised (reference, card §3.1), from the training rows, or from the test rows only (no private row; what `privacy: dp` uses)"),
     ];
     if f.private() {
         out.push(ParamDecl {
@@ -225,6 +231,9 @@ pub(super) fn params(f: &ForestBlock) -> Vec<ParamDecl> {
         });
     }
     out.push(choice("mode", &["reference_quirks", "paper"], "reference_quirks", r, "reference_quirks: the authors' code, which produced the tables; paper: every quirk off (card §9, §10); each quirk below defaults to `mode`"));
+    if f.private() {
+        out.push(choice("privacy", &["as_published", "dp"], "as_published", r, "as_published: the paper's mechanism (exact node counts in the leaf scale and the empty-leaf branch, ranges from the rows `ranges` names, shuffle-then-cut tree shares); dp: epsilon-DP under add/remove and replace-one neighbours (noisy leaf sum and count, K medians composed at sensitivity 2, exponential-mechanism continuous medians, attribute score the within-child sum of squares, trees by a hash of each row, ranges from the test rows; overrides k_medians, weight_floors, categorical_score, pf_width and ranges)"));
+    }
     if f.private() && !f.attribute.spends() && f.median != MedianMechanism::Uniform {
         out.push(choice("median_budget", &["mode", "halved", "full"], "mode", r, "halved: the median gets rho*eps_T/(2 d) although the attribute choice spends nothing (reference); full: rho*eps_T/d (paper; card §3.2, §9 item 1)"));
     }
@@ -281,7 +290,7 @@ pub(super) fn privacy_notes(f: &ForestBlock) -> Vec<String> {
         return vec!["non-private forest on the training rows (DiPriMe card §4.2)".into()];
     }
     vec![format!(
-        "central DP (DiPriMe card §3.11): the curator reads the training rows through the {} median and the {} attribute choice and Laplace leaves; exact node counts are used in the clear (attribute sensitivity 4B^2/n, leaf noise scale, the M <= 1 and empty-node cases), the K candidate medians are charged one eps_s, and with `ranges: full_data` the root ranges and category lists come from all rows (train and test) without privacy; the `mode` parameter (default reference_quirks) and each quirk are in the run's params",
+        "central DP (DiPriMe card §3.11): the curator reads the training rows through the {} median and the {} attribute choice and Laplace leaves; under `privacy: as_published` (default) exact node counts are used in the clear (attribute sensitivity 4B^2/n, leaf noise scale, the M <= 1 and empty-node cases), the K candidate medians are charged one eps_s, and with `ranges: full_data` the root ranges and category lists come from all rows (train and test) without privacy; `privacy: dp` is epsilon-DP (noisy leaf sum and count, composed medians, ranges from the test rows, trees by a hash of each row); the `mode` and `privacy` parameters and each quirk are in the run's params",
         word(&f.median),
         word(&f.attribute)
     )]
@@ -316,6 +325,7 @@ pub(super) fn prepare(
         block: f,
         full: Ranges::root(&[&train.x, &data.test.x], &train.categorical),
         train_only: Ranges::root(&[&train.x], &train.categorical),
+        test_only: Ranges::root(&[&data.test.x], &train.categorical),
         train: train.clone(),
         test_x: data.test.x.clone(),
         bounds: match train.task {
@@ -329,6 +339,7 @@ struct PreparedForest {
     block: ForestBlock,
     full: Ranges,
     train_only: Ranges,
+    test_only: Ranges,
     train: Dataset,
     test_x: crate::data::Matrix,
     bounds: LabelBounds,
@@ -345,6 +356,14 @@ fn shape(m: &Params) -> (usize, TreeRows, Option<usize>) {
         _ => None,
     };
     (m.usize("trees"), rows, k)
+}
+
+/// The privacy mode at grid point `m` (`as_published` when the forest declares none).
+pub fn privacy_of(m: &Params) -> Privacy {
+    match m.0.iter().find(|(k, _)| k == "privacy") {
+        Some((_, ParamValue::Str(v))) if v == "dp" => Privacy::Dp,
+        _ => Privacy::AsPublished,
+    }
 }
 
 /// The per-node budgets of a private forest at grid point `m`, budget ε (the spec's; times
@@ -370,68 +389,97 @@ fn budgets(f: &ForestBlock, m: &Params, epsilon: f64, depth: usize) -> NodeBudge
 
 /// The share of ε_s each of the K candidate medians of a node is drawn with: 1 under
 /// `k_medians: shared` (the paper's and the code's accounting, card §3.11 caveat 1: the K
-/// medians on the same rows compose to K·ε_s), 1/K under `composed` (sequential
-/// composition: the K together spend ε_s). `k_all` is K when `k: all`.
+/// medians on the same rows compose to K·ε_s), 1/K under `composed` or `privacy: dp`
+/// (sequential composition: the K together spend ε_s). `k_all` is K when `k: all`.
 fn median_share(m: &Params, k_all: usize) -> f64 {
-    match quirk(m, "k_medians", "shared", "shared") {
-        "composed" => {
-            let k = match m.get("k") {
-                ParamValue::Int(k) => *k as usize,
-                _ => k_all,
-            };
-            1.0 / k.max(1) as f64
-        }
-        _ => 1.0,
+    let composed =
+        privacy_of(m) == Privacy::Dp || quirk(m, "k_medians", "shared", "shared") == "composed";
+    if composed {
+        let k = match m.get("k") {
+            ParamValue::Int(k) => *k as usize,
+            _ => k_all,
+        };
+        1.0 / k.max(1) as f64
+    } else {
+        1.0
     }
 }
 
 /// The median draw's reference quirks at grid point `m` for a forest of task `task` (the
-/// classification code's `ln(w + 1e-12)` under PF, card §3.4).
+/// classification code's `ln(w + 1e-12)` under PF, card §3.4); `privacy: dp` turns the
+/// floors off, weighs PF widths linearly and calibrates the score to sensitivity 2.
 fn median_options(m: &Params, task: Task) -> MedianOptions {
+    let privacy = privacy_of(m);
+    let dp = privacy == Privacy::Dp;
     MedianOptions {
-        floors: quirk(m, "weight_floors", "on", "off") == "on",
+        floors: !dp && quirk(m, "weight_floors", "on", "off") == "on",
         pf_width: match quirk(m, "pf_width", "power", "linear") {
+            _ if dp => PfWidth::Linear,
             "linear" => PfWidth::Linear,
             _ => PfWidth::Power,
         },
         pf_log_width_floor: task == Task::Classification,
+        score_sensitivity: median_score_sensitivity(privacy),
     }
 }
 
-/// The audit cases of the node mechanisms of private forest `f` at grid point `m` and
-/// budget ε ([`crate::audit::forest`]). The depth is the grid point's, or the depth rule at
-/// n = n_P (`ctx`, [`crate::methods::diprime_baselines::audit_depth`]); it sets the
-/// per-node budgets and is named in the cases.
-///
-/// # Errors
-/// A budget ε that is not finite and > 0.
-pub(super) fn audit_cases(
+/// Everything a private forest's node mechanisms are drawn with at one grid point and
+/// budget: what the runner's fit and the audit both build the mechanisms from
+/// ([`node_release`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeRelease {
+    /// The median mechanism.
+    pub median: MedianMechanism,
+    /// Options of the median draw (floors, PF width, score sensitivity).
+    pub median_options: MedianOptions,
+    /// The budget one median draw is made with (ε_s, or ε_s/K when composed).
+    pub eps_median: f64,
+    /// ε_s, what the K medians of a node are claimed to spend together.
+    pub eps_split: f64,
+    /// The attribute mechanism.
+    pub attribute: AttributeMechanism,
+    /// ε_a of an attribute choice.
+    pub eps_attribute: f64,
+    /// ε_ℓ of a leaf.
+    pub eps_leaf: f64,
+    /// The reference's categorical scoring bug.
+    pub categorical_bug: bool,
+    /// As published or the DP mode.
+    pub privacy: Privacy,
+}
+
+/// The node mechanisms of private forest `f` at grid point `m`, spec budget `epsilon`
+/// (`epsilon_factor` applied here), tree depth `depth` and K = `k_all` candidates under
+/// `k: all`, for a forest of task `task` (card §3.2, §3.4, §3.6, §3.8).
+pub fn node_release(
     f: &ForestBlock,
     m: &Params,
     epsilon: f64,
-    ctx: &crate::audit::AuditContext,
-) -> Result<Vec<crate::audit::AuditCase>, MethodError> {
-    let epsilon = crate::privacy::Budget::new(epsilon)?.epsilon();
-    let (trees, rows, k) = shape(m);
-    let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
-    let (depth, setting) =
-        crate::methods::diprime_baselines::audit_depth(m, ctx, |n, o| depth_rule(n, o, 2, parts));
+    depth: usize,
+    k_all: usize,
+    task: Task,
+) -> NodeRelease {
     let b = budgets(f, m, epsilon, depth);
-    // K attributes at least (k: all on two attributes).
-    let k = k.unwrap_or(2);
-    let median_options = median_options(m, Task::Regression);
-    let nodes = crate::audit::forest::ForestNodes {
+    let privacy = privacy_of(m);
+    NodeRelease {
         median: f.median,
-        median_options,
-        eps_median: b.median * median_share(m, k),
-        k,
+        median_options: median_options(m, task),
+        eps_median: b.median * median_share(m, k_all),
         eps_split: b.median,
         attribute: f.attribute,
         eps_attribute: b.attribute,
-        floors: median_options.floors,
         eps_leaf: b.leaf,
-    };
-    Ok(crate::audit::forest::forest_node_cases(nodes, &setting))
+        categorical_bug: privacy == Privacy::AsPublished
+            && quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
+        privacy,
+    }
+}
+
+/// (N_T, whether trees take disjoint shares, K) at grid point `m` (K None: every
+/// attribute), for the audit.
+pub fn forest_shape(m: &Params) -> (usize, bool, Option<usize>) {
+    let (trees, rows, k) = shape(m);
+    (trees, rows == TreeRows::Disjoint, k)
 }
 
 impl PreparedForest {
@@ -457,13 +505,25 @@ impl PreparedForest {
         } else {
             None
         };
-        let (eps_median, eps_attribute, eps_leaf) = match eps {
+        let privacy = privacy_of(m);
+        let (eps_median, eps_attribute, eps_leaf, median_options, categorical_bug) = match eps {
             Some(e) => {
-                let b = budgets(f, m, e, depth);
-                let per_median = median_share(m, k.unwrap_or(self.train.x.d));
-                (b.median * per_median, b.attribute, Some(b.leaf))
+                let r = node_release(f, m, e, depth, self.train.x.d, self.train.task);
+                (
+                    r.eps_median,
+                    r.eps_attribute,
+                    Some(r.eps_leaf),
+                    r.median_options,
+                    r.categorical_bug,
+                )
             }
-            None => (0.0, 0.0, None),
+            None => (
+                0.0,
+                0.0,
+                None,
+                median_options(m, self.train.task),
+                quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
+            ),
         };
         let cfg = TreeConfig {
             median: f.median,
@@ -475,13 +535,23 @@ impl PreparedForest {
             eps_leaf,
             bounds: self.bounds,
             task: self.train.task,
-            median_options: median_options(m, self.train.task),
-            categorical_bug: quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
+            median_options,
+            categorical_bug,
+            privacy,
         };
-        let ranges = match m.str("ranges") {
-            "train" => &self.train_only,
+        let ranges = match (privacy, m.str("ranges")) {
+            (Privacy::Dp, _) | (_, "test") => &self.test_only,
+            (_, "train") => &self.train_only,
             _ => &self.full,
         };
+        if f.private() && !std::ptr::eq(ranges, &self.test_only) {
+            ledger::private_quantity("root ranges", || {
+                format!(
+                    "root ranges and category lists from the private training rows (`ranges: {}`)",
+                    m.str("ranges")
+                )
+            });
+        }
         Forest::fit(
             &self.train.x,
             &self.train.y,

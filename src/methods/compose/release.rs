@@ -1,7 +1,7 @@
 //! One private user's release under a composition's cell and label mechanisms (DESIGN.md,
 //! "Releases are first-class"): used by the user-by-user simulation of the curator's sums
 //! ([`super::simulate_sums`]), by LPCT's exact sums ([`UserRelease::laplace_sums`], the
-//! same law, tested), and by the privacy audit (`crate::audit::local`), which draws
+//! same law, tested), and by the privacy audit (`audit::local`), which draws
 //! [`UserRelease::release`].
 //!
 //! **Ledger.** Every release charges the user, beside its draws, what each part spent

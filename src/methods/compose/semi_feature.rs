@@ -221,22 +221,57 @@ fn fixed_s(p: &Params) -> usize {
     }
 }
 
-/// Why a structural grid point does not apply to `d` features.
 /// The user's round-2 mechanism over its candidate set: centred RR bits for
 /// `cell_mechanism: randomized_response` (card eq. (8)), else generalized RR (eq. (17)).
-pub(super) fn candidate_mechanism(c: &Composition) -> CandidateMechanism {
+pub fn candidate_mechanism(c: &Composition) -> CandidateMechanism {
     match c.cell_mechanism {
         CellMechanism::RandomizedResponse => CandidateMechanism::CentredRr,
         _ => CandidateMechanism::Grr,
     }
 }
 
+/// Why a structural grid point does not apply to `d` features.
 pub(super) fn skip_reason(c: &Composition, p: &Params, d: usize) -> Option<String> {
     if let Some(r) = mask_skip_reason(p, d) {
         return Some(r);
     }
     (c.partition.shape != Some(SemiShape::Adaptive) && fixed_s(p) > d)
         .then(|| "s above the data set's d".to_string())
+}
+
+/// (ε_U, ε_Y) = (ε_cell, ε_label) of a HistOfTree composition `c` at budget ε and grid
+/// point `params` (`budget: rho`: ε_U = ρε, ε_Y = (1 − ρ)ε), as the fit splits it; the audit
+/// reads the same split.
+///
+/// # Errors
+/// ε not finite and > 0, or ρ outside (0, 1).
+pub fn histoftree_budgets(
+    c: &Composition,
+    epsilon: f64,
+    params: &Params,
+) -> Result<(f64, f64), crate::privacy::BudgetError> {
+    c.budgets(epsilon, params)
+}
+
+/// Round 1 of HistOfTree and AdHistOfTree (card §3.1, LPDT eq. (4) template): every user's
+/// noisy label Ỹ_i = clip(y_i) + Lap(R/ε_Y), users 0..y.len() in order from `rng`, with R
+/// the range of `bounds` (the domain the label is clipped to: its sensitivity) and
+/// ε_Y = `eps_label`. The scale is computed here; the draws and the ledger charge (each
+/// user R/scale) are [`crate::methods::pardt::noisy_labels`]'s. The fit and the audit
+/// (`audit::semi_feature`) both call it.
+pub fn round1_labels<R: rand::Rng + ?Sized>(
+    y: &[f64],
+    bounds: LabelBounds,
+    eps_label: f64,
+    rng: &mut R,
+) -> Vec<f64> {
+    let scale = if crate::privacy::mutants::active("histoftree-label-scale-halved") {
+        // Slip: the card's 2M/ε_Y with the half-range M = R/2 read as M/ε_Y.
+        bounds.range() / (2.0 * eps_label)
+    } else {
+        bounds.range() / eps_label
+    };
+    crate::methods::pardt::noisy_labels(y, bounds, scale, rng)
 }
 
 /// Fits what does not depend on ε or the release parameters.
@@ -347,13 +382,12 @@ impl PreparedHistTree {
             return g.clone();
         }
         // Ỹ depends on the label seed and (ρ, ε) only (shared by every s, depth, bins).
-        let mut stream = crate::run::seeds::stream(
+        let mut stream = crate::seeds::stream(
             self.label_seed,
             &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
         );
         // Round 1 (card §3.1): the users' labels, clipped at preparation, plus Lap(R/ε_Y).
-        let scale = self.bounds.range() / eps_label;
-        let y_noisy = crate::methods::pardt::noisy_labels(&self.y, self.bounds, scale, &mut stream);
+        let y_noisy = round1_labels(&self.y, self.bounds, eps_label, &mut stream);
         let mut axes: Vec<usize> = self.order[s..].to_vec();
         axes.sort_unstable();
         let g = MaskedGrowth {
@@ -410,7 +444,7 @@ impl Prepared for PreparedHistTree {
     ) -> Result<Vec<f64>, MethodError> {
         let epsilon = crate::methods::required_epsilon("HistOfTree", epsilon)?;
         let c = &self.composition;
-        let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
+        let (eps_cell, eps_label) = histoftree_budgets(c, epsilon, m)?;
         let (s, depth, bins) = match (&self.adaptive, self.fixed_s) {
             (Some(a), _) => {
                 let e = if a.cell_epsilon { eps_cell } else { epsilon };
@@ -495,5 +529,134 @@ impl Prepared for PreparedHistTree {
             &fallback,
             clip,
         ))
+    }
+}
+
+/// The ledger of real HistOfTree and AdHistOfTree fits (issue 27): every private user
+/// pays its round-1 label and its round-2 cell, and no more than ε.
+#[cfg(test)]
+mod ledger_tests {
+    use crate::estimate::{candidate_sums, CandidateMechanism, GRR_PART, RR_PART};
+    use crate::methods::mask_params::test_support::{point, rep_data};
+    use crate::methods::pardt::LABEL_PART;
+    use crate::methods::{find, ParamValue};
+    use crate::partition::{CandidateTable, Cell};
+    use crate::privacy::ledger::{self, LedgerReport};
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    const N: usize = 300;
+
+    /// One real prepare + predict of `name` at `set` and ε on 300 users × 4 features.
+    fn fit(name: &str, set: &[(&str, ParamValue)], eps: f64) -> LedgerReport {
+        let data = rep_data(N, 40, 4);
+        let m = find(name).unwrap();
+        let p = point(m.params(), set);
+        let (pred, r) = ledger::recording(|| {
+            let fit = m
+                .prepare(&data, &p, &mut Pcg64::seed_from_u64(1))
+                .unwrap()
+                .unwrap();
+            fit.predict(&p, Some(eps), &mut Pcg64::seed_from_u64(2))
+                .unwrap()
+        });
+        assert_eq!(pred.len(), 40);
+        r
+    }
+
+    fn s(v: &str) -> ParamValue {
+        ParamValue::Str(v.into())
+    }
+
+    /// Aligned mask, d_p = 2, 2 bins: every user's candidate set holds the 4 bins of its
+    /// two private axes, so every user pays (1 − ρ)ε for the label and ρε for GRR over
+    /// its candidates: exactly ε, each part once.
+    #[test]
+    fn an_aligned_histoftree_fit_charges_every_user_exactly_epsilon() {
+        let (eps, rho) = (1.3, 0.35);
+        let r = fit(
+            "HistOfTree-ME",
+            &[
+                ("mask", s("aligned")),
+                ("d_p", ParamValue::Int(2)),
+                ("rho", ParamValue::Float(rho)),
+                ("depth", ParamValue::Int(3)),
+                ("bins", ParamValue::Int(2)),
+            ],
+            eps,
+        );
+        assert_eq!(r.subjects, N);
+        assert!((r.max_epsilon - eps).abs() < 1e-9, "{r:?}");
+        assert!((r.min_epsilon - eps).abs() < 1e-9, "{r:?}");
+        assert_eq!(r.path.len(), 2, "{}", r.path_text());
+        let part = |name: &str| r.path.iter().find(|p| p.part == name).unwrap();
+        assert_eq!(part(LABEL_PART).calls, 1);
+        assert!((part(LABEL_PART).epsilon - (1.0 - rho) * eps).abs() < 1e-9);
+        assert_eq!(part(GRR_PART).calls, 1);
+        assert!((part(GRR_PART).epsilon - rho * eps).abs() < 1e-9);
+        assert!(r.private_quantities.is_empty(), "{r:?}");
+    }
+
+    /// Personalized masks (HistOfTree-CART with s = 1, AdHistOfTree-ME): every user pays
+    /// its label; the worst user also a cell report over two or more candidates, ε in all;
+    /// nobody more.
+    #[test]
+    fn personalized_and_adaptive_fits_charge_at_most_epsilon_to_every_user() {
+        let personalized = [
+            ("mask", s("personalized")),
+            ("mask_tau", ParamValue::Float(1.0)),
+        ];
+        let mut hot = personalized.to_vec();
+        hot.extend([
+            ("s", ParamValue::Int(1)),
+            ("rho", ParamValue::Float(0.5)),
+            ("depth", ParamValue::Int(4)),
+            ("bins", ParamValue::Int(3)),
+        ]);
+        let mut ad = personalized.to_vec();
+        ad.push(("rho", ParamValue::Float(0.65)));
+        for (name, set, eps) in [("HistOfTree-CART", hot, 2.0), ("AdHistOfTree-ME", ad, 1.0)] {
+            let r = fit(name, &set, eps);
+            assert_eq!(r.subjects, N, "{name}");
+            assert!((r.max_epsilon - eps).abs() < 1e-9, "{name}: {r:?}");
+            assert!(r.min_epsilon > 0.0, "{name}: {r:?}");
+            assert!(r.private_quantities.is_empty(), "{name}: {r:?}");
+        }
+    }
+
+    /// The centred RR bits (eq. (8)): the shortcut draws only the test cells' bits but
+    /// charges every user its whole vector once, rr_epsilon(keep, 2) = ε_U, and a user
+    /// whose candidate set is one cell nothing.
+    #[test]
+    fn centred_rr_bits_charge_each_user_its_whole_vector_once() {
+        let mut users = CandidateTable::new(3, 1);
+        for i in 0..30u64 {
+            // Users 0..20: private H-axis (3 candidates); users 20..30: public (1).
+            let h = (i % 3) as usize;
+            let any = if i < 20 { None } else { Some(h) };
+            users.push(
+                Cell {
+                    h: h as u64,
+                    leaf: 0,
+                },
+                std::iter::once(any),
+                [0].into_iter(),
+            );
+        }
+        let y = vec![0.5; 30];
+        let test: Vec<Cell> = (0..3).map(|h| Cell { h, leaf: 0 }).collect();
+        for (mech, part) in [
+            (CandidateMechanism::CentredRr, RR_PART),
+            (CandidateMechanism::Grr, GRR_PART),
+        ] {
+            let (_, r) = ledger::recording(|| {
+                candidate_sums(&users, &y, &test, mech, 0.8, &mut Pcg64::seed_from_u64(5))
+            });
+            assert_eq!(r.subjects, 30, "{part}");
+            assert!((r.max_epsilon - 0.8).abs() < 1e-9, "{part}: {r:?}");
+            assert_eq!(r.min_epsilon, 0.0, "{part}");
+            assert_eq!(r.calls, 30, "{part}");
+            assert_eq!(r.path[0].part, part);
+        }
     }
 }

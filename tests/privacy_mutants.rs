@@ -1,0 +1,102 @@
+//! The privacy mutation suite (issue 27): every deliberate slip of
+//! `dp_repro::privacy::mutants::SLIPS`, switched on alone, must turn the privacy check of
+//! its spec red — the empirical audit certifies a part above its claim, or the ledger
+//! charges some user or row more than the column's ε, or records a quantity computed from
+//! private rows, in a way the spec's `known_violations` (method, part, max_ratio) does not
+//! cover. With no slip switched on, every spec of the suite must pass the same check: the
+//! suite flags nothing unexpected.
+//!
+//! Built only with `cargo test --release --features privacy-mutants`; prints
+//! `privacy mutants: caught K of N`.
+
+#![cfg(feature = "privacy-mutants")]
+
+mod common;
+
+use dp_repro::check::audit::{privacy_check, AuditRequirement};
+use dp_repro::privacy::mutants::{switch, SLIPS};
+use dp_repro::spec::{parse_file, validate, Experiment};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Draws per input of each audited part: enough for a slip that doubles a part's ε to
+/// certify above the claim at the spec's family-wise level (the audit's own tests), few
+/// enough that the whole suite takes a minute or two.
+const DRAWS: usize = 40_000;
+
+fn experiment(spec: &str) -> Experiment {
+    let path = common::root().join(spec);
+    let (parsed, _) = parse_file(&path).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let dirs = dp_repro::data::default_manifest_dirs();
+    validate(parsed, &path, &dirs).unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// The spec's own `audit:` section at [`DRAWS`], or a strict one (no known violation).
+fn requirement(exp: &Experiment) -> AuditRequirement {
+    let mut req = exp.spec.audit.clone().unwrap_or(AuditRequirement {
+        require: dp_repro::check::audit::AuditRequire::Consistent,
+        draws: DRAWS,
+        n_private: None,
+        known_violations: Vec::new(),
+    });
+    req.draws = DRAWS;
+    req
+}
+
+/// The failing lines of the privacy check of `spec` with the slip now switched on (empty:
+/// the check passes).
+fn failing(spec: &str, data: &Path) -> Vec<String> {
+    let exp = experiment(spec);
+    let req = requirement(&exp);
+    let (_, _, verdict) =
+        privacy_check(&exp, &req, Some(data)).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    verdict.failing_lines()
+}
+
+#[test]
+fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
+    let Some(data) = common::real_data(&["abalone.csv"]) else {
+        return;
+    };
+    assert!(SLIPS.len() >= 10, "the suite has {} slips", SLIPS.len());
+    let specs: Vec<&str> = SLIPS
+        .iter()
+        .map(|s| s.spec)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    switch(None);
+    let mut clean: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for spec in &specs {
+        let lines = failing(spec, &data);
+        if !lines.is_empty() {
+            clean.insert(spec, lines);
+        }
+    }
+    let mut caught = 0;
+    let mut missed = Vec::new();
+    for slip in SLIPS {
+        switch(Some(slip.name));
+        let lines = failing(slip.spec, &data);
+        switch(None);
+        if lines.is_empty() {
+            println!("MISSED  {} ({}): {}", slip.name, slip.spec, slip.what);
+            missed.push(slip.name);
+        } else {
+            caught += 1;
+            println!(
+                "caught  {} ({}): {}\n        {}",
+                slip.name,
+                slip.spec,
+                slip.what,
+                lines[0]
+            );
+        }
+    }
+    println!("privacy mutants: caught {caught} of {}", SLIPS.len());
+    assert!(
+        clean.is_empty(),
+        "the build without slips is flagged: {clean:#?}"
+    );
+    assert!(missed.is_empty(), "slips not caught: {missed:?}");
+}
