@@ -755,14 +755,16 @@ fn audit_command(
     }
     // The spec's known violations (per method and part, with bounds) sort the findings
     // into explained and unexplained; without an `audit:` section every finding counts.
-    let req = exp.spec.audit.clone().unwrap_or_else(|| {
-        dp_repro::check::audit::AuditRequirement {
+    let req = exp
+        .spec
+        .audit
+        .clone()
+        .unwrap_or_else(|| dp_repro::check::audit::AuditRequirement {
             require: dp_repro::check::audit::AuditRequire::Consistent,
             draws: cfg.draws,
             n_private: None,
             known_violations: Vec::new(),
-        }
-    });
+        });
     let verdict = dp_repro::check::audit::AuditCheck::new(&rows, &ledger, &req);
     for line in verdict.known_lines() {
         eprintln!("{line}");

@@ -247,10 +247,7 @@ impl AuditCheck {
         let mut groups: Vec<(&str, &str, usize, f64, &str)> = Vec::new();
         for v in self.violations.iter().filter(|v| !Self::counts(v)) {
             let ratio = v.audited / v.claimed;
-            match groups
-                .iter_mut()
-                .find(|g| g.0 == v.method && g.1 == v.part)
-            {
+            match groups.iter_mut().find(|g| g.0 == v.method && g.1 == v.part) {
                 Some(g) => {
                     g.2 += 1;
                     g.3 = g.3.max(ratio);
