@@ -192,7 +192,8 @@ fn configurations(plan: &MethodPlan) -> Vec<(Params, Params, String)> {
         plan.mechanism.clone()
     };
     // Per key, in first-seen order: its first and last (structural, mechanism) point.
-    let mut ends: Vec<(String, (usize, usize), (usize, usize))> = Vec::new();
+    type Point = (usize, usize);
+    let mut ends: Vec<(String, Point, Point)> = Vec::new();
     for (i, s) in structural.iter().enumerate() {
         for (j, q) in mechanism.iter().enumerate() {
             let key = plan.method.audit_key(&s.join(q));
