@@ -4,7 +4,7 @@
 //! budgets (their flags are tested at settings that show them in `src/audit/tests.rs`).
 
 use dp_repro::audit::{audit_scalar, AuditConfig, AuditContext, Verdict};
-use dp_repro::methods::{registry, ParamDecl, ParamKind, ParamValue, Params};
+use dp_repro::methods::{complete_point, registry, ParamDecl, Params};
 use dp_repro::run::seeds::stream;
 
 /// Methods whose default parameters are the reference code's budgets, which overspend:
@@ -24,30 +24,9 @@ const KNOWN: &[&str] = &[
     "DP-DF",
 ];
 
-/// A valid value of a parameter kind: the smallest integer ≥ 2 allowed, the middle of a
-/// real interval (1 above an unbounded lower end), false, the first choice.
-fn value_of(kind: &ParamKind) -> ParamValue {
-    match kind {
-        ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
-        ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
-        ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
-        ParamKind::Bool => ParamValue::Bool(false),
-        ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
-        ParamKind::Either(kinds) => value_of(&kinds[0]),
-    }
-}
-
 /// The method's defaults, and a valid value for each parameter without one.
 fn default_params(decls: &[ParamDecl]) -> Params {
-    let mut p = Params::default();
-    for d in decls {
-        let v = match d.default {
-            Some(text) => ParamValue::parse(text),
-            None => value_of(&d.kind),
-        };
-        p.0.push((d.name.to_string(), v));
-    }
-    p
+    complete_point(decls, &[])
 }
 
 #[test]

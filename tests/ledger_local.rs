@@ -13,7 +13,7 @@
 
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
-use dp_repro::methods::{find, ParamDecl, ParamKind, ParamValue, Params, RepData};
+use dp_repro::methods::{complete_point, find, ParamDecl, ParamValue, Params, RepData};
 use dp_repro::privacy::ledger::{self, LedgerReport};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -69,33 +69,14 @@ fn data(task: Task) -> RepData {
     }
 }
 
-/// A valid value of a parameter without default.
-fn value_of(kind: &ParamKind) -> ParamValue {
-    match kind {
-        ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
-        ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
-        ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
-        ParamKind::Bool => ParamValue::Bool(false),
-        ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
-        ParamKind::Either(kinds) => value_of(&kinds[0]),
-    }
-}
-
 /// Every parameter of `decls`: `overrides` (YAML-like text), else the default, else a
 /// valid value.
 fn params(decls: &[ParamDecl], overrides: &[(&str, &str)]) -> Params {
-    let mut p = Params::default();
-    for d in decls {
-        let v = match overrides.iter().find(|(k, _)| *k == d.name) {
-            Some((_, text)) => ParamValue::parse(text),
-            None => match d.default {
-                Some(text) => ParamValue::parse(text),
-                None => value_of(&d.kind),
-            },
-        };
-        p.0.push((d.name.to_string(), v));
-    }
-    p
+    let set: Vec<(&str, ParamValue)> = overrides
+        .iter()
+        .map(|(k, text)| (*k, ParamValue::parse(text)))
+        .collect();
+    complete_point(decls, &set)
 }
 
 /// One real fit of `method` at grid point `overrides` and ε, recorded.

@@ -7,7 +7,7 @@
 use dp_repro::audit::{audit_scalar, table::cases_for, AuditConfig, AuditContext, Verdict};
 use dp_repro::data::{Dataset, MaskSource, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
-use dp_repro::methods::{find, ParamDecl, ParamKind, ParamValue, Params, RepData};
+use dp_repro::methods::{complete_point, find, ParamDecl, ParamValue, Params, RepData};
 use dp_repro::privacy::ledger;
 use dp_repro::privacy::mutants::switch;
 use dp_repro::seeds::stream;
@@ -47,29 +47,8 @@ fn rep_data() -> RepData {
     }
 }
 
-fn value_of(kind: &ParamKind) -> ParamValue {
-    match kind {
-        ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
-        ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
-        ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
-        ParamKind::Bool => ParamValue::Bool(false),
-        ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
-        ParamKind::Either(kinds) => value_of(&kinds[0]),
-    }
-}
-
 fn point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
-    let mut p = Params::default();
-    for d in decls {
-        let v = match set.iter().find(|(k, _)| *k == d.name) {
-            Some((_, v)) => v.clone(),
-            None => d
-                .default
-                .map_or_else(|| value_of(&d.kind), ParamValue::parse),
-        };
-        p.0.push((d.name.to_string(), v));
-    }
-    p
+    complete_point(decls, set)
 }
 
 const EPS: f64 = 1.0;

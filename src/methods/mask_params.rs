@@ -156,7 +156,7 @@ pub fn mask_skip_reason(p: &Params, d: usize) -> Option<String> {
 pub(crate) mod test_support {
     use crate::data::{Dataset, MaskSource, Matrix, Task};
     use crate::estimate::LabelBounds;
-    use crate::methods::{ParamDecl, ParamKind, ParamValue, Params, RepData};
+    use crate::methods::{ParamDecl, ParamValue, Params, RepData};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
     use std::sync::Arc;
@@ -194,30 +194,9 @@ pub(crate) mod test_support {
         }
     }
 
-    fn value_of(kind: &ParamKind) -> ParamValue {
-        match kind {
-            ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
-            ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
-            ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
-            ParamKind::Bool => ParamValue::Bool(false),
-            ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
-            ParamKind::Either(kinds) => value_of(&kinds[0]),
-        }
-    }
-
     /// Every declared parameter at its default (a valid value when it has none), then
     /// `set` on top.
     pub(crate) fn point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
-        let mut p = Params::default();
-        for d in decls {
-            let v = match set.iter().find(|(k, _)| *k == d.name) {
-                Some((_, v)) => v.clone(),
-                None => d
-                    .default
-                    .map_or_else(|| value_of(&d.kind), ParamValue::parse),
-            };
-            p.0.push((d.name.to_string(), v));
-        }
-        p
+        crate::methods::complete_point(decls, set)
     }
 }

@@ -17,7 +17,7 @@ pub mod psgd;
 mod tree_release;
 
 pub use compose::{Composed, Composition};
-pub use params::{ParamDecl, ParamKind, ParamRole, ParamValue, Params};
+pub use params::{complete_point, ParamDecl, ParamKind, ParamRole, ParamValue, Params};
 
 use crate::data::{Dataset, MaskSource, Task};
 use crate::estimate::LabelBounds;

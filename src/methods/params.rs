@@ -85,6 +85,20 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// A valid value of this kind, for tests and audits that need every parameter set: the
+    /// smallest integer ≥ 2 allowed, the middle of a bounded real interval (1 above an
+    /// unbounded lower end), false, the first choice.
+    pub fn example(&self) -> ParamValue {
+        match self {
+            ParamKind::Int { min } => ParamValue::Int((*min).max(2)),
+            ParamKind::Float { lo, hi, .. } if hi.is_finite() => ParamValue::Float((lo + hi) / 2.0),
+            ParamKind::Float { lo, .. } => ParamValue::Float(lo + 1.0),
+            ParamKind::Bool => ParamValue::Bool(false),
+            ParamKind::Choice(c) => ParamValue::Str(c[0].to_string()),
+            ParamKind::Either(kinds) => kinds[0].example(),
+        }
+    }
+
     /// Checks a value, returning what would be valid on failure.
     pub fn check(&self, v: &ParamValue) -> Result<(), String> {
         match (self, v) {
@@ -145,6 +159,26 @@ pub struct ParamDecl {
     pub default: Option<&'static str>,
     /// One line for `dp-repro list methods`.
     pub doc: &'static str,
+}
+
+/// Every parameter of `decls`, in declaration order: its value in `set` when there is one,
+/// else its default, else [`ParamKind::example`] (a whole grid point for a test or an
+/// audit that builds a method outside a spec).
+pub fn complete_point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
+    Params(
+        decls
+            .iter()
+            .map(|d| {
+                let v = match set.iter().find(|(k, _)| *k == d.name) {
+                    Some((_, v)) => v.clone(),
+                    None => d
+                        .default
+                        .map_or_else(|| d.kind.example(), ParamValue::parse),
+                };
+                (d.name.to_string(), v)
+            })
+            .collect(),
+    )
 }
 
 impl ParamDecl {
