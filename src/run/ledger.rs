@@ -15,7 +15,6 @@ use super::{load_datasets, repetition_data, RunError};
 use crate::methods::{MethodError, Params, RepData};
 use crate::privacy::ledger::{recording, LedgerReport, PrivateQuantity};
 use crate::spec::{Experiment, MethodPlan};
-use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -284,55 +283,53 @@ pub fn ledger_experiment(
         }
     }
     let seed = exp.spec.seed;
-    let rows: Vec<Result<Option<LedgerRow>, LedgerError>> = units
-        .par_iter()
-        .map(|u| {
-            let dname = &exp.datasets[u.dataset].name;
-            let (data, prep) = &prepared[u.dataset];
-            let mut ps = partition_stream(
-                seed,
+    let fit = |u: &Unit| -> Result<Option<LedgerRow>, LedgerError> {
+        let dname = &exp.datasets[u.dataset].name;
+        let (data, prep) = &prepared[u.dataset];
+        let mut ps = partition_stream(
+            seed,
+            dname,
+            LEDGER_REPETITION,
+            &u.plan.label,
+            &u.structural.key(),
+        );
+        let mut rs = release_stream(
+            seed,
+            "noise",
+            dname,
+            LEDGER_REPETITION,
+            u.plan,
+            &u.structural.join(&u.mechanism),
+            &epsilon_text(u.epsilon),
+            "",
+        );
+        let (fit, report) = recording(|| -> Result<bool, MethodError> {
+            let Some(prepared) = u.plan.method.prepare(data, &u.structural, &mut ps)? else {
+                return Ok(false);
+            };
+            prepared.predict(&u.mechanism, Some(u.epsilon), &mut rs)?;
+            Ok(true)
+        });
+        let ran = fit.map_err(|source| LedgerError::Method {
+            method: u.plan.label.clone(),
+            dataset: dname.clone(),
+            params: u.key.clone(),
+            epsilon: u.epsilon,
+            source,
+        })?;
+        Ok(ran.then(|| {
+            LedgerRow::new(
                 dname,
-                LEDGER_REPETITION,
-                &u.plan.label,
-                &u.structural.key(),
-            );
-            let mut rs = release_stream(
-                seed,
-                "noise",
-                dname,
-                LEDGER_REPETITION,
                 u.plan,
-                &u.structural.join(&u.mechanism),
-                &epsilon_text(u.epsilon),
-                "",
-            );
-            let (fit, report) = recording(|| -> Result<bool, MethodError> {
-                let Some(prepared) = u.plan.method.prepare(data, &u.structural, &mut ps)? else {
-                    return Ok(false);
-                };
-                prepared.predict(&u.mechanism, Some(u.epsilon), &mut rs)?;
-                Ok(true)
-            });
-            let ran = fit.map_err(|source| LedgerError::Method {
-                method: u.plan.label.clone(),
-                dataset: dname.clone(),
-                params: u.key.clone(),
-                epsilon: u.epsilon,
-                source,
-            })?;
-            Ok(ran.then(|| {
-                LedgerRow::new(
-                    dname,
-                    u.plan,
-                    u.key.clone(),
-                    u.epsilon,
-                    report,
-                    prep,
-                    data.private.n(),
-                )
-            }))
-        })
-        .collect();
+                u.key.clone(),
+                u.epsilon,
+                report,
+                prep,
+                data.private.n(),
+            )
+        }))
+    };
+    let rows = on_worker_threads(&units, fit);
     let mut out = Vec::new();
     for r in rows {
         if let Some(row) = r? {
@@ -340,6 +337,37 @@ pub fn ledger_experiment(
         }
     }
     Ok(out)
+}
+
+/// `f` of every unit, in order, computed on as many plain threads as rayon's pool has.
+/// Each call records on a one-thread pool of its own ([`recording`]); calling it from
+/// rayon's own workers instead would let a worker that waits for one recording start the
+/// next one on the same stack, nesting without bound.
+fn on_worker_threads<U: Sync, T: Send>(units: &[U], f: impl Fn(&U) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().clamp(1, units.len().max(1));
+    let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(u) = units.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, f(u)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a ledger worker panicked"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
@@ -420,6 +448,20 @@ mod tests {
         let f = findings(1.0, &report(&[1.0]), std::slice::from_ref(&q));
         assert_eq!(f, vec![Finding::DataDependent(q)]);
         assert_eq!(f[0].part(), "label_bounds: private_train");
+    }
+
+    /// Results come back in the units' order whatever thread computed them, and many
+    /// recordings in a row do not nest (each on a one-thread pool of its own, from plain
+    /// threads: 2,000 of them would overflow a worker's stack if they did).
+    #[test]
+    fn worker_threads_keep_the_order_and_recordings_do_not_nest() {
+        let units: Vec<usize> = (0..2000).collect();
+        let out = on_worker_threads(&units, |&u| {
+            recording(|| crate::privacy::ledger::charge("x", Subjects::One(u), 0.5, 0.0))
+                .1
+                .worst
+        });
+        assert_eq!(out, units.iter().map(|&u| Some(u)).collect::<Vec<_>>());
     }
 
     #[test]
