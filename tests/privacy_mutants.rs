@@ -90,7 +90,14 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
             );
         }
     }
-    println!("privacy mutants: caught {caught} of {}", SLIPS.len());
+    // Written to the stream itself, not through println!, so that the line shows in a
+    // plain `cargo test` run too (libtest captures only the print macros).
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "privacy mutants: caught {caught} of {}",
+        SLIPS.len()
+    );
     assert!(
         clean.is_empty(),
         "the build without slips is flagged: {clean:#?}"

@@ -115,9 +115,17 @@ fn private_validation_states_the_training_users_budget() {
         pv["methods"]["LPDT-M"]["training_users_epsilon_multiplier"],
         2
     );
-    // The oracle table has no such note.
+    // The oracle table has no such note; it says instead that oracle selection re-spends
+    // epsilon over the grid's distinct releases.
     let oracle = fs::read_to_string(out.join("table-t.md")).unwrap();
-    assert!(!oracle.contains("distinct releases"), "{oracle}");
+    assert!(
+        !oracle.contains("Budget under private validation"),
+        "{oracle}"
+    );
+    assert!(
+        oracle.contains("re-spends epsilon once per release: LPDT-M 2 distinct releases"),
+        "{oracle}"
+    );
 
     // Shared releases: ε once per training user, fits at ε/k_r — other pv rows.
     let shared = dir.path().join("shared.yaml");
