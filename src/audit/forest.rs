@@ -1,6 +1,6 @@
 //! Audit cases of the DiPriMe paper's central-DP forests (card diprime.md §2–§4, §3.11):
 //! the `forest` compositions (DiPriMe, DiPriMeExp, DiPriMeFlip, DP-ERT) and the builtins
-//! DP-RF and DP-DF, registered in the audit's table as [`forest_cases`]. Every case draws
+//! DP-RF and DP-DF, registered in the audit's table as [`cases`]. Every case draws
 //! with the engine's own functions ([`node_median`], [`choose`], [`leaf_value`], DP-RF's
 //! and DP-DF's node releases) at the budgets the runner's fit uses
 //! ([`node_release`] for the compositions).
@@ -37,7 +37,6 @@
 //! Not audited here: the composition along a tree and across trees (the privacy ledger
 //! totals those per row), categorical medians.
 
-use super::table::FamilyCases;
 use super::{AuditCase, AuditContext};
 use crate::data::Task;
 use crate::estimate::LabelBounds;
@@ -53,13 +52,9 @@ use crate::methods::diprime_baselines::{called_epsilon, dp_rf_params, DpDfMethod
 use crate::methods::{Method, MethodError, ParamValue, Params};
 use rand_pcg::Pcg64;
 
-/// The audit's table entry for this family: the private `forest` compositions, DP-RF and
-/// DP-DF; None for any other method (a non-private forest has no cases).
-pub const FOREST_CASES: FamilyCases = forest_cases;
-
 /// The cases of `method` at grid point `params` and budget ε when it is one of this
 /// family's (see the module docs); None otherwise.
-pub fn forest_cases(
+pub fn cases(
     method: &dyn Method,
     params: &Params,
     epsilon: f64,

@@ -21,7 +21,7 @@ pub const FAMILIES: &[FamilyCases] = &[
     // The local-DP methods with public data (LPDT, PHIST/APHIST, LPCT, DECONV, PGLM, PSGD).
     super::local::cases,
     super::semi_feature::cases,
-    super::forest::FOREST_CASES,
+    super::forest::cases,
 ];
 
 /// The audit cases of `method` at grid point `params` (structural joined with mechanism)
