@@ -16,20 +16,7 @@ use std::fs;
 
 /// Every declared parameter at its default, then `over` replacing some.
 fn params(method: &str, over: &[(&str, ParamValue)]) -> Params {
-    let m = find(method).unwrap();
-    Params(
-        m.params()
-            .iter()
-            .map(|d| {
-                let v = over
-                    .iter()
-                    .find(|(k, _)| *k == d.name)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_else(|| ParamValue::parse(d.default.expect("a default")));
-                (d.name.to_string(), v)
-            })
-            .collect(),
-    )
+    dp_repro::methods::complete_point(find(method).unwrap().params(), over)
 }
 
 fn s(v: &str) -> ParamValue {
