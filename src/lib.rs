@@ -11,7 +11,7 @@ pub mod estimate;
 pub mod forest;
 pub mod methods;
 pub mod partition;
-pub mod privacy;
+pub use dp_privacy as privacy;
 pub mod report;
 pub mod run;
 pub mod seeds;

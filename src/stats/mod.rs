@@ -8,18 +8,17 @@
 
 mod interval;
 mod marks;
-mod privacy_loss;
 mod ranks;
 mod summary;
 mod wilcoxon;
 
+pub use dp_privacy::privacy_loss::{
+    clopper_pearson, epsilon_delta_lower_bound, epsilon_lower_bound, ProbabilityInterval,
+};
 pub use interval::{ci95_halfwidth, ci95_halfwidth_from_std, t_quantile_975};
 pub use marks::{
     rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
     DEFAULT_ALPHA,
-};
-pub use privacy_loss::{
-    clopper_pearson, epsilon_delta_lower_bound, epsilon_lower_bound, ProbabilityInterval,
 };
 pub use ranks::{
     competition_ranks, first_place_counts, ordinal_ranks, rank_sums, rank_sums_competition, TieRank,

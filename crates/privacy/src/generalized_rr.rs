@@ -50,7 +50,7 @@ impl Grr {
 
     /// e^ε + k − 1, the normalizer of the law (and the weight of a hit in [`Grr::debiased`]).
     fn normalizer(&self) -> f64 {
-        if crate::privacy::mutants::active("grr-wrong-categories") {
+        if crate::mutants::active("grr-wrong-categories") {
             // Slip: the law written for k − 1 categories (the k − 1 *other* indices taken
             // for the number of categories) while the report is drawn among all k.
             return self.epsilon.exp() + self.k as f64 - 2.0;
@@ -61,7 +61,7 @@ impl Grr {
     /// The ε one report of [`Grr::release`] really spends, from the law it draws with:
     /// p_true against the probability of each other index, (1 − p_true)/(k − 1) (a miss
     /// is uniform over the k − 1 others), through
-    /// [`crate::privacy::ledger::grr_epsilon`]. A p_true computed for another number of
+    /// [`crate::ledger::grr_epsilon`]. A p_true computed for another number of
     /// categories than the k the report is drawn from shows here. 0 at k = 1 (the report
     /// is the only index whatever the input).
     pub fn spent_epsilon(&self) -> f64 {

@@ -4,7 +4,7 @@
 //! below 1e-6 per check; a wrong p_true, a non-uniform choice among the other indices or a
 //! wrong debiasing constant fails for sure at these sample sizes.
 
-use dp_repro::privacy::Grr;
+use dp_privacy::Grr;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 

@@ -28,12 +28,12 @@ pub const SLIPS: &[Slip] = &[
     },
     Slip {
         name: "budget-split-full-eps",
-        what: "the shared budget function Budget::split (privacy/budget.rs) returns the whole epsilon for both parts: LPDT's bits and label each at epsilon, the claimed shares move with it",
+        what: "the shared budget function Budget::split (crates/privacy/src/budget.rs) returns the whole epsilon for both parts: LPDT's bits and label each at epsilon, the claimed shares move with it",
         spec: "specs/ci.yaml",
     },
     Slip {
         name: "rr-vector-bits-not-split",
-        what: "randomized response on a one-hot vector keeps each bit with probability e^eps/(1+e^eps) instead of e^(eps/2)/(1+e^(eps/2)) (privacy/randomized_response.rs, rr_keep_probability): two differing bits spend 2 eps_cell",
+        what: "randomized response on a one-hot vector keeps each bit with probability e^eps/(1+e^eps) instead of e^(eps/2)/(1+e^(eps/2)) (crates/privacy/src/randomized_response.rs, rr_keep_probability): two differing bits spend 2 eps_cell",
         spec: "specs/ci.yaml",
     },
     Slip {
@@ -53,7 +53,7 @@ pub const SLIPS: &[Slip] = &[
     },
     Slip {
         name: "grr-wrong-categories",
-        what: "generalized randomized response (privacy/generalized_rr.rs) computes its probabilities for k - 1 categories while drawing among k (HistOfTree's candidate cells, KRR's bins)",
+        what: "generalized randomized response (crates/privacy/src/generalized_rr.rs) computes its probabilities for k - 1 categories while drawing among k (HistOfTree's candidate cells, KRR's bins)",
         spec: "tests/privacy/histoftree.yaml",
     },
     Slip {

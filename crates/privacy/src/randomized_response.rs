@@ -52,7 +52,7 @@ pub fn flip_threshold(keep: f64) -> u32 {
 /// t/2^32 (`threshold` = t, as from [`flip_threshold`]) for every lane ℓ set in `lanes`,
 /// independently across lanes, and 0 for the lanes not in `lanes`. This is the law of
 /// `rng.next_u32() < t` in every lane, the flip of
-/// [`crate::estimate::LpdtMechanism::release`], drawn with about 10 u64 draws for 64 lanes
+/// `dp_repro::estimate::LpdtMechanism::release`, drawn with about 10 u64 draws for 64 lanes
 /// instead of 64.
 ///
 /// Why it is exact: give each lane a virtual uniform 32-bit integer U_ℓ whose binary digits,

@@ -1,8 +1,13 @@
-//! Local and central differential-privacy mechanisms and the privacy budget
-//! (DESIGN.md, `privacy/`).
+//! The privacy primitives of dp-repro: local and central differential-privacy mechanisms,
+//! the privacy budget, the privacy ledger every mechanism charges, and the Clopper–Pearson
+//! bounds of a privacy audit. dp-repro re-exports this crate as `dp_repro::privacy`.
+//!
+//! It is a crate of its own so that it imports nothing of the estimators, the runner or the
+//! audit (the lowest room of the house, enforced by the compiler), and so that its own tests
+//! can be mutation-tested in minutes (see the README, "The privacy primitives' own tests").
 //!
 //! Every function takes the random stream explicitly: the caller derives it from the spec
-//! seed and the task (see `run::seeds`), so results do not depend on thread scheduling.
+//! seed and the task (see `dp_repro::seeds`), so results do not depend on thread scheduling.
 
 mod budget;
 mod exponential;
@@ -13,6 +18,7 @@ pub mod ledger;
 pub mod mutants;
 mod permute_flip;
 mod priv_unit_g;
+pub mod privacy_loss;
 mod randomized_response;
 mod snapping;
 
