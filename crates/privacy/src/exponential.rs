@@ -184,4 +184,73 @@ mod tests {
             assert_ne!(j, 1);
         }
     }
+
+    #[test]
+    fn log_weights_divide_the_score_by_twice_the_sensitivity() {
+        // ε·q/(2Δ) + ln μ with Δ = 4: 3·2/8 = 0.75 (Δ ≠ 1 tells 2Δ from 2/Δ).
+        let lw = exponential_log_weights(&[2.0, -1.0], 4.0, 3.0, Some(&[1.0, 2.0]));
+        assert!((lw[0] - 0.75).abs() < 1e-15, "{lw:?}");
+        assert!((lw[1] - (2.0f64.ln() - 0.375)).abs() < 1e-15, "{lw:?}");
+        // ε = 0: only the base weights.
+        let lw = exponential_log_weights(&[5.0, 1.0], 1.0, 0.0, None);
+        assert_eq!(lw, vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn all_zero_weights_give_the_uniform_law() {
+        let lw = [f64::NEG_INFINITY; 4];
+        assert_eq!(
+            exponential_probabilities(&lw, Normalisation::LogSumExp),
+            vec![0.25; 4]
+        );
+    }
+
+    #[test]
+    fn a_floor_is_added_to_every_weight() {
+        // weights e^0 + 1 = 2 and e^{ln 3} + 1 = 4: 1/3 and 2/3.
+        let p = exponential_probabilities(&[0.0, 3.0f64.ln()], Normalisation::Floored(1.0));
+        assert!((p[0] - 1.0 / 3.0).abs() < 1e-12, "{p:?}");
+        assert!((p[1] - 2.0 / 3.0).abs() < 1e-12, "{p:?}");
+    }
+
+    /// Frequencies of `n` draws against `probs`: each within 5 binomial standard
+    /// deviations (a correct sampler fails with probability below 1e-5 per index).
+    fn assert_frequencies(draws: &[usize], probs: &[f64]) {
+        let n = draws.len() as f64;
+        for (j, &p) in probs.iter().enumerate() {
+            let f = draws.iter().filter(|&&d| d == j).count() as f64 / n;
+            let sd = (p * (1.0 - p) / n).sqrt();
+            assert!(
+                (f - p).abs() <= 5.0 * sd + 1e-12,
+                "index {j}: frequency {f}, probability {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn draw_index_follows_the_probabilities() {
+        let mut rng = rand_pcg::Pcg64::new(5, 6);
+        let probs = [0.2, 0.0, 0.5, 0.3];
+        let draws: Vec<usize> = (0..20_000).map(|_| draw_index(&mut rng, &probs)).collect();
+        assert_frequencies(&draws, &probs);
+        // Probabilities that sum to less than 1: the last positive candidate absorbs the
+        // rest, never a zero-probability one after it.
+        for _ in 0..200 {
+            assert_eq!(draw_index(&mut rng, &[0.5, 0.0, 0.0]), 0);
+        }
+    }
+
+    #[test]
+    fn the_mechanism_draws_from_its_law() {
+        let mut rng = rand_pcg::Pcg64::new(7, 8);
+        let (q, delta, eps) = ([0.0, 2.0, 4.0], 2.0, 1.5);
+        let p = exponential_probabilities(
+            &exponential_log_weights(&q, delta, eps, None),
+            Normalisation::LogSumExp,
+        );
+        let draws: Vec<usize> = (0..20_000)
+            .map(|_| exponential_mechanism(&mut rng, &q, delta, eps, None, Normalisation::LogSumExp))
+            .collect();
+        assert_frequencies(&draws, &p);
+    }
 }
