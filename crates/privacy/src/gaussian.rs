@@ -219,4 +219,31 @@ mod tests {
             assert_eq!(a[k], m[k] + b[k]);
         }
     }
+
+    /// The aggregated and per-user variances at hand-computed values (σ² = 2).
+    #[test]
+    fn aggregate_variances_by_hand() {
+        use GaussianAggregate::{SqrtN, Sum};
+        assert_eq!(Sum.variance(2.0, 3), 6.0);
+        assert!((SqrtN.variance(2.0, 9) - 6.0).abs() < 1e-15);
+        assert_eq!(Sum.per_user(2.0, 3), 2.0);
+        assert!((SqrtN.per_user(2.0, 9) - 2.0 / 3.0).abs() < 1e-15);
+    }
+
+    /// A release is the value plus the noise drawn from the same stream, in order.
+    #[test]
+    fn a_release_adds_the_streams_noise() {
+        let v = [1.0, -2.0, 0.5];
+        let released = gaussian_release(&mut Pcg64::seed_from_u64(11), &v, 0.3);
+        let noise = gaussian_noise(&mut Pcg64::seed_from_u64(11), 3, 0.3);
+        for j in 0..3 {
+            assert_eq!(released[j], v[j] + noise[j]);
+        }
+        let m = [1.0, 2.0, 2.0, 5.0];
+        let released = symmetric_gaussian_release(&mut Pcg64::seed_from_u64(12), &m, 2, 0.3);
+        let noise = symmetric_gaussian_noise(&mut Pcg64::seed_from_u64(12), 2, 0.3);
+        for j in 0..4 {
+            assert_eq!(released[j], m[j] + noise[j]);
+        }
+    }
 }

@@ -93,16 +93,18 @@ pub struct LedgerReport {
 }
 
 impl LedgerReport {
-    /// The worst subject's path in words: `part: calls × ε (total)`, joined by ` + `.
+    /// The worst subject's path in words: `part: calls x ε per call`, with `(delta δ per
+    /// call)` for approximate DP, joined by ` + `.
     pub fn path_text(&self) -> String {
         self.path
             .iter()
             .map(|p| {
                 let each = p.epsilon / p.calls.max(1) as f64;
                 if p.delta > 0.0 {
+                    let each_delta = p.delta / p.calls.max(1) as f64;
                     format!(
                         "{}: {} x {:.6} (delta {:.3e})",
-                        p.part, p.calls, each, p.delta
+                        p.part, p.calls, each, each_delta
                     )
                 } else {
                     format!("{}: {} x {:.6}", p.part, p.calls, each)
@@ -269,29 +271,19 @@ pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
             assert!(g.is_none(), "a ledger recording is already running");
             *g = Some(State::default());
         });
-        // Take the ledger back even when `f` panics, so the thread's next recording starts
-        // clean.
-        struct Reset;
-        impl Drop for Reset {
-            fn drop(&mut self) {
-                LEDGER.with(|l| l.borrow_mut().take());
-            }
-        }
-        let reset = Reset;
+        // A panic in `f` leaves the ledger behind on the pool's one thread, which ends
+        // with the pool: the next recording builds a pool (and a thread) of its own.
         let out = f();
         let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
-        drop(reset);
         (out, state.report())
     })
 }
 
 /// ε spent by a Laplace draw of scale `scale` on a value of sensitivity `sensitivity` (L1
 /// distance two neighbouring inputs can move it): Δ/b (Dwork & Roth 2014, Theorem 3.6).
-/// A scale of 0 spends an infinite ε; NaN in gives NaN.
+/// A scale of 0 spends an infinite ε (Δ > 0; IEEE division gives +∞); NaN in, or Δ = b = 0,
+/// gives NaN.
 pub fn laplace_epsilon(sensitivity: f64, scale: f64) -> f64 {
-    if scale == 0.0 && sensitivity > 0.0 {
-        return f64::INFINITY;
-    }
     sensitivity / scale
 }
 
@@ -442,5 +434,67 @@ mod tests {
         let v = super::super::gaussian_mechanism_variance(1.5, 0.4, 1e-6).unwrap();
         assert!((gaussian_epsilon(1.5, v, 1e-6) - 0.4).abs() < 1e-12);
         assert!((exponential_epsilon(0.25, 2.0) - 1.0).abs() < 1e-15);
+    }
+
+    /// Approximate DP composes by hand too: δ adds up per subject like ε, and the path
+    /// keeps each part's total (user 0: 2 × (0.2, 1e-6) in "gauss" and 0.1 in "lap").
+    #[test]
+    fn delta_composes_and_the_path_shows_it() {
+        let ((), r) = recording(|| {
+            charge("gauss", Subjects::One(0), 0.2, 1e-6);
+            charge("gauss", Subjects::One(0), 0.2, 1e-6);
+            charge("lap", Subjects::One(0), 0.1, 0.0);
+            charge("lap", Subjects::One(1), 0.1, 0.0);
+        });
+        assert_eq!(r.worst, Some(0));
+        assert!((r.max_epsilon - 0.5).abs() < 1e-15);
+        assert!((r.max_delta - 2e-6).abs() < 1e-18);
+        assert_eq!(r.path[0].calls, 2);
+        assert!((r.path[0].delta - 2e-6).abs() < 1e-18);
+        assert_eq!(
+            r.path_text(),
+            "gauss: 2 x 0.200000 (delta 1.000e-6) + lap: 1 x 0.100000"
+        );
+    }
+
+    /// Ties: the first subject with the largest ε is the worst, unless a later one has the
+    /// same ε and a larger δ.
+    #[test]
+    fn ties_keep_the_first_subject_unless_delta_is_larger() {
+        let ((), r) = recording(|| {
+            charge("x", Subjects::Range(0, 3), 0.5, 0.0);
+        });
+        assert_eq!(r.worst, Some(0));
+        let ((), r) = recording(|| {
+            charge("x", Subjects::Range(0, 3), 0.5, 0.0);
+            charge("y", Subjects::One(2), 0.0, 1e-9);
+        });
+        assert_eq!(r.worst, Some(2));
+        // A smaller ε with a larger δ is not worse.
+        let ((), r) = recording(|| {
+            charge("x", Subjects::One(0), 0.5, 0.0);
+            charge("x", Subjects::One(1), 0.4, 1e-3);
+        });
+        assert_eq!(r.worst, Some(0));
+        // A NaN charge stays the worst when a larger finite one follows.
+        let ((), r) = recording(|| {
+            charge("x", Subjects::One(0), f64::NAN, 0.0);
+            charge("x", Subjects::One(1), 9.0, 0.0);
+        });
+        assert_eq!(r.worst, Some(0));
+    }
+
+    /// The worst subject's path lists only the parts it paid, even when another subject
+    /// with a larger index was charged in another part.
+    #[test]
+    fn the_path_has_only_the_worst_subjects_parts() {
+        let ((), r) = recording(|| {
+            charge("big", Subjects::One(0), 2.0, 0.0);
+            charge("other", Subjects::One(5), 0.1, 0.0);
+        });
+        assert_eq!(r.worst, Some(0));
+        assert_eq!(r.path.len(), 1, "{:?}", r.path);
+        assert_eq!(r.path_text(), "big: 1 x 2.000000");
+        assert_eq!((r.subjects, r.min_epsilon), (2, 0.1));
     }
 }
