@@ -249,7 +249,9 @@ mod tests {
             Normalisation::LogSumExp,
         );
         let draws: Vec<usize> = (0..20_000)
-            .map(|_| exponential_mechanism(&mut rng, &q, delta, eps, None, Normalisation::LogSumExp))
+            .map(|_| {
+                exponential_mechanism(&mut rng, &q, delta, eps, None, Normalisation::LogSumExp)
+            })
             .collect();
         assert_frequencies(&draws, &p);
     }

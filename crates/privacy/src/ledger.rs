@@ -434,6 +434,7 @@ mod tests {
         let v = super::super::gaussian_mechanism_variance(1.5, 0.4, 1e-6).unwrap();
         assert!((gaussian_epsilon(1.5, v, 1e-6) - 0.4).abs() < 1e-12);
         assert!((exponential_epsilon(0.25, 2.0) - 1.0).abs() < 1e-15);
+        assert!((exponential_epsilon(0.3, 2.0) - 1.2).abs() < 1e-15);
     }
 
     /// Approximate DP composes by hand too: δ adds up per subject like ε, and the path

@@ -114,3 +114,29 @@ pub fn switch(name: Option<&str>) {
 mod imp {
     pub(super) static ACTIVE: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
 }
+
+#[cfg(all(test, feature = "privacy-mutants"))]
+mod tests {
+    use super::*;
+
+    /// One slip at a time: switching one on makes it, and only it, active; None switches
+    /// every slip off. (The only test that switches slips in this crate, so no other test
+    /// sees a slip on.)
+    #[test]
+    fn switch_turns_one_slip_on_at_a_time() {
+        let (a, b) = (SLIPS[0].name, SLIPS[1].name);
+        assert!(!active(a) && !active(b));
+        switch(Some(a));
+        assert!(active(a) && !active(b));
+        switch(Some(b));
+        assert!(!active(a) && active(b));
+        switch(None);
+        assert!(!active(a) && !active(b));
+    }
+
+    #[test]
+    #[should_panic(expected = "unknown privacy slip")]
+    fn an_unknown_slip_is_refused() {
+        switch(Some("no-such-slip"));
+    }
+}

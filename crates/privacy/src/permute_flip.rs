@@ -135,4 +135,40 @@ mod tests {
             );
         }
     }
+
+    /// Frequencies of 30,000 draws against the exact law, each within 5 binomial standard
+    /// deviations (a correct sampler fails with probability below 1e-5 per candidate).
+    fn assert_law(scores: &[f64], sensitivity: f64, epsilon: f64, floor: f64, seed: u64) {
+        let mut rng = rand_pcg::Pcg64::new(seed.into(), 1);
+        let law = permute_and_flip_probabilities(scores, sensitivity, epsilon, floor);
+        let n = 30_000;
+        let mut counts = vec![0usize; scores.len()];
+        for _ in 0..n {
+            counts[permute_and_flip(&mut rng, scores, sensitivity, epsilon, floor)] += 1;
+        }
+        for (j, (&c, &p)) in counts.iter().zip(&law).enumerate() {
+            let f = c as f64 / n as f64;
+            let sd = (p * (1.0 - p) / n as f64).sqrt();
+            assert!(
+                (f - p).abs() <= 5.0 * sd + 1e-12,
+                "candidate {j}: frequency {f}, law {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn draws_follow_the_exact_law() {
+        // The best candidate is the last one: a sampler that prefers index 0 fails.
+        assert_law(&[-3.0, -1.0, 0.0], 2.0, 1.5, 0.0, 5);
+        assert_law(&[-3.0, -1.0, 0.0], 2.0, 1.5, 0.2, 6);
+    }
+
+    #[test]
+    fn all_minus_infinity_is_uniform() {
+        assert_law(&[f64::NEG_INFINITY; 3], 1.0, 1.0, 0.0, 7);
+        assert_eq!(
+            permute_and_flip_probabilities(&[f64::NEG_INFINITY; 4], 1.0, 1.0, 0.0),
+            vec![0.25; 4]
+        );
+    }
 }
