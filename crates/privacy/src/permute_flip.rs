@@ -171,4 +171,36 @@ mod tests {
             vec![0.25; 4]
         );
     }
+
+    /// The exact law against an independent enumeration of the 3! orders of three
+    /// candidates (each pass returns the first accepted one; the best has p = 1, so one
+    /// pass always returns), with a best score ≠ 0, Δ ≠ 1 and a floor.
+    #[test]
+    fn exact_law_matches_the_six_orders() {
+        let (q, delta, eps, floor) = ([1.0, 5.0, 3.0], 2.0, 1.5, 0.1);
+        let p: Vec<f64> = q
+            .iter()
+            .map(|&x: &f64| ((eps * (x - 5.0) / (2.0 * delta)).exp() + floor).min(1.0))
+            .collect();
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        let mut want = [0.0; 3];
+        for o in orders {
+            let mut miss = 1.0;
+            for &j in &o {
+                want[j] += miss * p[j] / 6.0;
+                miss *= 1.0 - p[j];
+            }
+        }
+        let got = permute_and_flip_probabilities(&q, delta, eps, floor);
+        for j in 0..3 {
+            assert!((got[j] - want[j]).abs() < 1e-12, "{got:?} vs {want:?}");
+        }
+    }
 }
