@@ -92,8 +92,9 @@ pub fn permute_and_flip_probabilities(
         return vec![1.0 / m as f64; m];
     }
     let p = acceptance(scores, top, sensitivity, epsilon, floor);
-    // A pass returns j with probability Σ_{S ⊆ others} |S|!(m−1−|S|)!/m! · p_j Π_{k∈S}(1−p_k);
-    // passes that accept nothing repeat, so normalise by the pass's acceptance probability.
+    // A pass returns j with probability Σ_{S ⊆ others} |S|!(m−1−|S|)!/m! · p_j Π_{k∈S}(1−p_k)
+    // (S: the candidates before j). The best candidate has p = 1, so a pass always returns
+    // and these sum to 1 without normalising.
     let fact = |n: usize| (1..=n).map(|i| i as f64).product::<f64>();
     let mut out = vec![0.0; m];
     for (j, o) in out.iter_mut().enumerate() {
@@ -109,8 +110,7 @@ pub fn permute_and_flip_probabilities(
             *o += fact(s) * fact(m - 1 - s) / fact(m) * p[j] * miss;
         }
     }
-    let total: f64 = out.iter().sum();
-    out.into_iter().map(|x| x / total).collect()
+    out
 }
 
 #[cfg(test)]

@@ -59,15 +59,10 @@ pub struct PrivUnitGParams {
     pub sigma: f64,
 }
 
-/// The standard normal law (statrs).
-fn std_normal() -> Normal {
-    Normal::new(0.0, 1.0).expect("N(0,1) is valid")
-}
-
 /// (q, γ, σ) at the probability p and budget ε (card §7.5): q = 1/(1 + e^ε(1−p)/p), or
 /// [`PRIV_UNIT_G_Q_CAP`] for ε ≥ 20; γ = Φ̄⁻¹(q); σ = 1/(φ(γ)·(p/q − (1−p)/(1−q))).
 fn gamma_sigma(p: f64, epsilon: f64) -> (f64, f64, f64) {
-    let n = std_normal();
+    let n = Normal::standard();
     let q = if epsilon < PRIV_UNIT_G_EPSILON_CAP {
         1.0 / (1.0 + epsilon.exp() * (1.0 - p) / p)
     } else {
@@ -129,7 +124,7 @@ impl PrivUnitGParams {
         for o in out.iter_mut() {
             *o = rng.sample(StandardNormal);
         }
-        let n = std_normal();
+        let n = Normal::standard();
         let alpha = if rng.gen::<f64>() < self.p {
             // Upper tail: r uniform on (0, q], α = Φ̄⁻¹(r) = −Φ⁻¹(r) ≥ γ.
             let r = rng.sample::<f64, _>(OpenClosed01) * self.q;
@@ -179,7 +174,7 @@ mod tests {
             assert!(p.p >= 0.01 && p.p <= 0.99);
             // q is the upper-tail mass at γ, below p and below 1/2 (so the reference
             // code's 1000-draw rejection fails with probability q^1000 < 2^-1000).
-            let n = std_normal();
+            let n = Normal::standard();
             // (statrs' normal quantile is accurate to about 1e-10 relative.)
             assert!((n.sf(p.gamma) / p.q - 1.0).abs() < 1e-9, "eps {eps}: {p:?}");
             assert!(p.q < p.p && p.q < 0.5, "eps {eps}: {p:?}");
