@@ -93,6 +93,12 @@ enum Command {
         /// afresh instead of refusing.
         #[arg(long)]
         force: bool,
+        /// Run nothing: for each method of the finished results, multiply its errors
+        /// (MSE, or accuracy's error rate) by this factor, check the reported cells again
+        /// and print which methods the check detects, with the smallest factor each one
+        /// resolves (e.g. 1.2).
+        #[arg(long, value_name = "FACTOR")]
+        sensitivity: Option<f64>,
     },
     /// Combine the output folders of shards of one spec into one folder and render its
     /// tables. Refuses folders of different specs (compared by content, not text). When
@@ -409,12 +415,21 @@ fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<(), Failure> 
         exp.repetitions = r;
     }
     let done = finish(&exp, dir).map_err(|e| bad_input(anyhow!(e)))?;
+    warn_repetitions(&exp);
     let curves = draw_refits(&exp, resolve_data_dir(None).as_deref(), dir)?;
     for (_, md) in &done.markdown {
         println!("{md}");
     }
     print_written(done.files.iter().chain(&curves));
     Ok(())
+}
+
+/// Prints on stderr the warning of every table whose marks need more repetitions than
+/// were run.
+fn warn_repetitions(exp: &dp_repro::spec::Experiment) {
+    for w in dp_repro::run::table::repetition_warnings(exp) {
+        eprintln!("{w}");
+    }
 }
 
 /// Lists written files on stderr, one per line.
@@ -487,6 +502,54 @@ fn merge_command(dirs: &[PathBuf], out: &Path, manifests: Option<PathBuf>) -> Re
     )))
 }
 
+/// `dp-repro check --sensitivity FACTOR`: run nothing; per method, errors × FACTOR against
+/// the reported cells of the finished results.
+fn check_sensitivity(
+    spec: PathBuf,
+    results: Option<PathBuf>,
+    manifests: Option<PathBuf>,
+    factor: f64,
+) -> Result<(), Failure> {
+    use dp_repro::check::{abbreviation_map, read_selected, sensitivity};
+    if !(factor.is_finite() && factor > 1.0) {
+        return Err(bad_input(anyhow!(
+            "--sensitivity {factor}: give a factor > 1 (e.g. 1.2: every error 20 % larger)"
+        )));
+    }
+    let dirs = manifest_dirs(manifests.clone());
+    let (exp, _) = load_experiment(&spec, manifests)?;
+    let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    let selected_csv = out.join("selected.csv");
+    if !selected_csv.is_file() {
+        return Err(bad_input(anyhow!(
+            "{}: no selected.csv; --sensitivity re-checks finished results: run `dp-repro check {}` (or `run`) first, or pass --results DIR",
+            out.display(),
+            spec.display()
+        )));
+    }
+    let Some((r, dir)) = &exp.reported else {
+        return Err(bad_input(anyhow!(
+            "{}: the spec has no `reported:` section, so there are no paper cells to re-check",
+            spec.display()
+        )));
+    };
+    let selected = read_selected(&selected_csv).map_err(failed)?;
+    let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
+    let lower = exp
+        .datasets
+        .first()
+        .map(|d| d.task.lower_is_better())
+        .unwrap_or(true);
+    let rows = sensitivity::sensitivity(r, dir, &selected, &abbreviations, factor, lower)
+        .map_err(bad_input)?;
+    let title = format!("dp-repro check: {}", exp.spec.name);
+    print!(
+        "{}",
+        sensitivity::sensitivity_markdown(&rows, factor, &title)
+    );
+    Ok(())
+}
+
 /// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -536,6 +599,7 @@ fn check(
     let summary = run(&exp, &text, &opts).map_err(run_failure)?;
     let opts_data_dir = opts.data_dir.clone();
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+    warn_repetitions(&exp);
     draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
     eprintln!(
         "{} tasks computed, {} reused; results in {}",
@@ -620,10 +684,13 @@ fn check(
         epsilon_matches,
         rank_sums,
         audit,
+        provisional: (exp.repetitions < exp.spec.repetitions)
+            .then_some((exp.repetitions, exp.spec.repetitions)),
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;
-    for (name, text) in [("check.md", &md), ("check.tex", &tex)] {
+    let csv = dp_repro::check::check_csv(&report);
+    for (name, text) in [("check.md", &md), ("check.tex", &tex), ("check.csv", &csv)] {
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
     }
@@ -939,6 +1006,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             let summary = run(&exp, &text, &opts).map_err(run_failure)?;
             let secs = start.elapsed().as_secs_f64();
             let done = finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+            warn_repetitions(&exp);
             draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
             for (_, md) in &done.markdown {
                 println!("{md}");
@@ -970,9 +1038,13 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             jobs,
             quiet,
             force,
-        } => check(
-            spec, results, reps, golden, bless, data_dir, manifests, jobs, quiet, force,
-        ),
+            sensitivity,
+        } => match sensitivity {
+            Some(factor) => check_sensitivity(spec, results, manifests, factor),
+            None => check(
+                spec, results, reps, golden, bless, data_dir, manifests, jobs, quiet, force,
+            ),
+        },
         Command::Table {
             results_dir,
             manifests,

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use dp_repro::check::{
     abbreviation_map, bless, compare_golden, compare_reported, evaluate_claims, read_curve_points,
-    read_selected, read_tests, render_check, validate_claims, AtLeast, CellCheck, CheckError,
+    read_selected, read_tests, render_check, validate_claims, AtLeast, Band, CellCheck, CheckError,
     CheckReport, Claim, ClaimCheck, DatasetNames, GoldenCheck, GoldenSpec, KnownDeviation,
     ReportedSpec, SelectedRow, TestRow, Tolerance, Verdict,
 };
@@ -318,6 +318,8 @@ fn known_deviation_selectors() {
             datasets: Some(vec!["abalone".into()]),
             methods: Some(vec!["LPDT-M".into()]),
             epsilons: Some(vec![1.0]),
+            band: Band::Ratio([1e-3, 1e3]),
+            tested_by: vec!["t.yaml".into()],
             reason: "faithful LPDT at small ε".into(),
         },
         // by the paper's abbreviation, any method and ε
@@ -325,6 +327,8 @@ fn known_deviation_selectors() {
             datasets: Some(vec!["HOU".into()]),
             methods: None,
             epsilons: None,
+            band: Band::Ratio([1e-3, 1e3]),
+            tested_by: vec!["t.yaml".into()],
             reason: "housing differs".into(),
         },
         // method only, with an ε list: never matches the non-private DT
@@ -332,6 +336,8 @@ fn known_deviation_selectors() {
             datasets: None,
             methods: Some(vec!["PHIST".into(), "DT".into()]),
             epsilons: Some(vec![6.0]),
+            band: Band::Ratio([1e-3, 1e3]),
+            tested_by: vec!["t.yaml".into()],
             reason: "biased histogram".into(),
         },
     ];
@@ -346,7 +352,7 @@ ABA,DT,,1,,,
 ";
     let cells = cells_of(body, rel(0.1), known);
     let v = |d, m, e| find(&cells, d, m, e).verdict.clone();
-    let kd = |s: &str| Verdict::KnownDeviation(s.to_string());
+    let kd = |s: &str| Verdict::KnownDeviation(format!("{s} (tested by t.yaml)"));
     assert_eq!(
         v("abalone", "LPDT-M", Some(1.0)),
         kd("faithful LPDT at small ε")
@@ -366,6 +372,8 @@ ABA,DT,,1,,,
             datasets: None,
             methods: None,
             epsilons: None,
+            band: Band::Ratio([1e-3, 1e3]),
+            tested_by: vec!["t.yaml".into()],
             reason: "anything".into(),
         }],
     );
@@ -384,9 +392,11 @@ WHI,LPDT-M,2,0.7,,,
 ABA,LPDT-M,2,10,,,
 ";
     let cells = cells_of(body, rel(0.1), vec![]);
-    // WHI is not among our data sets (nor in the map): left out.
-    assert_eq!(cells.len(), 6, "{cells:#?}");
-    assert!(cells.iter().all(|c| c.reported_dataset != "WHI"));
+    // WHI is not among our data sets (nor in the map): listed as not run, with why.
+    assert_eq!(cells.len(), 7, "{cells:#?}");
+    let whi = cells.iter().find(|c| c.reported_dataset == "WHI").unwrap();
+    assert_eq!(whi.verdict, Verdict::NotRun);
+    assert_eq!(whi.note.as_deref(), Some(dp_repro::check::NOT_IN_SPEC));
     for (d, m, e) in [
         ("abalone", "PHIST", 1.0),  // ε not run for this method
         ("abalone", "DECONV", 2.0), // method not implemented
@@ -477,14 +487,16 @@ fn reported_spec_yaml_and_validation() {
 files: [reported/lpdt_table2.csv, reported/lpdt_table5.csv]
 tolerance: {relative: 0.25, se: 3}
 known_deviations:
-  - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "lpdt.md §12 item 2"}
-  - {methods: [APHIST], reason: "biased estimator, lpdt.md §7.4"}
+  - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], band: {ratio: [1.1, 1.6]}, tested_by: [specs/x.yaml], reason: "lpdt.md §12 item 2"}
+  - {methods: [APHIST], band: {absolute: [0.5, 2]}, reason: "unexplained: biased estimator, lpdt.md §7.4"}
 "#;
     let s: ReportedSpec = serde_yaml::from_str(yaml).unwrap();
     assert_eq!(s.dataset_names, DatasetNames::Abbreviation);
     assert_eq!(s.tolerance.relative, Some(0.25));
     assert_eq!(s.known_deviations[0].epsilons, Some(vec![0.5, 1.0]));
     assert_eq!(s.known_deviations[1].datasets, None);
+    assert_eq!(s.known_deviations[0].band, Band::Ratio([1.1, 1.6]));
+    assert!(s.known_deviations[0].explained() && !s.known_deviations[1].explained());
     s.validate().unwrap();
     // Round trip.
     let back: ReportedSpec = serde_yaml::from_str(&serde_yaml::to_string(&s).unwrap()).unwrap();
@@ -527,6 +539,8 @@ known_deviations:
         datasets: None,
         methods: None,
         epsilons,
+        band: Band::Ratio([1e-3, 1e3]),
+        tested_by: vec!["t.yaml".into()],
         reason: reason.into(),
     };
     bad(
@@ -1157,6 +1171,9 @@ fn sample_report() -> CheckReport {
             _ => None,
         },
         verdict,
+        allowed: None,
+        band: None,
+        note: None,
         source: "t.csv:2".into(),
     };
     CheckReport {
@@ -1239,6 +1256,7 @@ fn sample_report() -> CheckReport {
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
         audit: None,
+        provisional: None,
     }
 }
 
@@ -1265,7 +1283,7 @@ fn render_markdown_contains_every_cell() {
     assert!(md.starts_with("# LPDT Table 2 check\n"), "{md}");
     assert!(md.contains("Result: **REGRESSION**"), "{md}");
     assert!(md.contains(
-        "- Reported cells: 5 — 1 ok (within tolerance), 2 known deviations, 1 regression, 1 not run."
+        "- Reported cells: 5 — 1 ok (within tolerance), 2 known deviations inside their bands (2 explained, 0 unexplained), 1 regression, 1 not run."
     ), "{md}");
     assert!(
         md.contains("- Claims: 1 of 2 hold; 1 fail as known failures, 0 regressed."),
@@ -1444,7 +1462,7 @@ reported:
   files: [reported/r.csv]
   tolerance: {relative: 0.05}
   known_deviations:
-    - {methods: [LPDT-M], epsilons: [0.5, 1], reason: "lpdt.md §12 item 2"}
+    - {methods: [LPDT-M], epsilons: [0.5, 1], band: {ratio: [0.001, 1000]}, tested_by: [t.yaml], reason: "lpdt.md §12 item 2"}
 claims:
   - {claim: better, method: LPDT-M, than: PHIST, epsilon: 6, at_least: all}
 "#;
@@ -1472,6 +1490,7 @@ claims:
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
         audit: None,
+        provisional: None,
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -98,11 +98,14 @@ fn reported_cells_claims_and_exit_codes() {
     );
     assert!(check_md().contains("**regression**"));
     // … unless a known deviation with a reason covers it (not a failing item).
-    let known = format!("{REPORTED}  known_deviations:\n    - {{methods: [LPDT-M], epsilons: [2], reason: a test reason}}\n");
+    let known = format!("{REPORTED}  known_deviations:\n    - {{methods: [LPDT-M], epsilons: [2], band: {{ratio: [0.001, 1000]}}, reason: 'unexplained: a test reason'}}\n");
     let (code, out, _) = run(d, &["check", spec(d, &known).to_str().unwrap()]);
     assert_eq!(code, 0);
     assert_eq!(out.lines().count(), 1, "{out}");
-    assert!(out.contains("1 known deviation,"), "{out}");
+    assert!(
+        out.contains("1 known deviation inside its band (0 explained, 1 unexplained),"),
+        "{out}"
+    );
     let md = check_md();
     assert!(md.contains("a test reason"), "{md}");
     assert!(
@@ -128,7 +131,7 @@ fn reported_cells_claims_and_exit_codes() {
     // The section may live in its own file (paths inside relative to that file) …
     fs::create_dir_all(d.join("shared")).unwrap();
     fs::rename(d.join("paper.csv"), d.join("shared/paper.csv")).unwrap();
-    fs::write(d.join("shared/reported.yaml"), "files: [paper.csv]\ndataset_names: name\ntolerance: {relative: 0.1}\nknown_deviations:\n  - {methods: [LPDT-M], epsilons: [2], reason: a test reason}\n").unwrap();
+    fs::write(d.join("shared/reported.yaml"), "files: [paper.csv]\ndataset_names: name\ntolerance: {relative: 0.1}\nknown_deviations:\n  - {methods: [LPDT-M], epsilons: [2], band: {ratio: [0.001, 1000]}, reason: 'unexplained: a test reason'}\n").unwrap();
     let (code, out, err) = run(
         d,
         &[
@@ -208,4 +211,73 @@ fn golden_bless_then_detect_a_change() {
     );
     let (code, _, _) = run(d, &["check", s.to_str().unwrap()]);
     assert_eq!(code, 0);
+}
+
+/// `check.csv` beside check.md, `--sensitivity` on the finished results (a method's
+/// errors × 1.5 seen, × 1.05 not, with the factor it can resolve), and `--reps` below the
+/// spec's count marks the verdict provisional.
+#[test]
+fn check_csv_sensitivity_and_provisional_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let means = our_means(d);
+    write_reported(d, &means, 1.0);
+    let spec_path = spec(d, REPORTED);
+    let (code, _, err) = run(d, &["check", spec_path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let csv = fs::read_to_string(d.join("results/check.csv")).unwrap();
+    assert!(
+        csv.starts_with("kind,table,method,dataset,epsilon,reported,reproduced,"),
+        "{csv}"
+    );
+    assert_eq!(
+        csv.lines().filter(|l| l.starts_with("cell,")).count(),
+        3,
+        "{csv}"
+    );
+    assert!(csv.lines().skip(1).all(|l| l.contains(",ok,")), "{csv}");
+
+    // Sensitivity: nothing is run, the table is printed.
+    let (code, out, err) = run(
+        d,
+        &["check", spec_path.to_str().unwrap(), "--sensitivity", "1.5"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let row = |m: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("| {m} |")))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string()
+    };
+    assert!(row("LPDT-M").contains("| yes |"), "{out}");
+    assert!(row("DT").contains("| yes |"), "{out}");
+    let (_, out, _) = run(
+        d,
+        &[
+            "check",
+            spec_path.to_str().unwrap(),
+            "--sensitivity",
+            "1.05",
+        ],
+    );
+    let lpdt = out.lines().find(|l| l.starts_with("| LPDT-M |")).unwrap();
+    assert!(
+        lpdt.contains("| no |") && lpdt.contains("the tolerance cannot see 1.05×"),
+        "{out}"
+    );
+    // A factor ≤ 1 is refused.
+    let (code, _, err) = run(
+        d,
+        &["check", spec_path.to_str().unwrap(), "--sensitivity", "0.9"],
+    );
+    assert_eq!(code, 2, "{err}");
+
+    // Fewer repetitions than the spec: provisional.
+    let (code, out, err) = run(d, &["check", spec_path.to_str().unwrap(), "--reps", "2"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let md = fs::read_to_string(d.join("results/check.md")).unwrap();
+    assert!(
+        md.contains("Provisional: 2 of the spec's 6 repetitions"),
+        "{md}\n{out}"
+    );
 }

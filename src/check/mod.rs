@@ -28,12 +28,14 @@
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
 pub mod audit;
+pub mod check_csv;
 pub mod claims;
 pub mod epsilon_match;
 pub mod golden;
 pub mod rank_sums;
 pub mod render;
 pub mod reported;
+pub mod sensitivity;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +44,7 @@ pub use claims::{
     evaluate_claims, evaluate_claims_with_leaves, validate_claims, AtLeast, Claim, ClaimCheck,
 };
 
+pub use check_csv::check_csv;
 pub use epsilon_match::{
     epsilon_matches, match_epsilons, EpsilonMatch, EpsilonMatchSpec, EpsilonScore,
 };
@@ -51,8 +54,8 @@ pub use rank_sums::{
 };
 pub use render::{quiet_lines, render_check};
 pub use reported::{
-    compare_reported, ratio_rows, CellCheck, DatasetNames, KnownDeviation, NotAvailable,
-    ReportedSpec, ReportedValue, Tolerance, Verdict,
+    cell_verdict, compare_reported, ratio_rows, Band, CellCheck, DatasetNames, KnownDeviation,
+    NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict, NOT_IN_SPEC,
 };
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
@@ -589,6 +592,9 @@ pub struct CheckReport {
     pub rank_sums: Vec<RankSumCheck>,
     /// The privacy audit the spec's `audit:` section asks for, if any.
     pub audit: Option<audit::AuditCheck>,
+    /// `Some((run, spec))` when the check ran fewer repetitions than the spec's (`check
+    /// --reps N`): the verdicts are provisional.
+    pub provisional: Option<(usize, usize)>,
 }
 
 impl CheckReport {

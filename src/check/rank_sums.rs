@@ -269,13 +269,13 @@ pub fn compare_rank_sums(
         let verdict = match ours {
             None => Verdict::NotRun,
             Some(o) if (o - paper).abs() <= rs.tolerance.absolute => Verdict::Ok,
-            Some(_) => match rs
+            Some(o) => match rs
                 .known_deviations
                 .iter()
                 .find(|k| k.datasets.is_none() && k.matches("", "", &method, epsilon))
             {
-                Some(k) => Verdict::KnownDeviation(k.reason.clone()),
-                None => Verdict::Regression,
+                Some(k) if k.band.contains(o, paper) => Verdict::KnownDeviation(k.note()),
+                _ => Verdict::Regression,
             },
         };
         out.push(RankSumCheck {
@@ -360,12 +360,7 @@ impl RankSumSpec {
             ));
         }
         for (i, k) in self.known_deviations.iter().enumerate() {
-            if k.reason.trim().is_empty() {
-                return Err(invalid(
-                    &format!("known_deviations[{i}].reason"),
-                    "is empty; say why these rank sums deviate".into(),
-                ));
-            }
+            k.validate(&format!("reported.rank_sums.known_deviations[{i}]"))?;
             if k.datasets.is_some() {
                 return Err(invalid(
                     &format!("known_deviations[{i}].datasets"),

@@ -26,7 +26,7 @@
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use super::{eps_text, CheckError, CheckReport, Verdict};
+use super::{eps_text, CheckError, CheckReport, Verdict, NOT_IN_SPEC};
 use crate::report::{escape_latex, escape_markdown, format_fixed, format_sci};
 
 /// File name of the Markdown template in `templates/`.
@@ -151,11 +151,17 @@ struct EpsilonCounts {
 /// Per private method and ε: how many cells are within tolerance of those compared (a
 /// verdict other than "not run"). Returns the ε texts (ascending) and the rows.
 fn counts_by_epsilon(report: &CheckReport, f: &Fmt) -> (Vec<String>, Vec<EpsilonCounts>) {
-    let mut eps: Vec<f64> = report.cells.iter().filter_map(|c| c.epsilon).collect();
+    let in_spec = || {
+        report
+            .cells
+            .iter()
+            .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
+    };
+    let mut eps: Vec<f64> = in_spec().filter_map(|c| c.epsilon).collect();
     eps.sort_by(f64::total_cmp);
     eps.dedup();
     let mut methods: Vec<&str> = Vec::new();
-    for c in report.cells.iter().filter(|c| c.epsilon.is_some()) {
+    for c in in_spec().filter(|c| c.epsilon.is_some()) {
         if !methods.contains(&c.method.as_str()) {
             methods.push(&c.method);
         }
@@ -235,21 +241,41 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
     let n_ok = count(|v| *v == Verdict::Ok);
     let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
+    let n_unexplained = count(
+        |v| matches!(v, Verdict::KnownDeviation(r) if r.trim_start().starts_with("unexplained")),
+    );
     let n_reg = count(|v| *v == Verdict::Regression);
     let n_not = count(|v| *v == Verdict::NotRun);
+    let n_out = report
+        .cells
+        .iter()
+        .filter(|c| c.note.as_deref() == Some(NOT_IN_SPEC))
+        .count();
     let n_na = count(|v| matches!(v, Verdict::NotAvailable(_)));
 
     let mut summary = Vec::new();
+    if let Some((run, spec)) = report.provisional {
+        summary.push(format!(
+            "Provisional: {run} of the spec's {spec} repetitions were run; standard errors use {run}, and a full run may change verdicts."
+        ));
+    }
     summary.push(if report.cells.is_empty() {
         "Reported cells: none checked.".to_string()
     } else {
         format!(
-            "Reported cells: {} — {} ok (within tolerance), {}, {}, {} not run{}.",
+            "Reported cells: {} — {} ok (within tolerance), {} ({} explained, {} unexplained), {}, {} not run{}{}.",
             report.cells.len(),
             n_ok,
-            plural(n_known, "known deviation", "known deviations"),
+            plural(n_known, "known deviation inside its band", "known deviations inside their bands"),
+            n_known - n_unexplained,
+            n_unexplained,
             plural(n_reg, "regression", "regressions"),
             n_not,
+            if n_out > 0 {
+                format!(" ({n_out} of data sets this spec does not run, listed in check.csv)")
+            } else {
+                String::new()
+            },
             if n_na > 0 {
                 format!(", {n_na} not available (no data)")
             } else {
@@ -431,6 +457,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
     let cells: Vec<CellView> = report
         .cells
         .iter()
+        .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
         .map(|c| {
             let dataset = if c.dataset == c.reported_dataset || !f.both_names {
                 c.reported_dataset.clone()
@@ -456,7 +483,14 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                     let i = unavailable.iter().position(|x| x == r).unwrap_or(0) + 1;
                     format!("{}{}", esc("not available"), (f.sup)(i))
                 }
-                Verdict::Regression => (f.bold)(&esc("regression")),
+                Verdict::Regression => match &c.note {
+                    Some(n) => format!("{} ({})", (f.bold)(&esc("regression")), esc(n)),
+                    None => (f.bold)(&esc("regression")),
+                },
+                Verdict::NotRun => match &c.note {
+                    Some(n) => esc(&format!("not run: {n}")),
+                    None => esc("not run"),
+                },
                 v => esc(v.name()),
             };
             CellView {
@@ -472,7 +506,11 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         .collect();
 
     let mut by_method: Vec<MethodCount> = Vec::new();
-    for c in &report.cells {
+    for c in report
+        .cells
+        .iter()
+        .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
+    {
         let m = esc(&c.method);
         let i = match by_method.iter().position(|x| x.method == m) {
             Some(i) => i,

@@ -252,12 +252,44 @@ impl Tolerance {
     /// differences are never within tolerance.
     pub fn accepts(&self, ours: f64, se: f64, paper: f64) -> bool {
         let diff = (ours - paper).abs();
-        if !diff.is_finite() {
-            return false;
+        diff.is_finite() && diff <= self.allowed(se, f64::NAN, 0, paper, None)
+    }
+
+    /// The largest |ours − paper| this tolerance accepts for a cell (in the unit of the
+    /// reported values): the largest of `relative × |paper|`, `se × our standard error`
+    /// and `halfwidths × √(h_paper² + h_ours²)`, over the criteria given (a criterion
+    /// whose inputs are missing or not finite gives nothing). `std` is our sample standard
+    /// deviation (denominator n − 1) over `reps` repetitions. `check.csv` writes it as the
+    /// cell's `tolerance`.
+    pub fn allowed(
+        &self,
+        se: f64,
+        std: f64,
+        reps: usize,
+        paper: f64,
+        paper_halfwidth: Option<f64>,
+    ) -> f64 {
+        let mut out = f64::NEG_INFINITY;
+        if let Some(r) = self.relative {
+            out = out.max(r * paper.abs());
         }
-        let rel = self.relative.is_some_and(|r| diff <= r * paper.abs());
-        let band = self.se.is_some_and(|k| se.is_finite() && diff <= k * se);
-        rel || band
+        if let Some(k) = self.se {
+            if se.is_finite() {
+                out = out.max(k * se);
+            }
+        }
+        if let (Some(k), Some(hp)) = (self.halfwidths, paper_halfwidth) {
+            let ho = if std.is_finite() {
+                crate::stats::ci95_halfwidth_from_std(std, reps).unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            let band = k * hp.hypot(ho);
+            if band.is_finite() {
+                out = out.max(band);
+            }
+        }
+        out
     }
 
     /// [`Tolerance::accepts`], or within `halfwidths × √(h_paper² + h_ours²)` when that
@@ -282,23 +314,21 @@ impl Tolerance {
         paper: f64,
         paper_halfwidth: Option<f64>,
     ) -> bool {
-        if self.accepts(ours, se, paper) {
-            return true;
-        }
-        let (Some(k), Some(hp)) = (self.halfwidths, paper_halfwidth) else {
-            return false;
-        };
         let diff = (ours - paper).abs();
-        let ho = crate::stats::ci95_halfwidth_from_std(std, reps).unwrap_or(0.0);
-        let band = k * hp.hypot(ho);
-        diff.is_finite() && band.is_finite() && diff <= band
+        diff.is_finite() && diff <= self.allowed(se, std, reps, paper, paper_halfwidth)
     }
 }
 
-/// A selector of reported cells that may deviate, with the reason. Each list restricts
-/// one coordinate; an absent list matches any value. `datasets` entries match our name
-/// (`abalone`) or the reported one (`ABA`); `epsilons` never match a non-private cell
-/// (empty ε).
+/// A selector of reported cells that may deviate, with the band they are expected in and
+/// the reason. Each list restricts one coordinate; an absent list matches any value.
+/// `datasets` entries match our name (`abalone`) or the reported one (`ABA`); `epsilons`
+/// never match a non-private cell (empty ε).
+///
+/// A cell outside the tolerance that a selector matches is a *deviation* only while ours
+/// stays inside the selector's [`Band`]; outside it, it is a regression. The band is set
+/// from measured runs (their seed spread included) and written down before the check that
+/// uses it. The reason either names the spec that tested its hypothesis (`tested_by`) or
+/// starts with `unexplained`; the check counts explained and unexplained deviations apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownDeviation {
@@ -311,9 +341,91 @@ pub struct KnownDeviation {
     /// ε values; `None` = any (including non-private cells).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epsilons: Option<Vec<f64>>,
-    /// Why these cells deviate (printed as a footnote of the report), e.g. a method-card
-    /// section.
+    /// Where ours is expected: a ratio to the paper's value or an absolute range.
+    pub band: Band,
+    /// The spec(s) that tested the reason's hypothesis (paths as written, from the
+    /// repository root); absent only when the reason starts with `unexplained`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tested_by: Vec<String>,
+    /// Why these cells deviate (printed as a footnote of the report), e.g. a paper
+    /// section and the mechanism detail behind the gap, or `unexplained: …`.
     pub reason: String,
+}
+
+/// The band a known deviation's cells are expected in (both ends included). In YAML
+/// `{ratio: [lo, hi]}` or `{absolute: [lo, hi]}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "BandYaml", into = "BandYaml")]
+pub enum Band {
+    /// ours / paper in `[lo, hi]` (the paper's value must be non-zero).
+    Ratio([f64; 2]),
+    /// ours in `[lo, hi]`, in the unit of the reported values.
+    Absolute([f64; 2]),
+}
+
+/// [`Band`] as YAML writes it: exactly one of the two fields.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BandYaml {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ratio: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    absolute: Option<[f64; 2]>,
+}
+
+impl TryFrom<BandYaml> for Band {
+    type Error = String;
+    fn try_from(b: BandYaml) -> Result<Band, String> {
+        match (b.ratio, b.absolute) {
+            (Some(r), None) => Ok(Band::Ratio(r)),
+            (None, Some(a)) => Ok(Band::Absolute(a)),
+            _ => Err("give exactly one of `ratio: [lo, hi]` (ours / paper) and `absolute: [lo, hi]` (ours, in the values' unit)".into()),
+        }
+    }
+}
+
+impl From<Band> for BandYaml {
+    fn from(b: Band) -> BandYaml {
+        match b {
+            Band::Ratio(r) => BandYaml {
+                ratio: Some(r),
+                ..BandYaml::default()
+            },
+            Band::Absolute(a) => BandYaml {
+                absolute: Some(a),
+                ..BandYaml::default()
+            },
+        }
+    }
+}
+
+impl Band {
+    /// Whether ours lies in the band (`paper` is the reported value).
+    pub fn contains(&self, ours: f64, paper: f64) -> bool {
+        match *self {
+            Band::Ratio([lo, hi]) => {
+                paper != 0.0 && {
+                    let r = ours / paper;
+                    r.is_finite() && lo <= r && r <= hi
+                }
+            }
+            Band::Absolute([lo, hi]) => ours.is_finite() && lo <= ours && ours <= hi,
+        }
+    }
+
+    /// The band as the reports print it: `ratio 0.80–1.10` or `value 0.61–0.66`.
+    pub fn text(&self) -> String {
+        match self {
+            Band::Ratio([lo, hi]) => format!("ratio {lo}–{hi}"),
+            Band::Absolute([lo, hi]) => format!("value {lo}–{hi}"),
+        }
+    }
+
+    fn ends(&self) -> [f64; 2] {
+        match *self {
+            Band::Ratio(e) | Band::Absolute(e) => e,
+        }
+    }
 }
 
 impl KnownDeviation {
@@ -333,6 +445,91 @@ impl KnownDeviation {
             (Some(v), Some(e)) => v.contains(&e),
         };
         ds && m && e
+    }
+
+    /// Whether the deviation is explained: its reason does not start with `unexplained`
+    /// (validation then requires `tested_by`).
+    pub fn explained(&self) -> bool {
+        !self.reason.trim_start().starts_with("unexplained")
+    }
+
+    /// The reason as a report prints it, with the specs that tested it.
+    pub fn note(&self) -> String {
+        if self.tested_by.is_empty() {
+            self.reason.clone()
+        } else {
+            format!("{} (tested by {})", self.reason, self.tested_by.join(", "))
+        }
+    }
+
+    /// Checks one entry (`field` is its path, e.g. `reported.known_deviations[2]`): a
+    /// non-empty reason that names `tested_by` specs or starts with `unexplained`,
+    /// non-empty selector lists, positive ε, a band with finite ends lo ≤ hi (a ratio
+    /// band's ends > 0).
+    ///
+    /// # Errors
+    /// [`CheckError::Invalid`] naming the field and what would be valid.
+    pub fn validate(&self, field: &str) -> Result<(), CheckError> {
+        let invalid = |name: &str, message: String| CheckError::Invalid {
+            field: format!("{field}.{name}"),
+            message,
+        };
+        if self.reason.trim().is_empty() {
+            return Err(invalid(
+                "reason",
+                "is empty; say why these cells deviate (e.g. the paper section or the mechanism detail behind the gap)".into(),
+            ));
+        }
+        if self.explained() && self.tested_by.is_empty() {
+            return Err(invalid(
+                "tested_by",
+                "is missing: name the spec(s) that tested the reason's hypothesis, or start the reason with `unexplained`".into(),
+            ));
+        }
+        if self.tested_by.iter().any(|t| t.trim().is_empty()) {
+            return Err(invalid("tested_by", "names an empty spec path".into()));
+        }
+        for (name, empty) in [
+            (
+                "datasets",
+                self.datasets.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+            (
+                "methods",
+                self.methods.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+            (
+                "epsilons",
+                self.epsilons.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+        ] {
+            if empty {
+                return Err(invalid(
+                    name,
+                    "is an empty list, which matches nothing; omit the field to match any".into(),
+                ));
+            }
+        }
+        if let Some(e) = self
+            .epsilons
+            .iter()
+            .flatten()
+            .find(|e| !(e.is_finite() && **e > 0.0))
+        {
+            return Err(invalid("epsilons", format!("{e} is not a positive number")));
+        }
+        let [lo, hi] = self.band.ends();
+        let ratio = matches!(self.band, Band::Ratio(_));
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) || (ratio && lo <= 0.0) {
+            return Err(invalid(
+                "band",
+                format!(
+                    "[{lo}, {hi}] is not a band: give finite ends lo ≤ hi{}",
+                    if ratio { ", both > 0 for a ratio" } else { "" }
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -429,44 +626,47 @@ impl ReportedSpec {
             ));
         }
         for (i, k) in self.known_deviations.iter().enumerate() {
-            let f = |s: &str| format!("reported.known_deviations[{i}].{s}");
-            if k.reason.trim().is_empty() {
-                return Err(invalid(
-                    f("reason"),
-                    "is empty; say why these cells deviate (e.g. the paper section or the mechanism detail behind the gap)",
-                ));
-            }
-            for (name, empty) in [
-                (
-                    "datasets",
-                    k.datasets.as_ref().is_some_and(|v| v.is_empty()),
-                ),
-                ("methods", k.methods.as_ref().is_some_and(|v| v.is_empty())),
-                (
-                    "epsilons",
-                    k.epsilons.as_ref().is_some_and(|v| v.is_empty()),
-                ),
-            ] {
-                if empty {
-                    return Err(invalid(
-                        f(name),
-                        "is an empty list, which matches nothing; omit the field to match any",
-                    ));
-                }
-            }
-            if let Some(e) = k
-                .epsilons
-                .iter()
-                .flatten()
-                .find(|e| !(e.is_finite() && **e > 0.0))
-            {
-                return Err(invalid(
-                    f("epsilons"),
-                    &format!("{e} is not a positive number"),
-                ));
-            }
+            k.validate(&format!("reported.known_deviations[{i}]"))?;
         }
         Ok(())
+    }
+}
+
+/// Our rows as the reported cells are compared with them: ratios to
+/// `reported.value.ratio_to` when the paper reports ratios ([`ratio_rows`]), indexed by
+/// data set, method and ε.
+pub struct RowIndex {
+    rows: Vec<SelectedRow>,
+    index: HashMap<(String, String, String), usize>,
+}
+
+impl RowIndex {
+    /// Indexes `selected` for the cells of `spec` (the first row of a key wins).
+    pub fn new(spec: &ReportedSpec, selected: &[SelectedRow]) -> RowIndex {
+        let rows = match spec.ratio_to() {
+            Some(d) => ratio_rows(selected, d),
+            None => selected.to_vec(),
+        };
+        let mut index = HashMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            let e = r.epsilon.map(eps_text).unwrap_or_default();
+            index
+                .entry((r.dataset.clone(), r.method.clone(), e))
+                .or_insert(i);
+        }
+        RowIndex { rows, index }
+    }
+
+    /// Our row for a reported cell of `dataset`, `method`, `epsilon`. A non-private
+    /// method the paper's file carries with an ε (LPCT's CT-W and CT-Q) is our ε-less
+    /// row.
+    pub fn get(&self, dataset: &str, method: &str, epsilon: Option<f64>) -> Option<&SelectedRow> {
+        let key = |e: String| (dataset.to_string(), method.to_string(), e);
+        let et = epsilon.map(eps_text).unwrap_or_default();
+        self.index
+            .get(&key(et))
+            .or_else(|| epsilon.and_then(|_| self.index.get(&key(String::new()))))
+            .map(|&i| &self.rows[i])
     }
 }
 
@@ -488,6 +688,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict as `check.csv` writes it: `ok`, `deviation`, `regression` or
+    /// `not_run` (a data set without data is not run).
+    pub fn csv_name(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::KnownDeviation(_) => "deviation",
+            Verdict::Regression => "regression",
+            Verdict::NotRun | Verdict::NotAvailable(_) => "not_run",
+        }
+    }
+
     /// Short name: `ok`, `known deviation`, `regression`, `not run`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -523,8 +734,64 @@ pub struct CellCheck {
     pub ratio: Option<f64>,
     /// The outcome.
     pub verdict: Verdict,
+    /// The largest |ours − paper| the tolerance accepts for this cell
+    /// ([`Tolerance::allowed`]), when both values exist.
+    pub allowed: Option<f64>,
+    /// The band of the known deviation that matches the cell, if one does.
+    pub band: Option<Band>,
+    /// Why the cell is not run ([`NOT_IN_SPEC`], "the paper prints −", …), or, for a
+    /// regression that a known deviation matches, that ours left its band; `None`
+    /// otherwise.
+    pub note: Option<String>,
     /// Where the reported value comes from: `<file name>:<line>`.
     pub source: String,
+}
+
+/// The note of a reported cell whose data set this spec does not run (a CI spec running
+/// a subset of a paper's data sets): listed as not run, never left out silently.
+pub const NOT_IN_SPEC: &str = "data set not run by this spec";
+
+/// The verdict of a reported cell with a value `paper` and ours `row`, under `spec`'s
+/// tolerance and known deviations; the band of the matching known deviation and, for a
+/// regression outside it, the note saying so.
+pub fn cell_verdict(
+    spec: &ReportedSpec,
+    row: &SelectedRow,
+    paper: f64,
+    paper_halfwidth: Option<f64>,
+    names: (&str, &str, &str, Option<f64>),
+) -> (Verdict, Option<Band>, Option<String>) {
+    let (dataset, reported, method, epsilon) = names;
+    let known = spec
+        .known_deviations
+        .iter()
+        .find(|k| k.matches(dataset, reported, method, epsilon));
+    let band = known.map(|k| k.band);
+    if spec.tolerance.accepts_cell(
+        row.mean,
+        row.std_error(),
+        row.std,
+        row.reps,
+        paper,
+        paper_halfwidth,
+    ) {
+        return (Verdict::Ok, band, None);
+    }
+    match known {
+        Some(k) if k.band.contains(row.mean, paper) => {
+            (Verdict::KnownDeviation(k.note()), band, None)
+        }
+        Some(k) => (
+            Verdict::Regression,
+            band,
+            Some(format!(
+                "outside the {} of the known deviation: {}",
+                k.band.text(),
+                k.reason
+            )),
+        ),
+        None => (Verdict::Regression, None, None),
+    }
 }
 
 /// Compares every cell of the reported files of `spec` (paths relative to `spec_dir`)
@@ -534,11 +801,13 @@ pub struct CellCheck {
 /// manifest name, see [`super::abbreviation_map`]) when `dataset_names` is
 /// `abbreviation` (the `datasets` map first). Cells of data sets listed in
 /// `not_available` get [`Verdict::NotAvailable`]; cells of other data sets absent from
-/// `selected` altogether are left out (the spec ran a subset of the paper's data sets). A cell without a reported value, or
-/// without our row for its method and ε, is [`Verdict::NotRun`]; otherwise it is
-/// [`Verdict::Ok`] within tolerance, else [`Verdict::KnownDeviation`] with the reason of
-/// the first matching selector, else [`Verdict::Regression`]. Cells are returned in file
-/// order; identical duplicates (same data set, method, ε and value) are kept once.
+/// `selected` altogether are [`Verdict::NotRun`] with the note [`NOT_IN_SPEC`] (the spec
+/// ran a subset of the paper's data sets). A cell without a reported value, or without
+/// our row for its method and ε (a non-private method's ε-less row stands for every ε
+/// the paper's file gives it), is [`Verdict::NotRun`] with the reason in
+/// [`CellCheck::note`]; otherwise [`cell_verdict`] decides: [`Verdict::Ok`] within
+/// tolerance, else [`Verdict::KnownDeviation`] inside the band of the first matching
+/// selector, else [`Verdict::Regression`]. Cells are returned in file order; identical duplicates (same data set, method, ε and value) are kept once.
 ///
 /// # Errors
 /// [`CheckError::Invalid`] for an invalid section ([`ReportedSpec::validate`]),
@@ -554,21 +823,7 @@ pub fn compare_reported(
 ) -> Result<Vec<CellCheck>, CheckError> {
     spec.validate()?;
     let ours_ds: HashSet<&str> = selected.iter().map(|r| r.dataset.as_str()).collect();
-    let ratios;
-    let compared: &[SelectedRow] = match spec.ratio_to() {
-        Some(d) => {
-            ratios = ratio_rows(selected, d);
-            &ratios
-        }
-        None => selected,
-    };
-    let mut index: HashMap<(&str, &str, String), &SelectedRow> = HashMap::new();
-    for r in compared {
-        let e = r.epsilon.map(eps_text).unwrap_or_default();
-        index
-            .entry((r.dataset.as_str(), r.method.as_str(), e))
-            .or_insert(r);
-    }
+    let index = RowIndex::new(spec, selected);
 
     let mut cells = Vec::new();
     let mut seen: HashSet<(String, String, String, Option<u64>)> = HashSet::new();
@@ -638,13 +893,14 @@ pub fn compare_reported(
                     ours: None,
                     ratio: None,
                     verdict: Verdict::NotAvailable(n.reason.clone()),
+                    allowed: None,
+                    band: None,
+                    note: Some(n.reason.clone()),
                     source: format!("{file_name}:{line}"),
                 });
                 continue;
             }
-            if !ours_ds.contains(dataset.as_str()) {
-                continue;
-            }
+            let in_spec = ours_ds.contains(dataset.as_str());
             let et = epsilon.map(eps_text).unwrap_or_default();
             if !seen.insert((
                 dataset.clone(),
@@ -654,31 +910,45 @@ pub fn compare_reported(
             )) {
                 continue;
             }
-            let row = index.get(&(dataset.as_str(), method.as_str(), et)).copied();
+            let row = index.get(&dataset, &method, epsilon);
             let ours = row.map(|s| (s.mean, s.std_error(), s.reps));
             let ratio = match (paper, ours) {
                 (Some(p), Some((m, _, _))) if p != 0.0 => Some(m / p),
                 _ => None,
             };
-            let verdict = match (paper, row) {
-                (Some(p), Some(row)) => {
-                    let (m, se) = (row.mean, row.std_error());
-                    if spec
-                        .tolerance
-                        .accepts_cell(m, se, row.std, row.reps, p, paper_halfwidth)
-                    {
-                        Verdict::Ok
-                    } else if let Some(k) = spec
-                        .known_deviations
-                        .iter()
-                        .find(|k| k.matches(&dataset, &reported, &method, epsilon))
-                    {
-                        Verdict::KnownDeviation(k.reason.clone())
-                    } else {
-                        Verdict::Regression
-                    }
+            let allowed = match (paper, row) {
+                (Some(p), Some(r)) => {
+                    Some(
+                        spec.tolerance
+                            .allowed(r.std_error(), r.std, r.reps, p, paper_halfwidth),
+                    )
                 }
-                _ => Verdict::NotRun,
+                _ => None,
+            };
+            let (verdict, band, note) = match (paper, row) {
+                (Some(p), Some(row)) => cell_verdict(
+                    spec,
+                    row,
+                    p,
+                    paper_halfwidth,
+                    (&dataset, &reported, &method, epsilon),
+                ),
+                (None, _) => (
+                    Verdict::NotRun,
+                    None,
+                    Some("the paper prints no value".to_string()),
+                ),
+                (Some(_), None) if !in_spec => {
+                    (Verdict::NotRun, None, Some(NOT_IN_SPEC.to_string()))
+                }
+                (Some(_), None) => (
+                    Verdict::NotRun,
+                    None,
+                    Some(format!(
+                        "no result of this spec for {method} at {}",
+                        epsilon.map_or("no ε".to_string(), |e| format!("ε = {e}"))
+                    )),
+                ),
             };
             cells.push(CellCheck {
                 dataset,
@@ -690,11 +960,14 @@ pub fn compare_reported(
                 ours,
                 ratio,
                 verdict,
+                allowed,
+                band,
+                note,
                 source: format!("{file_name}:{line}"),
             });
         }
     }
-    if any_rows && cells.is_empty() {
+    if any_rows && !cells.iter().any(|c| c.note.as_deref() != Some(NOT_IN_SPEC)) {
         let mut ours: Vec<&str> = ours_ds.into_iter().collect();
         ours.sort_unstable();
         return Err(CheckError::NoOverlap {

@@ -544,6 +544,52 @@ fn data_alpha(exp: &Experiment) -> f64 {
     star_alpha(exp.spec.significance)
 }
 
+/// The level of the one-sided Wilcoxon signed-rank tests behind `t`'s marks, or `None`
+/// when its marks need no test (no marks, seconds, bold best without a rule).
+fn test_level(t: &TableEntry, exp: &Experiment) -> Option<f64> {
+    if t.value == TableValue::Seconds {
+        return None;
+    }
+    match (t.marks, bold_rule(exp.spec.significance)) {
+        (MarkStyle::None, _) | (MarkStyle::BoldBest, SignificanceRule::None) => None,
+        (MarkStyle::BoldBest, SignificanceRule::BetterThanRest { alpha, .. })
+        | (MarkStyle::BoldBest, SignificanceRule::NotWorseThanBest { alpha }) => Some(alpha),
+        (MarkStyle::StarBest, _) | (MarkStyle::StarSignificant, _) => {
+            Some(star_alpha(exp.spec.significance))
+        }
+    }
+}
+
+/// The warning for marks that need a test when `reps` paired repetitions are too few for
+/// a one-sided Wilcoxon signed-rank test at level `alpha` to reject: its smallest exact
+/// p-value is 2^−n (every difference of one sign, no ties), so no n with 2^−n > α can
+/// mark anything significant, and "not worse than the best" then covers every method.
+/// `None` when the test can reject.
+pub fn too_few_repetitions(reps: usize, alpha: f64) -> Option<String> {
+    let p_min = 0.5f64.powi(reps.min(1074) as i32);
+    if p_min <= alpha {
+        return None;
+    }
+    let needed = (1.0 / alpha).log2().ceil() as usize;
+    Some(format!(
+        "Warning: with {reps} repetitions a one-sided Wilcoxon signed-rank test cannot reject at level {alpha} (its smallest p-value is 2^-{reps} = {p_min:.3}), so no difference is marked significant and ties for the best cover every method; at least {needed} repetitions are needed."
+    ))
+}
+
+/// The warnings of [`too_few_repetitions`] for the tables of `exp` at `exp.repetitions`,
+/// one per distinct level (what `run`, `table` and `check` print on stderr).
+pub fn repetition_warnings(exp: &Experiment) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in &exp.spec.tables {
+        if let Some(w) = test_level(t, exp).and_then(|a| too_few_repetitions(exp.repetitions, a)) {
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
 /// The note on the marks of `star_significant` (`histoftree.md` §10).
 fn star_significant_note(alpha: f64, lower: bool) -> String {
     let better = if lower { "lower" } else { "higher" };
@@ -706,6 +752,9 @@ pub fn build_table(
     if !marks_note.is_empty() {
         notes.push(marks_note);
     }
+    if let Some(alpha) = test_level(t, exp) {
+        notes.extend(too_few_repetitions(reps, alpha));
+    }
     notes.extend(interval_notes(t, exp));
     notes.extend(summary_notes(t, task, datasets.len()));
     let compared = t.compared_methods();
@@ -745,7 +794,13 @@ pub fn build_table(
             "grid points selected by private validation (held-out users report noisy errors)"
         }
     };
-    let caption = format!("{base} Selection: {selection}.");
+    let mut caption = format!("{base} Selection: {selection}.");
+    if reps != exp.spec.repetitions {
+        caption.push_str(&format!(
+            " Repetitions run: {reps} of the spec's {}.",
+            exp.spec.repetitions
+        ));
+    }
     Ok(Table {
         name: t.name.clone(),
         caption,

@@ -1,0 +1,115 @@
+//! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row (issue
+//! 28, item 3), for pandas or R.
+//!
+//! Columns: `kind` (`cell`, `rank_sum`, `claim`), `table` (the reported file of a cell,
+//! the paper's table of a rank sum), `method`, `dataset` (our name; a rank sum's block),
+//! `epsilon` (empty for a non-private cell), `reported` (the paper's value; for a claim,
+//! the number of data sets it needs), `reproduced` (ours: a cell's mean over
+//! repetitions, a rank sum, the number of data sets a claim holds on),
+//! `std_error` (of a cell's mean), `reps`, `tolerance` (the largest |ours − paper|
+//! accepted, in the unit of the values), `band` (a known deviation's band), `verdict`
+//! (`ok`, `deviation`, `regression`, `not_run`), `reason` (a deviation's reason, why a
+//! cell is not run, or a claim's details), `source` (file and line of the paper's value;
+//! a claim's words in the paper).
+
+use super::{eps_text, CheckReport, Verdict};
+
+fn num(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+fn reason(verdict: &Verdict, note: Option<&str>) -> String {
+    match (verdict, note) {
+        (Verdict::KnownDeviation(r), _) => r.clone(),
+        (_, Some(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// `check.csv` of a report, header included (RFC 4180 quoting by the csv crate).
+pub fn check_csv(report: &CheckReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "kind",
+        "table",
+        "method",
+        "dataset",
+        "epsilon",
+        "reported",
+        "reproduced",
+        "std_error",
+        "reps",
+        "tolerance",
+        "band",
+        "verdict",
+        "reason",
+        "source",
+    ];
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(header);
+    for c in &report.cells {
+        let table = c.source.split(':').next().unwrap_or_default();
+        let _ = w.write_record([
+            "cell".to_string(),
+            table.trim_end_matches(".csv").to_string(),
+            c.method.clone(),
+            c.dataset.clone(),
+            c.epsilon.map(eps_text).unwrap_or_default(),
+            num(c.paper),
+            num(c.ours.map(|o| o.0)),
+            num(c.ours.map(|o| o.1)),
+            c.ours.map(|o| o.2.to_string()).unwrap_or_default(),
+            num(c.allowed),
+            c.band.map(|b| b.text()).unwrap_or_default(),
+            c.verdict.csv_name().to_string(),
+            reason(&c.verdict, c.note.as_deref()),
+            c.source.clone(),
+        ]);
+    }
+    for r in &report.rank_sums {
+        let _ = w.write_record([
+            "rank_sum".to_string(),
+            r.table.clone(),
+            r.method.clone(),
+            r.block.clone(),
+            r.epsilon.map(eps_text).unwrap_or_default(),
+            format!("{}", r.paper),
+            num(r.ours),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            r.verdict.csv_name().to_string(),
+            reason(&r.verdict, None),
+            r.source.clone(),
+        ]);
+    }
+    for c in &report.claims {
+        let verdict = match (c.holds, &c.known_failure) {
+            (true, _) => "ok",
+            (false, Some(_)) => "deviation",
+            (false, None) => "regression",
+        };
+        let why = match &c.known_failure {
+            Some(k) if !c.holds => format!("{k}; {}", c.details),
+            _ => c.details.clone(),
+        };
+        let _ = w.write_record([
+            "claim".to_string(),
+            String::new(),
+            c.label.clone(),
+            String::new(),
+            String::new(),
+            c.needed.to_string(),
+            c.count.to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            verdict.to_string(),
+            why,
+            c.text.clone().unwrap_or_default(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
