@@ -295,4 +295,20 @@ mod tests {
             assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
         }
     }
+
+    /// The spent ε, ln(p(1 − q)/(q(1 − p))), is the budget below the cap (q is solved from
+    /// it) and less than it above (q is capped).
+    #[test]
+    fn spent_epsilon_is_the_budget_below_the_cap() {
+        for eps in [0.3, 1.0, 4.0, 12.0] {
+            let p = PrivUnitGParams::new(eps).unwrap();
+            assert!(
+                (p.spent_epsilon() - eps).abs() < 1e-9,
+                "{eps}: {}",
+                p.spent_epsilon()
+            );
+        }
+        let capped = PrivUnitGParams::new(1000.0).unwrap();
+        assert!(capped.spent_epsilon() < 1000.0 && capped.spent_epsilon() > 15.0);
+    }
 }

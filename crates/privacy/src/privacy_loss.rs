@@ -136,4 +136,25 @@ mod tests {
         // sits about 0.009 below the plug-in; 0.012 leaves room for the exact intervals.
         assert!(plug_in - b < 0.012, "{b} vs {plug_in}");
     }
+
+    /// The (ε, δ) bound by hand from the intervals it is made of: each interval at level
+    /// α/2, δ taken off the lower end of P_a\[E\] (with δ = 0.05 the bound is visibly lower
+    /// than at δ = 0).
+    #[test]
+    fn delta_bound_is_built_from_the_intervals() {
+        let (k_a, n_a, k_b, n_b, alpha) = (600u64, 1000u64, 200u64, 1000u64, 0.1);
+        let lo_a = clopper_pearson(k_a, n_a, alpha / 2.0).lo;
+        let hi_b = clopper_pearson(k_b, n_b, alpha / 2.0).hi;
+        for delta in [0.0, 0.05] {
+            let want = ((lo_a - delta) / hi_b).ln();
+            let got = epsilon_delta_lower_bound(k_a, n_a, k_b, n_b, alpha, delta);
+            assert!((got - want).abs() < 1e-12, "delta {delta}: {got} vs {want}");
+        }
+        assert!(
+            epsilon_delta_lower_bound(k_a, n_a, k_b, n_b, alpha, 0.05)
+                < epsilon_lower_bound(k_a, n_a, k_b, n_b, alpha) - 0.05
+        );
+        // δ above the lower end: no evidence.
+        assert_eq!(epsilon_delta_lower_bound(10, 1000, 1, 1000, 0.1, 0.5), 0.0);
+    }
 }
