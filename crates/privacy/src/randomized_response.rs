@@ -159,4 +159,15 @@ mod tests {
         // t = 0 never flips and draws nothing.
         assert_eq!(flip_mask(&mut Words(vec![].into_iter()), 0, !0), 0);
     }
+
+    /// The threshold is (1 − κ)·2^32 rounded, saturating at u32::MAX: by hand.
+    #[test]
+    fn flip_threshold_by_hand() {
+        assert_eq!(flip_threshold(0.75), 1 << 30);
+        assert_eq!(flip_threshold(0.5), 1 << 31);
+        assert_eq!(flip_threshold(1.0), 0);
+        assert_eq!(flip_threshold(0.0), u32::MAX);
+        // 1 − κ = 0.3: 0.3·2^32 = 1288490188.8, rounded up.
+        assert_eq!(flip_threshold(0.7), 1_288_490_189);
+    }
 }
