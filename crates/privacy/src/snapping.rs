@@ -99,11 +99,17 @@ pub fn uniform_full_precision<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     let mantissa = rng.gen::<u64>() >> 12;
     let m = 1.0 + mantissa as f64 * 2f64.powi(-52);
     // m·2^e ∈ [2^e, 2^(e+1)); the top value 1 is reached by rounding m up, as in Mironov.
-    let u = m * 2f64.powi(exponent.max(-1074));
-    if u == 0.0 {
-        f64::MIN_POSITIVE * f64::EPSILON
+    // (2^e is built from its bits: `2f64.powi(e)` underflows to 0 below about 2^-1023.)
+    m * pow2(exponent.max(-1074))
+}
+
+/// 2^e exactly, for −1074 ≤ e ≤ 0 (subnormal below −1022).
+fn pow2(e: i32) -> f64 {
+    debug_assert!((-1074..=0).contains(&e));
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
     } else {
-        u
+        f64::from_bits(1u64 << (e + 1074))
     }
 }
 
@@ -200,5 +206,51 @@ mod tests {
         let m = SnappingLaplace::new(0.5, 10.0).unwrap();
         let want = 4.0 * (1.0 + 2f64.powi(-49) * 5.0);
         assert_eq!(m.epsilon(2.0), want);
+    }
+
+    /// A stream of given u64 draws (then zeros), to walk the rare branches of
+    /// [`uniform_full_precision`]: a zero draw (probability 2⁻⁶⁴ each) adds 64 to the
+    /// exponent's depth.
+    struct Draws(Vec<u64>);
+    impl rand::RngCore for Draws {
+        fn next_u32(&mut self) -> u32 {
+            self.next_u64() as u32
+        }
+        fn next_u64(&mut self) -> u64 {
+            if self.0.is_empty() {
+                0
+            } else {
+                self.0.remove(0)
+            }
+        }
+        fn fill_bytes(&mut self, dest: &mut [u8]) {
+            rand::RngCore::try_fill_bytes(self, dest).unwrap()
+        }
+        fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
+            for b in dest {
+                *b = self.next_u64() as u8;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn zero_draws_deepen_the_exponent_down_to_the_smallest_subnormal() {
+        // One zero draw, then a draw with its top bit set: exponent −1 − 64 = −65; the
+        // mantissa's 52 bits all ones: u = (2 − 2⁻⁵²)·2⁻⁶⁵.
+        let u = uniform_full_precision(&mut Draws(vec![0, 1 << 63, u64::MAX]));
+        assert_eq!(u, (2.0 - 2f64.powi(-52)) * 2f64.powi(-65));
+        // Three leading zero bits after two zero draws: −1 − 128 − 3 = −132, mantissa 0.
+        let u = uniform_full_precision(&mut Draws(vec![0, 0, 1 << 60, 0]));
+        assert_eq!(u, 2f64.powi(-132));
+        // Zeros forever: the smallest positive double, 2⁻¹⁰⁷⁴, never 0.
+        let u = uniform_full_precision(&mut Draws(vec![]));
+        assert_eq!(u, f64::from_bits(1));
+        // Sixteen zero draws: 2⁻¹⁰²⁵, a subnormal (2f64.powi(-1025) is 0: this once
+        // returned 2⁻¹⁰⁷⁴ instead).
+        let mut d = vec![0; 16];
+        d.extend([1 << 63, 0]);
+        let u = uniform_full_precision(&mut Draws(d));
+        assert_eq!(u, f64::from_bits(1 << 49));
     }
 }
