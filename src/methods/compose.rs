@@ -64,6 +64,10 @@ pub enum GrownOn {
     Public,
     /// The private training sample: only for non-private methods.
     Private,
+    /// The public and the private training samples pooled (public rows first): only for
+    /// non-private methods (LPCT's CT-W: "we fit CT on the whole data, namely P and Q data
+    /// together", LPCT paper §7.2).
+    PublicAndPrivate,
     /// No data: the partition is fixed by its parameters.
     None,
     /// A partition set of n_pub points mixing a share δ (parameter `delta`) of public
@@ -631,7 +635,7 @@ impl Composition {
         if self.non_private_users && p.grown_on != GrownOn::Mixture {
             return Err("`non_private_users: true` acknowledges private records used in the clear, but these blocks use none (only `grown_on: mixture` does); remove it".into());
         }
-        if p.grown_on == GrownOn::Private {
+        if matches!(p.grown_on, GrownOn::Private | GrownOn::PublicAndPrivate) {
             return Err("a partition grown on private data inside a local-DP method is not ε-LDP as stated (the partition itself would leak private data); grow it on public data or none".into());
         }
         if let BudgetBlock::Shares { cell, label } = self.budget {
@@ -966,9 +970,17 @@ impl Method for Composed {
             })));
         }
         let mixed;
+        let pooled;
         let (data, grown) = match c.partition.grown_on {
             GrownOn::Public => (data, Some(&data.public)),
             GrownOn::Private => (data, Some(&data.private)),
+            GrownOn::PublicAndPrivate => {
+                let mut all = data.public.clone();
+                all.x.append_rows(&data.private.x);
+                all.y.extend_from_slice(&data.private.y);
+                pooled = all;
+                (data, Some(&pooled))
+            }
             GrownOn::None => (data, None),
             GrownOn::Released => unreachable!("histogram_x_tree is prepared above"),
             GrownOn::Mixture => {
