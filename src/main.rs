@@ -686,6 +686,11 @@ fn check(
         audit,
         provisional: (exp.repetitions < exp.spec.repetitions)
             .then_some((exp.repetitions, exp.spec.repetitions)),
+        readings: exp
+            .reported
+            .iter()
+            .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
+            .collect(),
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;

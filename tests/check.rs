@@ -94,6 +94,7 @@ fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> Rep
         halfwidth_column: None,
         datasets: Default::default(),
         not_available: Vec::new(),
+        epsilon_reading: None,
     }
 }
 
@@ -1257,6 +1258,7 @@ fn sample_report() -> CheckReport {
         rank_sums: Vec::new(),
         audit: None,
         provisional: None,
+        readings: Vec::new(),
     }
 }
 
@@ -1491,6 +1493,7 @@ claims:
         rank_sums: Vec::new(),
         audit: None,
         provisional: None,
+        readings: Vec::new(),
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

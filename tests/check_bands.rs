@@ -66,6 +66,7 @@ fn spec(known: Vec<KnownDeviation>) -> ReportedSpec {
         halfwidth_column: None,
         datasets: Default::default(),
         not_available: Vec::new(),
+        epsilon_reading: None,
     }
 }
 

@@ -55,7 +55,8 @@ pub use rank_sums::{
 pub use render::{quiet_lines, render_check};
 pub use reported::{
     cell_verdict, compare_reported, ratio_rows, Band, CellCheck, DatasetNames, KnownDeviation,
-    NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict, NOT_IN_SPEC,
+    EpsilonReading, NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict,
+    NOT_IN_SPEC,
 };
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
@@ -595,6 +596,9 @@ pub struct CheckReport {
     /// `Some((run, spec))` when the check ran fewer repetitions than the spec's (`check
     /// --reps N`): the verdicts are provisional.
     pub provisional: Option<(usize, usize)>,
+    /// Lines stating how the reported values were read (`reported.epsilon_reading`),
+    /// printed with the summary.
+    pub readings: Vec<String>,
 }
 
 impl CheckReport {

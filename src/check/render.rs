@@ -253,7 +253,7 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
         .count();
     let n_na = count(|v| matches!(v, Verdict::NotAvailable(_)));
 
-    let mut summary = Vec::new();
+    let mut summary = report.readings.clone();
     if let Some((run, spec)) = report.provisional {
         summary.push(format!(
             "Provisional: {run} of the spec's {spec} repetitions were run; standard errors use {run}, and a full run may change verdicts."

@@ -92,11 +92,49 @@ pub struct ReportedSpec {
     /// `dataset_names`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub datasets: BTreeMap<String, String>,
+    /// The ε each of the paper's tables is read at, when the paper does not print it
+    /// legibly (the HistOfTree tables): overrides the files' ε column for every private
+    /// cell of a table named in the map. Stated in the spec with where the reading comes
+    /// from; `epsilon_match` shows in check.md how well every ε we ran fits each table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_reading: Option<EpsilonReading>,
     /// Reported data sets we cannot run (no data), each group with its reason: their
     /// cells are listed with the verdict *not available* (never a regression) instead of
     /// being left out silently (DiPriMe's Flight, HIGGS and PUC-Rio).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_available: Vec<NotAvailable>,
+}
+
+/// `reported.epsilon_reading`: the ε of each reported table, read rather than printed.
+///
+/// ```yaml
+/// epsilon_reading:
+///   column: table                      # the files' column naming each row's table
+///   epsilons: {T1: 2, C3a: 1, C3b: 4}  # table -> the ε its cells are compared at
+///   source: "inferred: the ε we ran whose cells fit each table best (epsilon_match)"
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpsilonReading {
+    /// The column naming each row's table.
+    pub column: String,
+    /// Table → ε (> 0).
+    pub epsilons: BTreeMap<String, f64>,
+    /// Where the reading comes from (printed in check.md), e.g. the method card's reading
+    /// or the inference of `epsilon_match`.
+    pub source: String,
+}
+
+impl EpsilonReading {
+    /// The line check.md prints: `ε read per table (source): T1 at 2, …`.
+    pub fn line(&self) -> String {
+        let tables: Vec<String> = self
+            .epsilons
+            .iter()
+            .map(|(t, e)| format!("{t} at ε = {e}"))
+            .collect();
+        format!("ε read per table ({}): {}.", self.source, tables.join(", "))
+    }
 }
 
 /// `reported.not_available`: reported data sets without data here, and why.
@@ -628,6 +666,20 @@ impl ReportedSpec {
         for (i, k) in self.known_deviations.iter().enumerate() {
             k.validate(&format!("reported.known_deviations[{i}]"))?;
         }
+        if let Some(er) = &self.epsilon_reading {
+            if er.column.trim().is_empty() || er.epsilons.is_empty() || er.source.trim().is_empty() {
+                return Err(invalid(
+                    "reported.epsilon_reading".into(),
+                    "needs a `column`, a non-empty `epsilons` map (table -> epsilon) and a `source` saying where the reading comes from",
+                ));
+            }
+            if let Some((t, e)) = er.epsilons.iter().find(|(_, e)| !(e.is_finite() && **e > 0.0)) {
+                return Err(invalid(
+                    format!("reported.epsilon_reading.epsilons.{t}"),
+                    &format!("{e} is not a positive number"),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -835,6 +887,7 @@ pub fn compare_reported(
         let mut required = vec!["dataset", spec.epsilon_column.as_str(), value];
         required.extend(spec.method_columns.iter().map(String::as_str));
         required.extend(spec.halfwidth_column.as_deref());
+        required.extend(spec.epsilon_reading.as_ref().map(|e| e.column.as_str()));
         let t = CsvTable::read(&path, &required)?;
         let file_name = path
             .file_name()
@@ -857,6 +910,11 @@ pub fn compare_reported(
                 continue;
             };
             let epsilon = t.epsilon(line, r, &spec.epsilon_column)?;
+            // A table's ε read rather than printed (private cells only).
+            let epsilon = match (&spec.epsilon_reading, epsilon) {
+                (Some(er), Some(e)) => Some(er.epsilons.get(t.get(r, &er.column)).copied().unwrap_or(e)),
+                (_, e) => e,
+            };
             let raw = t.get(r, value);
             let paper = if matches!(raw, "" | "-" | "−" | "—") {
                 None
