@@ -80,21 +80,8 @@ fn abbreviations() -> HashMap<String, String> {
 
 fn spec(files: &[&str], tolerance: Tolerance, known: Vec<KnownDeviation>) -> ReportedSpec {
     ReportedSpec {
-        files: files.iter().map(PathBuf::from).collect(),
-        dataset_names: DatasetNames::Abbreviation,
-        tolerance,
         known_deviations: known,
-        value_column: "value".into(),
-        epsilon_match: None,
-        method_columns: vec!["method".into()],
-        methods: None,
-        value: None,
-        rank_sums: None,
-        epsilon_column: "epsilon".into(),
-        halfwidth_column: None,
-        datasets: Default::default(),
-        not_available: Vec::new(),
-        epsilon_reading: None,
+        ..ReportedSpec::new(files.iter().map(PathBuf::from).collect(), tolerance)
     }
 }
 

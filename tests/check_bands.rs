@@ -47,26 +47,15 @@ housing,LPDT-M,2,50
 ";
 
 fn spec(known: Vec<KnownDeviation>) -> ReportedSpec {
+    let tolerance = Tolerance {
+        relative: Some(0.05),
+        se: None,
+        halfwidths: None,
+    };
     ReportedSpec {
-        files: vec!["paper.csv".into()],
         dataset_names: DatasetNames::Name,
-        tolerance: Tolerance {
-            relative: Some(0.05),
-            se: None,
-            halfwidths: None,
-        },
         known_deviations: known,
-        value_column: "value".into(),
-        epsilon_match: None,
-        method_columns: vec!["method".into()],
-        methods: None,
-        value: None,
-        rank_sums: None,
-        epsilon_column: "epsilon".into(),
-        halfwidth_column: None,
-        datasets: Default::default(),
-        not_available: Vec::new(),
-        epsilon_reading: None,
+        ..ReportedSpec::new(vec!["paper.csv".into()], tolerance)
     }
 }
 

@@ -54,8 +54,8 @@ pub use rank_sums::{
 };
 pub use render::{quiet_lines, render_check};
 pub use reported::{
-    cell_verdict, compare_reported, ratio_rows, Band, CellCheck, DatasetNames, KnownDeviation,
-    EpsilonReading, NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict,
+    cell_verdict, compare_reported, ratio_rows, Band, CellCheck, DatasetNames, EpsilonReading,
+    KnownDeviation, NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict,
     NOT_IN_SPEC,
 };
 

@@ -173,6 +173,29 @@ fn is_default_method_columns(c: &[String]) -> bool {
 }
 
 impl ReportedSpec {
+    /// The section with these files and tolerance and every other field at its YAML
+    /// default (abbreviated data set names, columns `dataset,method,epsilon,value`, no known
+    /// deviations).
+    pub fn new(files: Vec<PathBuf>, tolerance: Tolerance) -> ReportedSpec {
+        ReportedSpec {
+            files,
+            dataset_names: DatasetNames::default(),
+            tolerance,
+            known_deviations: Vec::new(),
+            value_column: default_value_column(),
+            epsilon_match: None,
+            method_columns: default_method_columns(),
+            methods: None,
+            value: None,
+            rank_sums: None,
+            epsilon_column: default_epsilon_column(),
+            halfwidth_column: None,
+            datasets: BTreeMap::new(),
+            epsilon_reading: None,
+            not_available: Vec::new(),
+        }
+    }
+
     /// The denominator of `value: {ratio_to: …}`, if any.
     pub fn ratio_to(&self) -> Option<&str> {
         self.value.as_ref().map(|v| v.ratio_to.as_str())
@@ -667,13 +690,18 @@ impl ReportedSpec {
             k.validate(&format!("reported.known_deviations[{i}]"))?;
         }
         if let Some(er) = &self.epsilon_reading {
-            if er.column.trim().is_empty() || er.epsilons.is_empty() || er.source.trim().is_empty() {
+            if er.column.trim().is_empty() || er.epsilons.is_empty() || er.source.trim().is_empty()
+            {
                 return Err(invalid(
                     "reported.epsilon_reading".into(),
                     "needs a `column`, a non-empty `epsilons` map (table -> epsilon) and a `source` saying where the reading comes from",
                 ));
             }
-            if let Some((t, e)) = er.epsilons.iter().find(|(_, e)| !(e.is_finite() && **e > 0.0)) {
+            if let Some((t, e)) = er
+                .epsilons
+                .iter()
+                .find(|(_, e)| !(e.is_finite() && **e > 0.0))
+            {
                 return Err(invalid(
                     format!("reported.epsilon_reading.epsilons.{t}"),
                     &format!("{e} is not a positive number"),
@@ -912,7 +940,9 @@ pub fn compare_reported(
             let epsilon = t.epsilon(line, r, &spec.epsilon_column)?;
             // A table's ε read rather than printed (private cells only).
             let epsilon = match (&spec.epsilon_reading, epsilon) {
-                (Some(er), Some(e)) => Some(er.epsilons.get(t.get(r, &er.column)).copied().unwrap_or(e)),
+                (Some(er), Some(e)) => {
+                    Some(er.epsilons.get(t.get(r, &er.column)).copied().unwrap_or(e))
+                }
                 (_, e) => e,
             };
             let raw = t.get(r, value);
