@@ -130,11 +130,24 @@ fn every_cell_of_the_papers_own_ratios_is_within_tolerance() {
     assert!(por.source.starts_with("histoftree_tables.csv:"));
 
     // Every ratio 20 % off: outside the 15 % tolerance, each cell is a regression unless
-    // a known deviation of the card names it.
+    // a known deviation names it and its band holds ours.
     let rows = rows_from_paper(stated, |_| 1.2);
     let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
     assert!(cells.iter().all(|c| c.verdict != Verdict::Ok));
-    let reason = |d: &str, m: &str, e: f64| -> String {
+    for c in cells
+        .iter()
+        .filter(|c| c.paper.is_some() && c.ours.is_some())
+    {
+        let inside = c
+            .band
+            .is_some_and(|b| b.contains(c.ours.unwrap().0, c.paper.unwrap()));
+        match &c.verdict {
+            Verdict::KnownDeviation(_) => assert!(inside, "{c:?}"),
+            Verdict::Regression => assert!(!inside, "{c:?}"),
+            v => panic!("{v:?}: {c:?}"),
+        }
+    }
+    let verdict = |cells: &[dp_repro::check::CellCheck], d: &str, m: &str, e: f64| -> String {
         match &cells
             .iter()
             .find(|c| c.reported_dataset == d && c.method == m && c.epsilon == Some(e))
@@ -145,12 +158,17 @@ fn every_cell_of_the_papers_own_ratios_is_within_tolerance() {
             v => v.name().to_string(),
         }
     };
-    assert!(reason("DAK", "HistOfTree(ME) A", 1.0).contains("identical in T1 and C3a"));
-    assert_eq!(reason("DAK", "HistOfTree(ME) A", 2.0), "regression");
-    assert!(reason("DAK", "ParDT A", 2.0).contains("8.03"));
-    assert!(reason("POR", "KRR P", 0.5).contains("63 rows"));
-    assert!(reason("MUS", "Hist", 1.0).contains("cells: capped"));
-    assert_eq!(reason("ABA", "Hist", 1.0), "regression");
+    assert_eq!(
+        verdict(&cells, "DAK", "HistOfTree(ME) A", 2.0),
+        "regression"
+    );
+    assert_eq!(verdict(&cells, "ABA", "Hist", 1.0), "regression");
+    // The paper's Hist on POR at ε 2 (3.21 and 3.31, one per block of C3b) is a known
+    // deviation with an absolute band of 0 to 160 (our 63-row portfolio, measured): 50 %
+    // off stays inside it, with the card's reason.
+    let rows = rows_from_paper(stated, |_| 1.5);
+    let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
+    assert!(verdict(&cells, "POR", "Hist", 2.0).contains("differs between the two blocks"));
 }
 
 #[test]
