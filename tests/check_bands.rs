@@ -12,17 +12,10 @@ use dp_repro::check::{
     KnownDeviation, ReportedSpec, SelectedRow, Tolerance, Verdict, NOT_IN_SPEC,
 };
 
+mod common;
+
 fn row(dataset: &str, method: &str, epsilon: Option<f64>, mean: f64, std: f64) -> SelectedRow {
-    SelectedRow {
-        dataset: dataset.into(),
-        method: method.into(),
-        epsilon,
-        mean,
-        std,
-        median: mean,
-        reps: 4,
-        params: String::new(),
-    }
+    common::selected_row(dataset, method, epsilon, (mean, std, 4))
 }
 
 /// Ours: LPDT-M at 10 and 30 (the paper: 10 and 20), DT at 5 (the paper 5, no ε),

@@ -4,6 +4,8 @@
 //! tolerance in units of the paper's half-width on the real reported files, and the
 //! loader reading every row of both files with the unavailable data sets marked.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -201,16 +203,7 @@ fn reported_spec(file: &str) -> ReportedSpec {
 }
 
 fn row(dataset: &str, method: &str, epsilon: Option<f64>, mean: f64, std: f64) -> SelectedRow {
-    SelectedRow {
-        dataset: dataset.into(),
-        method: method.into(),
-        epsilon,
-        mean,
-        std,
-        median: mean,
-        reps: 10,
-        params: String::new(),
-    }
+    common::selected_row(dataset, method, epsilon, (mean, std, 10))
 }
 
 /// Every (data set, method) of our runs at the table's ε, each at the paper's mean.

@@ -117,3 +117,22 @@ pub fn loaded_bits(l: &dp_repro::data::Loaded) -> (Vec<u64>, Vec<u64>, usize, us
         l.dropped_rows,
     )
 }
+
+/// A selected row (what `selected.csv` holds) of `reps` repetitions with median = mean.
+pub fn selected_row(
+    dataset: &str,
+    method: &str,
+    epsilon: Option<f64>,
+    (mean, std, reps): (f64, f64, usize),
+) -> dp_repro::check::SelectedRow {
+    dp_repro::check::SelectedRow {
+        dataset: dataset.into(),
+        method: method.into(),
+        epsilon,
+        mean,
+        std,
+        median: mean,
+        reps,
+        params: String::new(),
+    }
+}
