@@ -535,11 +535,7 @@ fn check_sensitivity(
     };
     let selected = read_selected(&selected_csv).map_err(failed)?;
     let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
-    let lower = exp
-        .datasets
-        .first()
-        .map(|d| d.task.lower_is_better())
-        .unwrap_or(true);
+    let lower = exp.lower_is_better();
     let rows = sensitivity::sensitivity(r, dir, &selected, &abbreviations, factor, lower)
         .map_err(bad_input)?;
     let title = format!("dp-repro check: {}", exp.spec.name);
@@ -610,11 +606,7 @@ fn check(
     let selected = read_selected(&out.join("selected.csv")).map_err(failed)?;
     let tests = read_tests(&out.join("tests.csv")).map_err(failed)?;
     let spec_dir = spec.parent().unwrap_or(Path::new("."));
-    let lower = exp
-        .datasets
-        .first()
-        .map(|d| d.task.lower_is_better())
-        .unwrap_or(true);
+    let lower = exp.lower_is_better();
     let (cells, epsilon_matches, rank_sums) = match &exp.reported {
         Some((r, dir)) => {
             let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);

@@ -502,11 +502,7 @@ impl FigureContext {
             datasets: exp.datasets.iter().map(|d| d.name.clone()).collect(),
             epsilons: exp.epsilons.clone(),
             methods,
-            lower_is_better: exp
-                .datasets
-                .first()
-                .map(|d| d.task.lower_is_better())
-                .unwrap_or(true),
+            lower_is_better: exp.lower_is_better(),
             selection,
         }
     }

@@ -57,11 +57,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     let mut keep = keep.into_iter();
     runs.retain(|_| keep.next().unwrap_or(false));
     drop(keys);
-    let lower = exp
-        .datasets
-        .first()
-        .map(|d| d.task.lower_is_better())
-        .unwrap_or(true);
+    let lower = exp.lower_is_better();
 
     // Canonical orders from the spec: data sets, methods, ε, grid points.
     let ds_order: HashMap<&str, usize> = exp

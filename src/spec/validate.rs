@@ -490,6 +490,18 @@ pub struct Experiment {
     pub claims: Vec<crate::check::Claim>,
 }
 
+impl Experiment {
+    /// Whether the test metric is an error (lower is better: MSE) rather than an accuracy,
+    /// read from the first data set's task (a spec's data sets share one task); true for a
+    /// spec without data sets.
+    pub fn lower_is_better(&self) -> bool {
+        self.datasets
+            .first()
+            .map(|d| d.task.lower_is_better())
+            .unwrap_or(true)
+    }
+}
+
 fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
     SpecError::Invalid {
         path: path.to_path_buf(),
