@@ -357,3 +357,48 @@ fn too_few_repetitions_for_a_wilcoxon_test_are_named() {
     assert_eq!(too_few_repetitions(7, 0.01), None);
     assert!(too_few_repetitions(6, 0.01).is_some());
 }
+
+/// `epsilon_reading` compares a table's private cells at the ε it names: ours at ε 8 is 30
+/// against the paper's 20 (a regression at the file's ε 8); read at ε 2, where ours is 10
+/// against a paper cell of 10, it is ok. Non-private cells keep no ε. A wrong reading (ε 8
+/// for the table whose cells match at 2) turns the check red.
+#[test]
+fn epsilon_reading_moves_a_tables_cells_to_the_epsilon_it_names() {
+    use dp_repro::check::EpsilonReading;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("paper.csv"),
+        "table,dataset,method,epsilon,value\nT,abalone,LPDT-M,8,10\nT,abalone,DT,,5\n",
+    )
+    .unwrap();
+    let reading = |e: f64| ReportedSpec {
+        epsilon_reading: Some(EpsilonReading {
+            column: "table".into(),
+            epsilons: [("T".to_string(), e)].into_iter().collect(),
+            source: "a test".into(),
+        }),
+        ..spec(vec![])
+    };
+    let cells = compare_reported(&reading(2.0), dir.path(), &selected(), &HashMap::new()).unwrap();
+    let c = find(&cells, "abalone", "LPDT-M", Some(2.0));
+    assert_eq!(
+        (c.verdict.clone(), c.ours.map(|o| o.0)),
+        (Verdict::Ok, Some(10.0))
+    );
+    assert_eq!(find(&cells, "abalone", "DT", None).verdict, Verdict::Ok);
+    let cells = compare_reported(&reading(8.0), dir.path(), &selected(), &HashMap::new()).unwrap();
+    assert_eq!(
+        find(&cells, "abalone", "LPDT-M", Some(8.0)).verdict,
+        Verdict::Regression
+    );
+    // A reading without a source, or at ε ≤ 0, is refused.
+    let mut bad = reading(0.0);
+    assert!(
+        matches!(bad.validate(), Err(CheckError::Invalid { field, .. }) if field == "reported.epsilon_reading.epsilons.T")
+    );
+    bad = reading(2.0);
+    bad.epsilon_reading.as_mut().unwrap().source = " ".into();
+    assert!(
+        matches!(bad.validate(), Err(CheckError::Invalid { field, .. }) if field == "reported.epsilon_reading")
+    );
+}
