@@ -26,7 +26,7 @@
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use super::{eps_text, CheckError, CheckReport, Verdict, NOT_IN_SPEC};
+use super::{eps_text, CheckError, CheckReport, Verdict};
 use crate::report::{escape_latex, escape_markdown, format_fixed, format_sci};
 
 /// File name of the Markdown template in `templates/`.
@@ -151,12 +151,7 @@ struct EpsilonCounts {
 /// Per private method and ε: how many cells are within tolerance of those compared (a
 /// verdict other than "not run"). Returns the ε texts (ascending) and the rows.
 fn counts_by_epsilon(report: &CheckReport, f: &Fmt) -> (Vec<String>, Vec<EpsilonCounts>) {
-    let in_spec = || {
-        report
-            .cells
-            .iter()
-            .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
-    };
+    let in_spec = || report.cells.iter().filter(|c| c.in_spec());
     let mut eps: Vec<f64> = in_spec().filter_map(|c| c.epsilon).collect();
     eps.sort_by(f64::total_cmp);
     eps.dedup();
@@ -246,11 +241,7 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     );
     let n_reg = count(|v| *v == Verdict::Regression);
     let n_not = count(|v| *v == Verdict::NotRun);
-    let n_out = report
-        .cells
-        .iter()
-        .filter(|c| c.note.as_deref() == Some(NOT_IN_SPEC))
-        .count();
+    let n_out = report.cells.iter().filter(|c| !c.in_spec()).count();
     let n_na = count(|v| matches!(v, Verdict::NotAvailable(_)));
 
     let mut summary = report.readings.clone();
@@ -457,7 +448,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
     let cells: Vec<CellView> = report
         .cells
         .iter()
-        .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
+        .filter(|c| c.in_spec())
         .map(|c| {
             let dataset = if c.dataset == c.reported_dataset || !f.both_names {
                 c.reported_dataset.clone()
@@ -506,11 +497,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         .collect();
 
     let mut by_method: Vec<MethodCount> = Vec::new();
-    for c in report
-        .cells
-        .iter()
-        .filter(|c| c.note.as_deref() != Some(NOT_IN_SPEC))
-    {
+    for c in report.cells.iter().filter(|c| c.in_spec()) {
         let m = esc(&c.method);
         let i = match by_method.iter().position(|x| x.method == m) {
             Some(i) => i,

@@ -827,6 +827,14 @@ pub struct CellCheck {
     pub source: String,
 }
 
+impl CellCheck {
+    /// Whether the spec runs the cell's data set (false for a cell listed only as
+    /// [`NOT_IN_SPEC`]).
+    pub fn in_spec(&self) -> bool {
+        self.note.as_deref() != Some(NOT_IN_SPEC)
+    }
+}
+
 /// The note of a reported cell whose data set this spec does not run (a CI spec running
 /// a subset of a paper's data sets): listed as not run, never left out silently.
 pub const NOT_IN_SPEC: &str = "data set not run by this spec";
@@ -1055,7 +1063,7 @@ pub fn compare_reported(
             });
         }
     }
-    if any_rows && !cells.iter().any(|c| c.note.as_deref() != Some(NOT_IN_SPEC)) {
+    if any_rows && !cells.iter().any(CellCheck::in_spec) {
         let mut ours: Vec<&str> = ours_ds.into_iter().collect();
         ours.sort_unstable();
         return Err(CheckError::NoOverlap {
