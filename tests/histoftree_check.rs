@@ -70,7 +70,7 @@ fn row(dataset: &str, method: &str, epsilon: Option<f64>, mean: f64) -> Selected
     }
 }
 
-/// Our selected rows = the paper's printed ratios at each table's stated ε (table
+/// Our selected rows = the paper's printed ratios at each table's ε (table
 /// `source(ε)` at ε, times `factor(ε)`), DT = 1 (non-private) on every data set. Where
 /// the paper prints two Hist values (POR in C3b: 3.21 aligned, 3.31 personalized) our one
 /// Hist row takes the aligned one.
@@ -87,7 +87,7 @@ fn rows_from_paper(
     for d in &datasets {
         rows.push(row(d, "DT", None, 1.0));
     }
-    for e in [0.5, 1.0, 2.0, 4.0] {
+    for e in [0.5, 1.0, 2.0, 4.0, 8.0] {
         for c in cells.iter().filter(|c| c.table == source(e)) {
             let label = spec.method_label(&c.key).unwrap();
             if rows
@@ -102,7 +102,20 @@ fn rows_from_paper(
     rows
 }
 
-fn stated(e: f64) -> &'static str {
+/// The table each of our ε holds under the reported file's `epsilon_reading` (C3a at 1,
+/// T1 at 2, C3b at 4); other ε hold T1's cells.
+fn read(e: f64) -> &'static str {
+    match e {
+        e if e == 1.0 => "C3a",
+        e if e == 2.0 => "T1",
+        e if e == 4.0 => "C3b",
+        _ => "T1",
+    }
+}
+
+/// The table each ε holds under the method card's reading, the files' ε column (C3a at
+/// 0.5, T1 at 1, C3b at 2).
+fn card(e: f64) -> &'static str {
     match e {
         e if e == 0.5 => "C3a",
         e if e == 1.0 => "T1",
@@ -114,8 +127,8 @@ fn stated(e: f64) -> &'static str {
 #[test]
 fn every_cell_of_the_papers_own_ratios_is_within_tolerance() {
     let spec = spec();
-    // ε 4 is T1's cells 30 % higher: no reported cell is at ε 4, so it changes nothing here.
-    let rows = rows_from_paper(stated, |e| if e == 4.0 { 1.3 } else { 1.0 });
+    // ε 8 is T1's cells 30 % higher: no table is read at ε 8, so it changes nothing here.
+    let rows = rows_from_paper(read, |e| if e == 8.0 { 1.3 } else { 1.0 });
     let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
     // 360 printed cells; Hist's two blocks print the same value 30 times but POR C3b's
     // 3.21 and 3.31: 360 − 29 cells compared (identical duplicates are checked once).
@@ -131,7 +144,7 @@ fn every_cell_of_the_papers_own_ratios_is_within_tolerance() {
 
     // Every ratio 20 % off: outside the 15 % tolerance, each cell is a regression unless
     // a known deviation names it and its band holds ours.
-    let rows = rows_from_paper(stated, |_| 1.2);
+    let rows = rows_from_paper(read, |_| 1.2);
     let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
     assert!(cells.iter().all(|c| c.verdict != Verdict::Ok));
     for c in cells
@@ -163,42 +176,55 @@ fn every_cell_of_the_papers_own_ratios_is_within_tolerance() {
         "regression"
     );
     assert_eq!(verdict(&cells, "ABA", "Hist", 1.0), "regression");
-    // The paper's Hist on POR at ε 2 (3.21 and 3.31, one per block of C3b) is a known
-    // deviation with an absolute band of 0 to 160 (our 63-row portfolio, measured): 50 %
-    // off stays inside it, with the card's reason.
-    let rows = rows_from_paper(stated, |_| 1.5);
+    // The paper's Hist on POR in C3b (3.21 and 3.31, one per block), read at ε 4, is a
+    // known deviation with a ratio band of 0.6 to 6.6 (our 63-row portfolio, measured):
+    // 50 % off stays inside it, with the card's reason.
+    let rows = rows_from_paper(read, |_| 1.5);
     let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
-    assert!(verdict(&cells, "POR", "Hist", 2.0).contains("differs between the two blocks"));
+    let por = verdict(&cells, "POR", "Hist", 4.0);
+    assert!(por.contains("differs between the two blocks"), "{por}");
+    // Under the card's reading the same cells sit one step of ε lower: T1's cells at ε 1
+    // are then not where the file reads T1, and are compared with C3a's.
+    let rows = rows_from_paper(card, |_| 1.0);
+    let cells = compare_reported(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
+    assert!(cells.iter().any(|c| c.verdict == Verdict::Regression));
 }
 
 #[test]
 fn the_epsilon_inference_inherits_the_sections_keys_and_ratio() {
     let spec = spec();
-    let rows = rows_from_paper(stated, |e| if e == 4.0 { 1.3 } else { 1.0 });
+    // Ours at the card's reading (C3a's cells at 0.5, T1's at 1, C3b's at 2): the best ε is
+    // the file's and disagrees with the file's epsilon_reading.
+    let rows = rows_from_paper(card, |e| if e >= 4.0 { 1.3 } else { 1.0 });
     let m = epsilon_matches(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
-    let best: Vec<(&str, Option<f64>, Option<bool>)> = m
+    let best: Vec<(&str, Option<f64>, Option<f64>, Option<bool>)> = m
         .iter()
-        .map(|m| (m.group.as_str(), m.best, m.agrees()))
+        .map(|m| (m.group.as_str(), m.best, m.read, m.agrees()))
         .collect();
     assert_eq!(
         best,
         [
-            ("T1", Some(1.0), Some(true)),
-            ("C3a", Some(0.5), Some(true)),
-            ("C3b", Some(2.0), Some(true)),
+            ("T1", Some(1.0), Some(2.0), Some(false)),
+            ("C3a", Some(0.5), Some(1.0), Some(false)),
+            ("C3b", Some(2.0), Some(4.0), Some(false)),
         ]
     );
-    // Ours shifted by a factor 2 in ε (C3a's cells at 1, T1's at 2, C3b's at 4).
-    let shifted = |e: f64| match e {
-        e if e == 1.0 => "C3a",
-        e if e == 2.0 => "T1",
-        e if e == 4.0 => "C3b",
-        _ => "T1",
-    };
-    let rows = rows_from_paper(shifted, |e| if e == 0.5 { 1.5 } else { 1.0 });
+    assert!(m[0]
+        .summary_line()
+        .starts_with("ε match T1: best ε = 1 (file states 1, read at 2, DISAGREES)"));
+    // Ours shifted by a factor 2 in ε (C3a's cells at 1, T1's at 2, C3b's at 4): the
+    // reading's own ε are the best, and agree.
+    let rows = rows_from_paper(read, |e| if e == 0.5 { 1.5 } else { 1.0 });
     let m = epsilon_matches(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
-    let best: Vec<Option<f64>> = m.iter().map(|m| m.best).collect();
-    assert_eq!(best, [Some(2.0), Some(1.0), Some(4.0)]);
+    let best: Vec<(Option<f64>, Option<bool>)> = m.iter().map(|m| (m.best, m.agrees())).collect();
+    assert_eq!(
+        best,
+        [
+            (Some(2.0), Some(true)),
+            (Some(1.0), Some(true)),
+            (Some(4.0), Some(true))
+        ]
+    );
 }
 
 /// The spec tables T1, C3a, C3b as the binding contract names them: one ε each, blocks
@@ -214,7 +240,7 @@ fn our_sums(rows: &[SelectedRow]) -> HashMap<String, HashMap<(String, String, St
     let mut datasets: Vec<String> = rows.iter().map(|r| r.dataset.clone()).collect();
     datasets.sort();
     datasets.dedup();
-    [("T1", 1.0), ("C3a", 0.5), ("C3b", 2.0)]
+    [("T1", 2.0), ("C3a", 1.0), ("C3b", 4.0)]
         .into_iter()
         .map(|(name, e)| {
             let sums =
@@ -227,7 +253,7 @@ fn our_sums(rows: &[SelectedRow]) -> HashMap<String, HashMap<(String, String, St
 #[test]
 fn rank_sums_of_the_papers_own_ratios_equal_the_printed_ones() {
     let spec = spec();
-    let rows = rows_from_paper(stated, |_| 1.0);
+    let rows = rows_from_paper(read, |_| 1.0);
     let checks = compare_rank_sums(&spec, &reported_dir(), &our_sums(&rows)).unwrap();
     assert_eq!(checks.len(), 36);
     // Exact everywhere but C3b's personalized block, where the paper ranks POR's Hist at
@@ -238,7 +264,7 @@ fn rank_sums_of_the_papers_own_ratios_equal_the_printed_ones() {
         .map(|c| c.line())
         .collect();
     assert!(
-        differ.iter().all(|l| l.contains("C3b (ε 2) Personalized")),
+        differ.iter().all(|l| l.contains("C3b (ε 4) Personalized")),
         "{differ:#?}"
     );
     assert!(differ.len() <= 2, "{differ:#?}");
@@ -249,15 +275,15 @@ fn rank_sums_of_the_papers_own_ratios_equal_the_printed_ones() {
         .unwrap();
     assert_eq!(
         t1.line(),
-        "rank sum T1 (ε 1) Aligned HistOfTree(CART) A: paper 15, ours 15 — ok (histoftree_ranksum.csv:3)"
+        "rank sum T1 (ε 2) Aligned HistOfTree(CART) A: paper 15, ours 15 — ok (histoftree_ranksum.csv:3)"
     );
 
-    // ParDT A made the best aligned method of every data set at ε 1: its rank sum falls
+    // ParDT A made the best aligned method of every data set at T1's ε 2: its rank sum falls
     // from 28 to 10, beyond the tolerance of 6: a regression, in --quiet too.
     let mut rows = rows;
     for r in rows
         .iter_mut()
-        .filter(|r| r.method == "ParDT A" && r.epsilon == Some(1.0))
+        .filter(|r| r.method == "ParDT A" && r.epsilon == Some(2.0))
     {
         r.mean = 0.01;
     }
@@ -278,14 +304,14 @@ fn rank_sums_of_the_papers_own_ratios_equal_the_printed_ones() {
         lines
             .iter()
             .any(|l| l
-                .starts_with("regression: rank sum T1 (ε 1) Aligned ParDT A: paper 28, ours 10"))
+                .starts_with("regression: rank sum T1 (ε 2) Aligned ParDT A: paper 28, ours 10"))
     );
     assert!(lines.last().unwrap().contains("Rank sums: 36"));
 }
 
 #[test]
 fn the_claims_file_holds_on_the_papers_own_ratios_with_the_papers_counts() {
-    let rows = rows_from_paper(stated, |_| 1.0);
+    let rows = rows_from_paper(read, |_| 1.0);
     let claims = claims();
     let checks = evaluate_claims(&claims, &rows, &[], &[], true);
     let by_id: BTreeMap<&str, (bool, usize, usize)> = checks
@@ -302,21 +328,21 @@ fn the_claims_file_holds_on_the_papers_own_ratios_with_the_papers_counts() {
     // The paper's own counts (hot-plan.md §3): AdHistOfTree within 1.10 on 10, 10, 8;
     // CART < ME aligned strictly on 7, 7; ME ≤ CART personalized on 10, 8, 6 as printed.
     for (id, count) in [
-        ("adhistoftree-close-eps0.5", 10),
-        ("adhistoftree-close-eps1", 10),
-        ("adhistoftree-close-eps2", 8),
-        ("cart-beats-me-aligned-eps1", 7),
-        ("cart-beats-me-aligned-eps2", 7),
-        ("me-not-worse-personalized-eps0.5", 10),
-        ("me-not-worse-personalized-eps1", 8),
-        ("me-not-worse-personalized-eps2", 6),
+        ("adhistoftree-close-C3a", 10),
+        ("adhistoftree-close-T1", 10),
+        ("adhistoftree-close-C3b", 8),
+        ("cart-beats-me-aligned-T1", 7),
+        ("cart-beats-me-aligned-C3b", 7),
+        ("me-not-worse-personalized-C3a", 10),
+        ("me-not-worse-personalized-T1", 8),
+        ("me-not-worse-personalized-C3b", 6),
     ] {
         assert_eq!(by_id[id], (true, count, 10), "{id}");
     }
-    assert_eq!(by_id["rank-sum-aligned-eps1"], (true, 1, 1));
+    assert_eq!(by_id["rank-sum-aligned-T1"], (true, 1, 1));
     let rs = checks
         .iter()
-        .find(|c| c.label == "rank-sum-personalized-eps0.5")
+        .find(|c| c.label == "rank-sum-personalized-C3a")
         .unwrap();
     assert!(
         rs.details

@@ -105,14 +105,19 @@ pub struct EpsilonMatch {
     pub scores: Vec<EpsilonScore>,
     /// The ε with the lowest score (the first on ties); `None` when no ε had a cell.
     pub best: Option<f64>,
-    /// Whether a disagreement with the stated ε is a regression (`require_stated`).
+    /// The ε the spec reads the table at (`reported.epsilon_reading`), when it names
+    /// one: then agreement is judged against it rather than against the file's ε.
+    pub read: Option<f64>,
+    /// Whether a disagreement with the stated (or read) ε is a regression
+    /// (`require_stated`).
     pub required: bool,
 }
 
 impl EpsilonMatch {
-    /// Whether the best ε is the stated one (`None` when either is unknown).
+    /// Whether the best ε is the one the table is read at (`read`, else the stated one;
+    /// `None` when either is unknown).
     pub fn agrees(&self) -> Option<bool> {
-        Some(self.best? == self.stated?)
+        Some(self.best? == self.read.or(self.stated)?)
     }
 
     /// Whether this is a regression: the stated ε is required and the best differs.
@@ -127,11 +132,20 @@ impl EpsilonMatch {
             .best
             .map(|e| format!("best ε = {}", eps_text(e)))
             .unwrap_or_else(|| "no ε of ours has a cell of this table".to_string());
-        let stated = match (self.stated, self.agrees()) {
-            (Some(s), Some(true)) => format!(" (stated {}, agrees)", eps_text(s)),
-            (Some(s), Some(false)) => format!(" (stated {}, DISAGREES)", eps_text(s)),
-            (Some(s), None) => format!(" (stated {})", eps_text(s)),
-            (None, _) => " (no stated ε)".to_string(),
+        let verdict = match self.agrees() {
+            Some(true) => ", agrees",
+            Some(false) => ", DISAGREES",
+            None => "",
+        };
+        let stated = match (self.stated, self.read) {
+            (Some(s), Some(r)) => format!(
+                " (file states {}, read at {}{verdict})",
+                eps_text(s),
+                eps_text(r)
+            ),
+            (None, Some(r)) => format!(" (read at {}{verdict})", eps_text(r)),
+            (Some(s), None) => format!(" (stated {}{verdict})", eps_text(s)),
+            (None, None) => " (no stated ε)".to_string(),
         };
         let scores = self
             .scores
@@ -183,6 +197,7 @@ pub fn match_epsilons(
             groups.push(EpsilonMatch {
                 group: c.group.clone(),
                 stated: None,
+                read: None,
                 scores: Vec::new(),
                 best: None,
                 required: false,
@@ -367,6 +382,13 @@ pub fn epsilon_matches(
     let mut matches = match_epsilons(&cells, &ours, &epsilons);
     for g in &mut matches {
         g.required = m.require_stated;
+        // The reading names tables by its own column: it applies when that is the
+        // column grouping the cells here.
+        g.read = spec
+            .epsilon_reading
+            .as_ref()
+            .filter(|r| r.column == m.group_column)
+            .and_then(|r| r.epsilons.get(&g.group).copied());
     }
     Ok(matches)
 }

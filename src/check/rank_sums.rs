@@ -260,6 +260,14 @@ pub fn compare_rank_sums(
             continue;
         };
         let epsilon = t.epsilon(line, r, "epsilon")?;
+        // A table's ε read rather than printed (`reported.epsilon_reading`), as for its
+        // cells: the reading names tables as this file's group column does.
+        let epsilon = match (&spec.epsilon_reading, epsilon) {
+            (Some(er), Some(e)) if er.column == rs.group_column => {
+                Some(er.epsilons.get(&table).copied().unwrap_or(e))
+            }
+            (_, e) => e,
+        };
         let paper = t.f64(line, r, &rs.value_column)?;
         let et = epsilon.map(eps_text).unwrap_or_default();
         let ours = ours
