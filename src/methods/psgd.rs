@@ -241,7 +241,7 @@ impl Model {
                         .zip(y)
                         .map(|(o, yi)| scale * logit_gradient(sigmoid(o + self.params[d]), *yi)),
                 );
-                grad[..d].copy_from_slice(x.tr_mul(&dz).as_slice());
+                grad[..d].copy_from_slice((x.transpose() * &dz).as_slice());
                 grad[d] = dz.sum();
             }
             Some(h) => {
@@ -271,15 +271,17 @@ impl Model {
                         *v = if *v > 0.0 { dz[i] * w2[j] } else { 0.0 };
                     }
                 }
-                // dW₁ = dHᵀ X (H×d), stored row-major.
-                let dw1 = dh.tr_mul(x);
+                // dW₁ = dHᵀ X (H×d), stored row-major. An explicit transpose makes the
+                // product a blocked matrix multiply; `tr_mul` takes one dot product per
+                // entry and was most of the time of a fit.
+                let dw1 = dh.transpose() * x;
                 for j in 0..h {
                     for k in 0..d {
                         grad[j * d + k] = dw1[(j, k)];
                     }
                     grad[w1 + j] = dh.column(j).sum();
                 }
-                grad[w1 + h..w1 + 2 * h].copy_from_slice(relu.tr_mul(&dz).as_slice());
+                grad[w1 + h..w1 + 2 * h].copy_from_slice((relu.transpose() * &dz).as_slice());
                 grad[w1 + 2 * h] = dz.sum();
             }
         }
