@@ -339,6 +339,27 @@ fn other_compositions_charge_each_user_both_parts_of_its_release() {
     }
 }
 
+/// `y_center` shifts the labels of the label vector into [−R/2, R/2]: its scale halves
+/// and so does the vector's sensitivity, so every user still pays exactly ε.
+#[test]
+fn a_centred_label_vector_charges_each_user_epsilon() {
+    let _g = lock();
+    let yaml = "partition: {rule: max_edge, grown_on: public}\ncell_mechanism: laplace\nlabel_mechanism: laplace_vector\nestimator: ratio\n";
+    for centre in ["false", "true"] {
+        let r = fit_composed(
+            yaml,
+            &[
+                ("depth", "2"),
+                ("min_leaf", "5"),
+                ("rho", "0.4"),
+                ("y_center", centre),
+            ],
+            1.5,
+        );
+        assert_every_user_pays(&format!("y_center {centre}"), &r, 1.5, 1e-9);
+    }
+}
+
 /// `grown_on: mixture` uses 1 − δ of the partition set's points from private users in the
 /// clear: those users are charged an infinite ε and the set is a private quantity; the
 /// reporting users pay ε.

@@ -31,7 +31,7 @@ mod semi_feature;
 
 pub use forest::{Accuracy, ForestBlock};
 pub use lpct::{lpct_release, lpct_round_epsilon};
-pub use release::UserRelease;
+pub use release::{centred_bounds, UserRelease};
 pub use semi_feature::{
     candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
 };
@@ -726,7 +726,12 @@ impl Composition {
             out.push(SIMULATION);
         }
         match self.estimator {
-            EstimatorBlock::Ratio => out.extend([TAU, OOD]),
+            EstimatorBlock::Ratio => {
+                out.extend([TAU, OOD]);
+                if self.label_vector_ratio() {
+                    out.push(Y_CENTER);
+                }
+            }
             EstimatorBlock::Histogram => out.extend([T, Y_CENTER]),
             EstimatorBlock::AdjustedHistogram => out.extend([T, WEIGHTS, Y_CENTER]),
             EstimatorBlock::Lpct if self.private() => out.push(LAMBDA),
@@ -736,6 +741,21 @@ impl Composition {
             | EstimatorBlock::LpctPrune => {}
         }
         out
+    }
+
+    /// Whether the composition is the ratio estimator over a Laplace label vector, the one
+    /// that takes `y_center` (the LPDT authors' code's Laplace estimator, lpdt.md §5).
+    pub fn label_vector_ratio(&self) -> bool {
+        self.forest.is_none()
+            && self.estimator == EstimatorBlock::Ratio
+            && self.label_mechanism == LabelMechanism::LaplaceVector
+            && self.partition.rule != Rule::HistogramXTree
+    }
+
+    /// Whether grid point `m` centres the labels of its release ([`centred_bounds`]):
+    /// `y_center` on a [`Composition::label_vector_ratio`] composition.
+    pub fn centres_labels(&self, m: &Params) -> bool {
+        self.label_vector_ratio() && m.bool("y_center")
     }
 
     /// Sentences for table notes on what this composition does with privacy beyond its
@@ -1215,7 +1235,7 @@ impl Prepared for PreparedTree {
             .values
         } else {
             let (eps_cell, eps_label) = c.budgets(epsilon, m)?;
-            ratio_by_simulation(self, eps_cell, eps_label, tau, rng)
+            ratio_by_simulation(self, (eps_cell, eps_label), tau, c.centres_labels(m), rng)
         };
         let route_all = m.str("ood") == "route";
         let leaves: Vec<Option<usize>> = self
@@ -1230,25 +1250,36 @@ impl Prepared for PreparedTree {
 
 /// The ratio estimator for any cell and label mechanism (see [`simulate_sums`]): the
 /// curator predicts T_j/S_j (times a for the label vector, whose sum carries no factor
-/// a), or the leaf's fallback when S_j ≤ 0 or S_j/a ≤ τ·n.
+/// a), or the leaf's fallback when S_j ≤ 0 or S_j/a ≤ τ·n. With `y_center` (label vector
+/// only) the users release labels shifted by the bounds' midpoint c ([`centred_bounds`])
+/// and the curator predicts c + a·T_j/S_j; the fallback is the leaf's public mean either
+/// way.
 fn ratio_by_simulation(
     t: &PreparedTree,
-    eps_cell: f64,
-    eps_label: f64,
+    (eps_cell, eps_label): (f64, f64),
     tau: f64,
+    y_center: bool,
     rng: &mut Pcg64,
 ) -> Vec<f64> {
     let k = t.partition.n_leaves();
     let n = t.y.len();
-    let rel = UserRelease::new(&t.composition, k, t.bounds, (eps_cell, eps_label));
-    let sums = simulate_sums(&rel, (&t.private_leaves, &t.y), rng);
+    let (bounds, shift) = centred_bounds(t.bounds, y_center);
+    let rel = UserRelease::new(&t.composition, k, bounds, (eps_cell, eps_label));
+    let shifted: Vec<f64>;
+    let y = if y_center {
+        shifted = t.y.iter().map(|v| v - shift).collect();
+        &shifted
+    } else {
+        &t.y
+    };
+    let sums = simulate_sums(&rel, (&t.private_leaves, y), rng);
     let (s, tsum, a) = (&sums.s, &sums.t, sums.a);
     (0..k)
         .map(|j| {
             if s[j] <= 0.0 || s[j] / a <= tau * n as f64 {
                 t.partition.leaf_means[j]
             } else if sums.vector {
-                a * tsum[j] / s[j]
+                shift + a * tsum[j] / s[j]
             } else {
                 tsum[j] / s[j]
             }
