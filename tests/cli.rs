@@ -259,6 +259,31 @@ fn unknown_names_list_the_valid_ones() {
     );
 }
 
+/// A method label or data set name with a comma, a quote or a line break would split its
+/// column in every CSV output (found when a spec labelled a method "LPDT-M Laplace, raw
+/// labels" and selected.csv got nine fields on that row): refused, naming the field.
+#[test]
+fn labels_that_would_break_the_csv_outputs_are_rejected() {
+    bad(
+        &GOOD.replace("grid: {depth", "label: \"LPDT-M, raw\"\n    grid: {depth"),
+        &[],
+        &["methods[0].label", "LPDT-M, raw", "','"],
+    );
+    bad(
+        &GOOD.replace("{name: s, synthetic", "{name: 's\"1', synthetic"),
+        &[],
+        &["datasets[0].name", "'\"'"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        "spec.yaml",
+        &GOOD.replace("grid: {depth", "label: LPDT-M; raw\n    grid: {depth"),
+    );
+    let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
 #[test]
 fn invalid_values_are_rejected() {
     bad(
