@@ -1597,3 +1597,74 @@ f,abalone,2,A,A,8,99,,,,fig.png,paper
         r[1].description
     );
 }
+
+fn design_row(dataset: &str, mean: f64, std: f64) -> SelectedRow {
+    SelectedRow {
+        dataset: dataset.into(),
+        method: "LPCT".into(),
+        epsilon: Some(1.0),
+        mean,
+        std,
+        median: mean,
+        reps: 100,
+        params: String::new(),
+    }
+}
+
+/// `trend_across_datasets` (LPCT Fig. 4(c): accuracy falls as the drift γ grows): one
+/// verdict over the ordered data sets; a step back counts only beyond `slack` standard
+/// errors of the step, and the last must be past the first.
+#[test]
+fn trend_across_datasets_claims() {
+    let claim = |extra: &str| {
+        claims_yaml(&format!(
+            "- claim: trend_across_datasets\n  method: LPCT\n  datasets: [g1, g2, g3]\n  epsilon: 1\n  direction: worse\n{extra}"
+        ))
+    };
+    // Accuracy (higher is better): std 0.03 over 100 repetitions, SE 0.003 per mean,
+    // 0.0042 per step; 2 SE of a step is 0.0085.
+    let eval_rows = |c: &[Claim], means: [f64; 3]| {
+        let rows: Vec<SelectedRow> = ["g1", "g2", "g3"]
+            .iter()
+            .zip(means)
+            .map(|(d, m)| design_row(d, m, 0.03))
+            .collect();
+        evaluate_claims(c, &rows, &[], &[], false).remove(0)
+    };
+    let c = claim("");
+    assert!(eval_rows(&c, [0.66, 0.65, 0.64]).holds);
+    // A rise of 0.004 (under 2 SE of the step) is noise; one of 0.02 is a step back.
+    assert!(eval_rows(&c, [0.66, 0.65, 0.654]).holds);
+    let r = eval_rows(&c, [0.66, 0.63, 0.65]);
+    assert!(!r.holds);
+    assert!(r.details.contains("steps back: g2 → g3"), "{}", r.details);
+    // Level within the noise everywhere, but the last is not below the first: fails.
+    let r = eval_rows(&c, [0.66, 0.662, 0.661]);
+    assert!(
+        !r.holds && r.details.contains("the last is not past the first"),
+        "{}",
+        r.details
+    );
+    // With slack 0 even the small rise is a step back; `direction: better` mirrors.
+    assert!(!eval_rows(&claim("  slack: 0\n"), [0.66, 0.65, 0.654]).holds);
+    let better = claims_yaml("- claim: trend_across_datasets\n  method: LPCT\n  datasets: [g1, g2, g3]\n  epsilon: 1\n  direction: better\n");
+    assert!(eval_rows(&better, [0.64, 0.65, 0.66]).holds);
+    assert!(!eval_rows(&better, [0.66, 0.65, 0.64]).holds);
+    // A data set without a row: undefined, so the claim does not hold.
+    let rows = vec![design_row("g1", 0.66, 0.03), design_row("g3", 0.64, 0.03)];
+    let r = evaluate_claims(&c, &rows, &[], &[], false).remove(0);
+    assert!(
+        !r.holds && r.details.contains("no row of LPCT on g2"),
+        "{}",
+        r.details
+    );
+    // One data set is no trend; a negative slack is no slack.
+    let bad: Vec<Claim> = serde_yaml::from_str(
+        "- {claim: trend_across_datasets, method: LPCT, datasets: [g1], direction: worse}\n- {claim: trend_across_datasets, method: LPCT, datasets: [g1, g2], direction: worse, slack: -1}\n",
+    )
+    .unwrap();
+    let e = validate_claims(&bad[..1]).unwrap_err().to_string();
+    assert!(e.contains("datasets"), "{e}");
+    let e = validate_claims(&bad[1..]).unwrap_err().to_string();
+    assert!(e.contains("slack"), "{e}");
+}

@@ -38,6 +38,12 @@
 //!     method: LPDT-M
 //!     at_least: all
 //!     known_failure: "faithful LPDT is unstable at small ε (lpdt.md §12 item 2)"
+//!   - claim: trend_across_datasets   # one method along ordered data sets (designs)
+//!     method: LPCT
+//!     datasets: [gamma0.5, gamma1, gamma2]
+//!     epsilon: 0.5
+//!     direction: worse                # or better
+//!     slack: 2                        # steps back allowed within 2 SE of the step
 //!   - claim: level                   # means indistinguishable: spread ≤ within × SE
 //!     id: C3
 //!     methods: [LPCT(CART)]
@@ -251,6 +257,36 @@ pub enum Claim {
         /// How many data sets.
         at_least: AtLeast,
     },
+    /// The mean of `method` at `epsilon` (a non-private method: its one row) moves one way
+    /// along the ordered data sets `datasets` (e.g. synthetic designs of growing drift):
+    /// with `direction: worse` the last is worse than the first and no step is better than
+    /// the one before by more than `slack` standard errors of the step's difference
+    /// (√(SE_a² + SE_b²), SE = std/√reps; default 2), so a rise within the noise of two
+    /// means is not a violation; `direction: better` mirrors it. Evaluated once, over the
+    /// data sets together (LPCT paper §6.2.1, Fig. 4(c): accuracy falls as γ grows).
+    TrendAcrossDatasets {
+        /// Label in the report (default: a generated description).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The paper's words, quoted in the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Why the claim is expected to fail; a failure is then not a regression.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        known_failure: Option<String>,
+        /// The method.
+        method: String,
+        /// The data sets, in the order of the trend (two or more).
+        datasets: Vec<String>,
+        /// ε of the method's rows (`None`: its non-private row).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        epsilon: Option<f64>,
+        /// Which way the mean moves along `datasets`.
+        direction: TrendDirection,
+        /// Steps the other way are allowed up to this many standard errors of the step.
+        #[serde(default = "default_slack")]
+        slack: f64,
+    },
     /// The means of `methods` at every ε of `epsilons` (a non-private method's one row
     /// stands for every ε) are level: their range (max − min) is at most `within` times
     /// the largest standard error (std/√reps) among them, i.e. no two differ by more than
@@ -429,6 +465,20 @@ fn default_within() -> f64 {
     1.0
 }
 
+fn default_slack() -> f64 {
+    2.0
+}
+
+/// The way a `trend_across_datasets` claim's mean moves along its data sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrendDirection {
+    /// Each data set's mean is worse (higher MSE, lower accuracy) than the one before.
+    Worse,
+    /// Each data set's mean is better than the one before.
+    Better,
+}
+
 impl Claim {
     /// The `id`, if given.
     pub fn id(&self) -> Option<&str> {
@@ -437,6 +487,7 @@ impl Claim {
             | Claim::SignificantlyBetter { id, .. }
             | Claim::BestAmong { id, .. }
             | Claim::ImprovesWithEpsilon { id, .. }
+            | Claim::TrendAcrossDatasets { id, .. }
             | Claim::Level { id, .. }
             | Claim::BetterOnCurve { id, .. }
             | Claim::BestRankSum { id, .. }
@@ -452,6 +503,7 @@ impl Claim {
             | Claim::SignificantlyBetter { text, .. }
             | Claim::BestAmong { text, .. }
             | Claim::ImprovesWithEpsilon { text, .. }
+            | Claim::TrendAcrossDatasets { text, .. }
             | Claim::Level { text, .. }
             | Claim::BetterOnCurve { text, .. }
             | Claim::BestRankSum { text, .. }
@@ -467,6 +519,7 @@ impl Claim {
             | Claim::SignificantlyBetter { known_failure, .. }
             | Claim::BestAmong { known_failure, .. }
             | Claim::ImprovesWithEpsilon { known_failure, .. }
+            | Claim::TrendAcrossDatasets { known_failure, .. }
             | Claim::Level { known_failure, .. }
             | Claim::BetterOnCurve { known_failure, .. }
             | Claim::BestRankSum { known_failure, .. }
@@ -485,7 +538,9 @@ impl Claim {
             | Claim::Level { at_least, .. }
             | Claim::BetterOnCurve { at_least, .. }
             | Claim::WithinFactor { at_least, .. } => *at_least,
-            Claim::BestRankSum { .. } | Claim::BalancedLeaves { .. } => AtLeast::Count(1),
+            Claim::BestRankSum { .. }
+            | Claim::BalancedLeaves { .. }
+            | Claim::TrendAcrossDatasets { .. } => AtLeast::Count(1),
         }
     }
 
@@ -526,6 +581,26 @@ impl Claim {
             ),
             Claim::ImprovesWithEpsilon { method, .. } => {
                 format!("{method} improves at every step up of ε {on}")
+            }
+            Claim::TrendAcrossDatasets {
+                method,
+                datasets,
+                epsilon,
+                direction,
+                slack,
+                ..
+            } => {
+                let at = epsilon
+                    .map(|e| format!(" at ε = {}", eps_text(e)))
+                    .unwrap_or_default();
+                let way = match direction {
+                    TrendDirection::Worse => "worse",
+                    TrendDirection::Better => "better",
+                };
+                format!(
+                    "{method}{at} gets {way} along {} (steps back within {slack} standard errors)",
+                    datasets.join(" → ")
+                )
             }
             Claim::Level {
                 methods,
@@ -828,6 +903,29 @@ impl Claim {
                     return Err(err("method", "is empty; give a method label".into()));
                 }
             }
+            Claim::TrendAcrossDatasets {
+                method,
+                datasets,
+                epsilon,
+                slack,
+                ..
+            } => {
+                if method.trim().is_empty() {
+                    return Err(err("method", "is empty; give a method label".into()));
+                }
+                if datasets.len() < 2 {
+                    return Err(err(
+                        "datasets",
+                        "give two or more data sets, in the order of the trend".into(),
+                    ));
+                }
+                if let Some(e) = epsilon {
+                    eps(*e)?;
+                }
+                if !(slack.is_finite() && *slack >= 0.0) {
+                    return Err(err("slack", format!("{slack} is not a number ≥ 0")));
+                }
+            }
             Claim::Level {
                 methods,
                 epsilons,
@@ -976,6 +1074,61 @@ impl<'a> Index<'a> {
     }
 }
 
+/// A `trend_across_datasets` claim: (holds, details listing every mean and any step back
+/// beyond the slack).
+fn trend_across_datasets(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {
+    let Claim::TrendAcrossDatasets {
+        method,
+        datasets,
+        epsilon,
+        direction,
+        slack,
+        ..
+    } = claim
+    else {
+        return (false, String::new());
+    };
+    let mut rows = Vec::new();
+    for d in datasets {
+        match index.at(d, method, *epsilon) {
+            Some(r) => rows.push((d.as_str(), r)),
+            None => return (false, format!("undefined: no row of {method} on {d}")),
+        }
+    }
+    // `forward(a, b)`: b is a step in the claimed direction from a.
+    let forward = |a: f64, b: f64| match direction {
+        TrendDirection::Worse => is_better(a, b, lower),
+        TrendDirection::Better => is_better(b, a, lower),
+    };
+    let mut back = Vec::new();
+    for w in rows.windows(2) {
+        let ((da, a), (db, b)) = (w[0], w[1]);
+        let se = (a.std_error().powi(2) + b.std_error().powi(2)).sqrt();
+        if !forward(a.mean, b.mean) && (b.mean - a.mean).abs() > slack * se {
+            back.push(format!(
+                "{da} → {db}: {} → {} (more than {slack} × SE {})",
+                format_sci(a.mean),
+                format_sci(b.mean),
+                format_sci(se)
+            ));
+        }
+    }
+    let (first, last) = (rows[0].1.mean, rows[rows.len() - 1].1.mean);
+    let overall = forward(first, last);
+    let means: Vec<String> = rows
+        .iter()
+        .map(|(d, r)| format!("{d} {}", format_sci(r.mean)))
+        .collect();
+    let mut details = means.join(", ");
+    if !overall {
+        details.push_str("; the last is not past the first");
+    }
+    if !back.is_empty() {
+        details.push_str(&format!("; steps back: {}", back.join("; ")));
+    }
+    (overall && back.is_empty(), details)
+}
+
 fn is_better(a: f64, b: f64, lower: bool) -> bool {
     if lower {
         a < b
@@ -1063,6 +1216,15 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
     } = claim
     {
         let (holds, details) = balanced_leaves(figure, method, than, data.leaves);
+        out.out_of = 1;
+        out.needed = 1;
+        out.count = usize::from(holds);
+        out.holds = holds;
+        out.details = details;
+        return out;
+    }
+    if let Claim::TrendAcrossDatasets { .. } = claim {
+        let (holds, details) = trend_across_datasets(claim, index, lower);
         out.out_of = 1;
         out.needed = 1;
         out.count = usize::from(holds);
@@ -1251,6 +1413,9 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             })
         }
         Claim::BestRankSum { .. } => Err("a rank sum runs over every data set".to_string()),
+        Claim::TrendAcrossDatasets { .. } => {
+            Err("a trend runs over its data sets together".to_string())
+        }
         Claim::BalancedLeaves { .. } => Err("a leaf-balance claim reads its figure".to_string()),
         Claim::WithinFactor {
             method,
