@@ -5,21 +5,8 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
 
-fn run(data: Option<&Path>, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = assert_cmd::Command::cargo_bin("dp-repro").unwrap();
-    cmd.current_dir(common::root());
-    if let Some(d) = data {
-        cmd.env("DP_REPRO_DATA", d);
-    }
-    let out = cmd.args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::dp_repro_with_data as run;
 
 #[test]
 fn the_four_figure_specs_validate() {

@@ -102,26 +102,24 @@ fn rows_from_paper(
     rows
 }
 
-/// The table each of our ε holds under the reported file's `epsilon_reading` (C3a at 1,
-/// T1 at 2, C3b at 4); other ε hold T1's cells.
-fn read(e: f64) -> &'static str {
-    match e {
-        e if e == 1.0 => "C3a",
-        e if e == 2.0 => "T1",
-        e if e == 4.0 => "C3b",
+/// The table whose cells ε holds when C3a, T1 and C3b sit at `at` = [ε of C3a, of T1, of
+/// C3b]; any other ε holds T1's cells.
+fn table_at(e: f64, at: [f64; 3]) -> &'static str {
+    match at.iter().position(|&a| a == e) {
+        Some(0) => "C3a",
+        Some(2) => "C3b",
         _ => "T1",
     }
 }
 
-/// The table each ε holds under the method card's reading, the files' ε column (C3a at
-/// 0.5, T1 at 1, C3b at 2).
+/// Under the reported file's `epsilon_reading`: C3a at 1, T1 at 2, C3b at 4.
+fn read(e: f64) -> &'static str {
+    table_at(e, [1.0, 2.0, 4.0])
+}
+
+/// Under the method card's reading, the files' ε column: C3a at 0.5, T1 at 1, C3b at 2.
 fn card(e: f64) -> &'static str {
-    match e {
-        e if e == 0.5 => "C3a",
-        e if e == 1.0 => "T1",
-        e if e == 2.0 => "C3b",
-        _ => "T1",
-    }
+    table_at(e, [0.5, 1.0, 2.0])
 }
 
 #[test]

@@ -8,24 +8,7 @@
 
 mod common;
 
-use std::path::Path;
-
-/// Runs `dp-repro` with `args` and the data folder `data`; returns (exit code, stdout,
-/// stderr).
-fn run(data: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = assert_cmd::Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(common::root())
-        .env("DP_REPRO_DATA", data)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::dp_repro_with_data as run;
 
 /// The rows of the sensitivity table: (method, detected, note).
 fn rows(out: &str) -> Vec<(String, bool, String)> {
@@ -44,10 +27,10 @@ fn sensitivity(spec: &str, files: &[&str], factor: &str) -> Option<Vec<(String, 
     let tmp = tempfile::tempdir().unwrap();
     let results = tmp.path().join("results");
     let r = results.to_str().unwrap();
-    let (code, _, err) = run(&data, &["check", spec, "--results", r, "--quiet"]);
+    let (code, _, err) = run(Some(&data), &["check", spec, "--results", r, "--quiet"]);
     assert_eq!(code, 0, "{spec} does not pass on a correct run: {err}");
     let (code, out, err) = run(
-        &data,
+        Some(&data),
         &["check", spec, "--results", r, "--sensitivity", factor],
     );
     assert_eq!(code, 0, "{err}");

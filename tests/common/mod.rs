@@ -26,6 +26,22 @@ pub fn dp_repro(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs the `dp-repro` binary with `args` from the repository root, with
+/// `DP_REPRO_DATA` set to `data` when given; returns (exit code, stdout, stderr).
+pub fn dp_repro_with_data(data: Option<&Path>, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = assert_cmd::Command::cargo_bin("dp-repro").unwrap();
+    cmd.current_dir(root());
+    if let Some(d) = data {
+        cmd.env("DP_REPRO_DATA", d);
+    }
+    let out = cmd.args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
