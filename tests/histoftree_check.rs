@@ -195,7 +195,8 @@ fn the_epsilon_inference_inherits_the_sections_keys_and_ratio() {
     // the file's and disagrees with the file's epsilon_reading.
     let rows = rows_from_paper(card, |e| if e >= 4.0 { 1.3 } else { 1.0 });
     let m = epsilon_matches(&spec, &reported_dir(), &rows, &HashMap::new()).unwrap();
-    let best: Vec<(&str, Option<f64>, Option<f64>, Option<bool>)> = m
+    type Fit<'a> = (&'a str, Option<f64>, Option<f64>, Option<bool>);
+    let best: Vec<Fit> = m
         .iter()
         .map(|m| (m.group.as_str(), m.best, m.read, m.agrees()))
         .collect();

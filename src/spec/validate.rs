@@ -502,20 +502,16 @@ impl Experiment {
     }
 }
 
-/// Refuses a method label or data set name that would break the CSV outputs (runs,
-/// summary, selected, tests and check .csv), which write it as an unquoted field: a comma,
-/// a double quote or a line break.
-fn csv_field(path: &Path, field: &str, what: &str, text: &str) -> Result<(), SpecError> {
-    match text.chars().find(|c| matches!(c, ',' | '"' | '\n' | '\r')) {
-        Some(bad) => Err(invalid(
-            path,
-            field,
-            format!(
-                "{what} `{text}` contains {bad:?}, which would split its column in runs.csv and the other CSV outputs; use another character (e.g. `;` or `/`)"
-            ),
-        )),
-        None => Ok(()),
-    }
+/// Why a method label or data set name would break the CSV outputs (runs, summary,
+/// selected, tests and check .csv), which write it as an unquoted field: it holds a comma,
+/// a double quote or a line break. `None` when it is safe.
+fn csv_unsafe(what: &str, text: &str) -> Option<String> {
+    let bad = text
+        .chars()
+        .find(|c| matches!(c, ',' | '"' | '\n' | '\r'))?;
+    Some(format!(
+        "{what} `{text}` contains {bad:?}, which would split its column in runs.csv and the other CSV outputs; use another character (e.g. `;` or `/`)"
+    ))
 }
 
 fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
@@ -669,7 +665,9 @@ pub fn validate(
                 }
             }
             DatasetEntry::Inline(d) => {
-                csv_field(path, &format!("{field}.name"), "data set name", &d.name)?;
+                if let Some(m) = csv_unsafe("data set name", &d.name) {
+                    return Err(invalid(path, format!("{field}.name"), m));
+                }
                 let row_label = d.label.clone().unwrap_or_else(|| d.name.clone());
                 if d.missing.is_some() && d.path.is_none() {
                     return Err(invalid(
@@ -937,7 +935,9 @@ pub fn validate(
                 format!("method label `{label}` is used twice; give a distinct `label`"),
             ));
         }
-        csv_field(path, &format!("{field}.label"), "method label", &label)?;
+        if let Some(m) = csv_unsafe("method label", &label) {
+            return Err(invalid(path, format!("{field}.label"), m));
+        }
         let valid: Vec<&str> = method.params().iter().map(|p| p.name).collect();
         for name in entry.grid.keys().chain(entry.params.keys()) {
             if !valid.contains(&name.as_str()) {
