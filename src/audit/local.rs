@@ -20,8 +20,8 @@ use super::{laplace_log_ratio, two_part_cases, AuditCase, AuditContext};
 use crate::estimate::{
     HistogramConfig, HistogramMechanism, LabelBounds, LpdtConfig, LpdtMechanism, Simulation,
 };
-use crate::methods::compose::{centred_bounds, Composed, Composition, Rule, UserRelease};
 use crate::methods::compose::{lpct_release, lpct_round_epsilon, CellMechanism, EstimatorBlock};
+use crate::methods::compose::{Composed, Composition, Rule, UserRelease};
 use crate::methods::deconv::Deconv;
 use crate::methods::pglm::{noise_aggregate, Pglm};
 use crate::methods::psgd::Psgd;
@@ -118,7 +118,7 @@ fn composition_cases(
     }
     let claims = c.budgets(epsilon, params)?;
     // The runner's bounds (compose.rs, ratio_by_simulation): centred under `y_center`.
-    let (bounds, _) = centred_bounds(bounds, c.centres_labels(params));
+    let (bounds, _) = bounds.centred(c.centres_labels(params));
     Ok(user_release_cases(
         UserRelease::new(c, 2, bounds, claims),
         claims,

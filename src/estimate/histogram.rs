@@ -63,14 +63,8 @@ impl HistogramMechanism {
             Budget::new(cfg.eps_cell)?.epsilon(),
             Budget::new(cfg.eps_label)?.epsilon(),
         );
-        let shift = if cfg.y_center {
-            (cfg.bounds.lo + cfg.bounds.hi) / 2.0
-        } else {
-            0.0
-        };
-        let m_y = (cfg.bounds.lo - shift)
-            .abs()
-            .max((cfg.bounds.hi - shift).abs());
+        let (centred, shift) = cfg.bounds.centred(cfg.y_center);
+        let m_y = centred.lo.abs().max(centred.hi.abs());
         // L1 sensitivity 2 for the one-hot vector and 2·M_Y for y·U, each at its budget.
         Ok(HistogramMechanism {
             b_w: 2.0 / eps_w,

@@ -45,6 +45,26 @@ impl LabelBounds {
         self.hi - self.lo
     }
 
+    /// The bounds a release works in and the shift subtracted from every label before it
+    /// (the curator adds it back): with `centre`, the midpoint c of [lo, hi], so labels lie
+    /// in [−R/2, R/2] and a label vector's L1 sensitivity is R instead of 2·max(|lo|, |hi|)
+    /// (the `y_center` option of PHIST/APHIST, LPDT paper App. D.1, and of the ratio
+    /// estimator over a Laplace label vector, the LPDT code's Laplace estimator, lpdt.md §5);
+    /// without it, the bounds themselves and 0.
+    pub fn centred(self, centre: bool) -> (LabelBounds, f64) {
+        if !centre {
+            return (self, 0.0);
+        }
+        let c = (self.lo + self.hi) / 2.0;
+        (
+            LabelBounds {
+                lo: self.lo - c,
+                hi: self.hi - c,
+            },
+            c,
+        )
+    }
+
     /// y clipped into [lo, hi].
     #[inline]
     pub fn clip(&self, y: f64) -> f64 {

@@ -31,7 +31,7 @@ mod semi_feature;
 
 pub use forest::{Accuracy, ForestBlock};
 pub use lpct::{lpct_release, lpct_round_epsilon};
-pub use release::{centred_bounds, UserRelease};
+pub use release::UserRelease;
 pub use semi_feature::{
     candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
 };
@@ -752,7 +752,7 @@ impl Composition {
             && self.partition.rule != Rule::HistogramXTree
     }
 
-    /// Whether grid point `m` centres the labels of its release ([`centred_bounds`]):
+    /// Whether grid point `m` centres the labels of its release ([`LabelBounds::centred`]):
     /// `y_center` on a [`Composition::label_vector_ratio`] composition.
     pub fn centres_labels(&self, m: &Params) -> bool {
         self.label_vector_ratio() && m.bool("y_center")
@@ -1251,7 +1251,7 @@ impl Prepared for PreparedTree {
 /// The ratio estimator for any cell and label mechanism (see [`simulate_sums`]): the
 /// curator predicts T_j/S_j (times a for the label vector, whose sum carries no factor
 /// a), or the leaf's fallback when S_j ≤ 0 or S_j/a ≤ τ·n. With `y_center` (label vector
-/// only) the users release labels shifted by the bounds' midpoint c ([`centred_bounds`])
+/// only) the users release labels shifted by the bounds' midpoint c ([`LabelBounds::centred`])
 /// and the curator predicts c + a·T_j/S_j; the fallback is the leaf's public mean either
 /// way.
 fn ratio_by_simulation(
@@ -1263,7 +1263,7 @@ fn ratio_by_simulation(
 ) -> Vec<f64> {
     let k = t.partition.n_leaves();
     let n = t.y.len();
-    let (bounds, shift) = centred_bounds(t.bounds, y_center);
+    let (bounds, shift) = t.bounds.centred(y_center);
     let rel = UserRelease::new(&t.composition, k, bounds, (eps_cell, eps_label));
     let shifted: Vec<f64>;
     let y = if y_center {

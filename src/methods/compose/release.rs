@@ -38,26 +38,6 @@ fn label_part(l: LabelMechanism) -> &'static str {
     }
 }
 
-/// The label bounds a release works in and the shift subtracted from every label before
-/// it (the curator adds it back to its estimates): with `y_center`, labels are shifted by
-/// the bounds' midpoint c, so they lie in [−R/2, R/2] and the label vector's Laplace scale
-/// is 2·(R/2)/ε_l = R/ε_l (L1 sensitivity R), as the LPDT authors' code's Laplace
-/// estimator centres them (lpdt.md §5, §9); without it, the bounds and 0. One function, so
-/// the runner and the audit release the same law.
-pub fn centred_bounds(bounds: LabelBounds, y_center: bool) -> (LabelBounds, f64) {
-    if !y_center {
-        return (bounds, 0.0);
-    }
-    let c = (bounds.lo + bounds.hi) / 2.0;
-    (
-        LabelBounds {
-            lo: bounds.lo - c,
-            hi: bounds.hi - c,
-        },
-        c,
-    )
-}
-
 /// The mechanisms and scales of one user's release over K cells at budgets
 /// (ε_cell, ε_label) (a composition's `cell_mechanism` and `label_mechanism`; LPCT paper
 /// §3 for the Laplace vectors, lpdt.md §2.1 for randomized response and the scalar label).
