@@ -1,7 +1,7 @@
 //! dp-repro: reproduce the experiments of papers on private tree estimators with public
 //! data (LPDT, LPCT, HistOfTree, DiPriMe) from declarative YAML specs.
 //!
-//! Data flows one way (see `../shared/DESIGN.md`): spec → validated experiment → tasks →
+//! Data flows one way (see `docs/architecture.md`): spec → validated experiment → tasks →
 //! runs.csv → summary → selection → paired tests → tables.
 
 pub mod audit;

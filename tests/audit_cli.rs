@@ -268,7 +268,7 @@ fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
         assert!((charged - 4.0).abs() < 1e-6, "{r:?}");
     }
     let known = |over_budget_ratio: f64| {
-        format!("  known_violations:\n    - {{method: DP-RF, part: split choice (regression), max_ratio: 6.01, why: \"whole-tree split budget (diprime.md §9 item 13)\"}}\n    - {{method: DP-RF, part: over_budget, max_ratio: {over_budget_ratio}, why: \"the same split budget on the ledger: 16/3 against 4\"}}\n    - {{method: DP-RF, part: bin edges, why: \"5-bin edges from the training and test rows (diprime.md §4.7)\"}}\n    - {{method: DP-RF, part: node mean scale n, why: \"node means scaled by the exact count (diprime.md §9 item 3)\"}}\n")
+        format!("  known_violations:\n    - {{method: DP-RF, part: split choice (regression), max_ratio: 6.01, why: \"whole-tree split budget (docs/methods/diprime.md §9 item 13)\"}}\n    - {{method: DP-RF, part: over_budget, max_ratio: {over_budget_ratio}, why: \"the same split budget on the ledger: 16/3 against 4\"}}\n    - {{method: DP-RF, part: bin edges, why: \"5-bin edges from the training and test rows (docs/methods/diprime.md §4.7)\"}}\n    - {{method: DP-RF, part: node mean scale n, why: \"node means scaled by the exact count (docs/methods/diprime.md §9 item 3)\"}}\n")
     };
     let (code, stdout, _) = run("known", spec(&known(1.34)));
     assert_eq!(code, Some(0), "{stdout}");

@@ -475,8 +475,8 @@ fn reported_spec_yaml_and_validation() {
 files: [reported/lpdt_table2.csv, reported/lpdt_table5.csv]
 tolerance: {relative: 0.25, se: 3}
 known_deviations:
-  - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], band: {ratio: [1.1, 1.6]}, tested_by: [specs/x.yaml], reason: "lpdt.md §12 item 2"}
-  - {methods: [APHIST], band: {absolute: [0.5, 2]}, reason: "unexplained: biased estimator, lpdt.md §7.4"}
+  - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], band: {ratio: [1.1, 1.6]}, tested_by: [specs/x.yaml], reason: "docs/methods/lpdt.md §12 item 2"}
+  - {methods: [APHIST], band: {absolute: [0.5, 2]}, reason: "unexplained: biased estimator, docs/methods/lpdt.md §7.4"}
 "#;
     let s: ReportedSpec = serde_yaml::from_str(yaml).unwrap();
     assert_eq!(s.dataset_names, DatasetNames::Abbreviation);
@@ -864,7 +864,7 @@ fn improves_with_epsilon_claims() {
   text: "LPDT-M's MSE decreases in ε on every data set"
   method: LPDT-M
   at_least: all
-  known_failure: "faithful LPDT is unstable at small ε (lpdt.md §12 item 2)"
+  known_failure: "faithful LPDT is unstable at small ε (docs/methods/lpdt.md §12 item 2)"
 - claim: improves_with_epsilon     # PHIST: abalone 12 → 11 yes, housing 80 → 85 no
   method: PHIST
   at_least: all
@@ -1180,7 +1180,7 @@ fn sample_report() -> CheckReport {
                 Some(0.5),
                 Some(10.1),
                 Some((2.0e4, 3.0e3, 50)),
-                Verdict::KnownDeviation("faithful LPDT at ε ≤ 1 (lpdt.md §12 item 2)".into()),
+                Verdict::KnownDeviation("faithful LPDT at ε ≤ 1 (docs/methods/lpdt.md §12 item 2)".into()),
             ),
             cell(
                 "my_data",
@@ -1298,7 +1298,7 @@ fn render_markdown_contains_every_cell() {
         "{md}"
     );
     assert!(
-        md.contains("1. faithful LPDT at ε ≤ 1 (lpdt.md §12 item 2)\n2. APHIST"),
+        md.contains("1. faithful LPDT at ε ≤ 1 (docs/methods/lpdt.md §12 item 2)\n2. APHIST"),
         "{md}"
     );
     assert!(md.contains("over 50 repetitions"), "{md}");
@@ -1347,7 +1347,7 @@ fn render_latex_contains_every_cell_escaped() {
     }
     // Reasons, claims and golden lines escaped; no raw unicode pdflatex cannot typeset.
     assert!(
-        tex.contains(r"\item faithful LPDT at $\varepsilon$ $\le$ 1 (lpdt.md \S{}12 item 2)"),
+        tex.contains(r"\item faithful LPDT at $\varepsilon$ $\le$ 1 (docs/methods/lpdt.md \S{}12 item 2)"),
         "{tex}"
     );
     assert!(
@@ -1451,7 +1451,7 @@ reported:
   files: [reported/r.csv]
   tolerance: {relative: 0.05}
   known_deviations:
-    - {methods: [LPDT-M], epsilons: [0.5, 1], band: {ratio: [0.001, 1000]}, tested_by: [t.yaml], reason: "lpdt.md §12 item 2"}
+    - {methods: [LPDT-M], epsilons: [0.5, 1], band: {ratio: [0.001, 1000]}, tested_by: [t.yaml], reason: "docs/methods/lpdt.md §12 item 2"}
 claims:
   - {claim: better, method: LPDT-M, than: PHIST, epsilon: 6, at_least: all}
 "#;

@@ -129,14 +129,14 @@ fn reported_cells_claims_and_exit_codes() {
     assert_eq!(out.lines().count(), 1, "{out}");
 
     // The section may live in its own file (paths inside relative to that file) …
-    fs::create_dir_all(d.join("shared")).unwrap();
-    fs::rename(d.join("paper.csv"), d.join("shared/paper.csv")).unwrap();
-    fs::write(d.join("shared/reported.yaml"), "files: [paper.csv]\ndataset_names: name\ntolerance: {relative: 0.1}\nknown_deviations:\n  - {methods: [LPDT-M], epsilons: [2], band: {ratio: [0.001, 1000]}, reason: 'unexplained: a test reason'}\n").unwrap();
+    fs::create_dir_all(d.join("common")).unwrap();
+    fs::rename(d.join("paper.csv"), d.join("common/paper.csv")).unwrap();
+    fs::write(d.join("common/reported.yaml"), "files: [paper.csv]\ndataset_names: name\ntolerance: {relative: 0.1}\nknown_deviations:\n  - {methods: [LPDT-M], epsilons: [2], band: {ratio: [0.001, 1000]}, reason: 'unexplained: a test reason'}\n").unwrap();
     let (code, out, err) = run(
         d,
         &[
             "check",
-            spec(d, "reported: shared/reported.yaml\n")
+            spec(d, "reported: common/reported.yaml\n")
                 .to_str()
                 .unwrap(),
         ],
@@ -149,7 +149,7 @@ fn reported_cells_claims_and_exit_codes() {
         d,
         &[
             "check",
-            spec(d, "reported: shared/nothere.yaml\n").to_str().unwrap(),
+            spec(d, "reported: common/nothere.yaml\n").to_str().unwrap(),
         ],
     );
     assert_eq!(code, 2);

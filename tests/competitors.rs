@@ -1,4 +1,4 @@
-//! The LPCT paper's two non-tree competitors (issue 9 item 4; method card `lpct.md` §7.4,
+//! The LPCT paper's two non-tree competitors (issue 9 item 4; method card `docs/methods/lpct.md` §7.4,
 //! §7.5): PGLM and PSGD-L / PSGD-N through the library API on a small synthetic problem,
 //! PGLM's aggregated noise scale under both options, determinism, the options' effect, and
 //! a smoke run of all three on the real Employee data through the command line.
@@ -131,7 +131,7 @@ fn the_competitors_are_registered_private_classification_builtins() {
         assert_eq!(m.tasks(), &[Task::Classification], "{name}");
         let got: Vec<_> = m.params().iter().map(|p| (p.name, p.role)).collect();
         assert_eq!(got, expected, "{name}");
-        assert!(m.description().contains("lpct.md 7."), "{name}");
+        assert!(m.description().contains("docs/methods/lpct.md 7."), "{name}");
     }
     // The table notes state the real guarantees.
     let l = find("PSGD-L").unwrap().privacy_notes().join(" ");

@@ -247,7 +247,7 @@ fn subsample_fits_on_the_first_share_of_the_private_users() {
 
 #[test]
 fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
-    // lpdt.md §8.6: m = n_pub points, round(δm) public, the rest private users that no
+    // docs/methods/lpdt.md §8.6: m = n_pub points, round(δm) public, the rest private users that no
     // longer report.
     let data = step_data(); // 200 public, 4000 private
     let mut rng = Pcg64::seed_from_u64(8);
@@ -304,7 +304,7 @@ fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
 }
 
 /// `y_center` on the ratio estimator over a Laplace label vector (the LPDT authors' code's
-/// Laplace estimator, lpdt.md §5): users release labels shifted by the bounds' midpoint and
+/// Laplace estimator, docs/methods/lpdt.md §5): users release labels shifted by the bounds' midpoint and
 /// the curator adds it back. On the step data moved to labels 101 and 103 (bounds
 /// [100, 104]) at ε = 8, ρ = 0.5, the uncentred vector's scale is 2·104/4 = 52 per
 /// coordinate, so a leaf's label sum over 2000 users carries noise of sd 52·√4000 ≈ 3300

@@ -1,4 +1,4 @@
-//! DECONV (lpdt.md §7.5): the users' release law, the deconvolution kernel's identities,
+//! DECONV (docs/methods/lpdt.md §7.5): the users' release law, the deconvolution kernel's identities,
 //! the large-ε limit, the fallback and determinism. Fixed seeds; every statistical
 //! tolerance is derived in a comment (5 standard deviations), never tuned.
 
@@ -291,7 +291,7 @@ fn the_kernel_matches_a_direct_evaluation_where_nothing_underflows() {
 
 #[test]
 fn at_small_epsilon_predictions_are_finite_and_can_be_wild() {
-    // lpdt.md §12 item 4: no guard beyond the card's; the predictions stay finite (the
+    // docs/methods/lpdt.md §12 item 4: no guard beyond the card's; the predictions stay finite (the
     // weights are bounded by 2 after rescaling) but are not confined to the label range.
     let data = toy(500, 50, 5, 10);
     for h in [0.02, 0.5, 5.0] {

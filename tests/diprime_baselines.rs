@@ -1,5 +1,5 @@
 //! The DiPriMe paper's baselines as registered builtins (issue 11 item 3; method card
-//! `diprime.md` §4.1, §4.4–§4.7): registry entries and privacy models, the mode-following
+//! `docs/methods/diprime.md` §4.1, §4.4–§4.7): registry entries and privacy models, the mode-following
 //! quirk parameters through the `Method` API on hand-made data, `epsilon_factor`,
 //! determinism, spec validation of `depth`/`k`/`rows_fraction`, and smoke runs on the real
 //! Abalone (regression) and Rice (classification) data through the command line.

@@ -1,6 +1,6 @@
 //! The LPCT paper's raw data files made numeric by the rules their manifests declare
 //! (issue 9 item 2): for each, the complete rows, the encoded dimension d (LPCT Table 1,
-//! `../shared/reported/lpct_table1_datasets.csv`) and the label balance. The expected counts
+//! `specs/reported/lpct_table1_datasets.csv`) and the label balance. The expected counts
 //! were taken from the files independently of dp-repro (Python's csv module over the same
 //! files, with the shared data README's counts): complete rows are those without an empty,
 //! `?` or `NA` cell anywhere.
@@ -35,7 +35,7 @@ fn each_raw_file_encodes_to_the_papers_dimension_with_its_rows_and_labels() {
         return;
     };
     let table1 =
-        std::fs::read_to_string(common::root().join("../shared/reported/lpct_table1_datasets.csv"))
+        std::fs::read_to_string(common::root().join("specs/reported/lpct_table1_datasets.csv"))
             .ok();
     for (name, rows, d, ones) in EXPECTED {
         let m = find_manifest(name, &[common::root().join("datasets")]).unwrap();

@@ -1,4 +1,4 @@
-//! Edge cases of the LPDT estimator (lpdt.md §2.3) and the histogram estimators
+//! Edge cases of the LPDT estimator (docs/methods/lpdt.md §2.3) and the histogram estimators
 //! (§7.3–§7.4), with fixed seeds.
 
 use dp_repro::data::{Dataset, Matrix, Task};
@@ -103,7 +103,7 @@ fn constant_labels_give_exactly_that_constant() {
 #[test]
 fn the_estimator_is_shift_equivariant() {
     for sim in SIMULATIONS {
-        // lpdt.md §2.3: (T_j + c·S_j)/S_j = T_j/S_j + c. Same seed, labels and bounds shifted
+        // docs/methods/lpdt.md §2.3: (T_j + c·S_j)/S_j = T_j/S_j + c. Same seed, labels and bounds shifted
         // by c: the same Laplace and flip draws, so values shift by c (up to rounding) unless
         // the leaf fell back.
         let leaves: Vec<usize> = (0..300).map(|i| i % 3).collect();
@@ -209,7 +209,7 @@ fn dataset(rows: Vec<Vec<f64>>, y: Vec<f64>) -> Dataset {
 
 #[test]
 fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
-    // lpdt.md §2.4: `ood = zero` (paper and code) predicts 0 outside [0,1]^d.
+    // docs/methods/lpdt.md §2.4: `ood = zero` (paper and code) predicts 0 outside [0,1]^d.
     let public = dataset(
         (0..40).map(|i| vec![i as f64 / 40.0]).collect(),
         (0..40).map(|i| 5.0 + (i % 3) as f64).collect(),

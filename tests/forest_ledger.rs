@@ -1,7 +1,7 @@
 //! The privacy ledger of the DiPriMe paper's central-DP forests (issue 27): a real
 //! prepare + predict of each method on a small synthetic data set inside
 //! `ledger::recording`, with every row's total computed by hand from the budget split
-//! (card diprime.md §3.2, §4.4, §4.6): sequential composition along a tree's levels,
+//! (card docs/methods/diprime.md §3.2, §4.4, §4.6): sequential composition along a tree's levels,
 //! parallel composition across disjoint tree shares, sequential across trees that share
 //! rows. Under `privacy: dp` every row pays at most ε and no private quantity is read;
 //! with the feature `privacy-mutants` each slip of the family moves the ledger.

@@ -1,4 +1,4 @@
-//! `check` on the HistOfTree tables (issue 10 item 7; method card `histoftree.md` §10):
+//! `check` on the HistOfTree tables (issue 10 item 7; method card `docs/methods/histoftree.md` §10):
 //! the paper's cells keyed by setting/method/partition and compared as ratios to DT, the
 //! ε inference inherited from the section, the rank sums against those our tables
 //! compute, and the claim kinds `best_rank_sum` and `within_factor` — all on selected
@@ -355,7 +355,7 @@ fn the_claims_file_holds_on_the_papers_own_ratios_with_the_papers_counts() {
             c.label, c.details
         );
     }
-    // The paper's own counts (hot-plan.md §3): AdHistOfTree within 1.10 on 10, 10, 8;
+    // The paper's own counts : AdHistOfTree within 1.10 on 10, 10, 8;
     // CART < ME aligned strictly on 7, 7; ME ≤ CART personalized on 10, 8, 6 as printed.
     for (id, count) in [
         ("adhistoftree-close-C3a", 10),

@@ -1,6 +1,6 @@
 //! The ten real data sets of the HistOfTree paper (issue 10 item 4; App. C.2, method card
-//! histoftree.md §10): each has a manifest citing the paper's row (n, d as
-//! `../shared/reported/histoftree_datasets.csv` gives them, a MISMATCH note where the file
+//! docs/methods/histoftree.md §10): each has a manifest citing the paper's row (n, d as
+//! `specs/reported/histoftree_datasets.csv` gives them, a MISMATCH note where the file
 //! differs), loads with the rows and dimension of its file and the label in column 0, and
 //! has a sensitivity ranking (column order unless declared). The expected counts and first
 //! labels were taken from the files independently of dp-repro (Python's csv module).

@@ -353,7 +353,7 @@ fn v1_cases() -> Vec<V1Case> {
         .collect()
 }
 
-/// Cross-check with the authors' code (lpct.md §5.4): on twelve trees the V1 code grew
+/// Cross-check with the authors' code (docs/methods/lpct.md §5.4): on twelve trees the V1 code grew
 /// (8 to 132 leaves at many depths, n_Q from 30 to 1000, ε from 0.5 to 1000, p0 − p_min
 /// from 0 to 6), `prune: reference_v1_as_coded` (`V1Quirks::AS_CODED`) walks the leaves
 /// in the code's order and gives every leaf the code's class. The twelve were kept from

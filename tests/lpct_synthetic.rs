@@ -1,5 +1,5 @@
 //! The LPCT simulation design as a spec data set (`synthetic: {lpct_drift: …}`, LPCT
-//! paper §6, lpct.md §8): how specs declare it, how the runner draws a repetition from
+//! paper §6, docs/methods/lpct.md §8): how specs declare it, how the runner draws a repetition from
 //! it, and what the task keys see.
 
 use dp_repro::run::keys::dataset_context;

@@ -1,4 +1,4 @@
-//! Marks of a table block (`lpdt.md` §8.3, `lpct.md` §10.5) on hand-made paired data
+//! Marks of a table block (`docs/methods/lpdt.md` §8.3, `docs/methods/lpct.md` §10.5) on hand-made paired data
 //! whose answer is clear by construction. Where the answer rests on a test being (not)
 //! significant, the premise is asserted first with `wilcoxon_signed_rank` itself.
 
@@ -58,7 +58,7 @@ fn rank_marks_skips_missing_and_breaks_ties_by_index() {
 }
 
 // ---------------------------------------------------------------------------------------
-// BetterThanRest (lpdt.md §8.3)
+// BetterThanRest (docs/methods/lpdt.md §8.3)
 
 #[test]
 fn one_clearly_best_method() {
@@ -196,7 +196,7 @@ fn few_repetitions_cannot_be_significant() {
 }
 
 // ---------------------------------------------------------------------------------------
-// NotWorseThanBest (lpct.md §10.5)
+// NotWorseThanBest (docs/methods/lpct.md §10.5)
 
 #[test]
 fn not_worse_than_best() {

@@ -87,7 +87,7 @@ fn label_noise_has_scale_range_over_label_budget() {
 
 #[test]
 fn lpdt_sums_are_unbiased_for_gamma_times_counts_and_label_sums() {
-    // lpdt.md §14 C14: E[S_j] = γ·n_j and E[T_j] = γ·Σ_{i∈A_j} y_i. Over `reps`
+    // docs/methods/lpdt.md §14 C14: E[S_j] = γ·n_j and E[T_j] = γ·Σ_{i∈A_j} y_i. Over `reps`
     // independent privatizations, the mean of S_j has sd sd(S_j)/sqrt(reps), estimated
     // from the same replications.
     let bounds = LabelBounds { lo: 0.0, hi: 4.0 };

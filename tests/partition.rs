@@ -1,4 +1,4 @@
-//! Tests of the partition growers: LPDT-M max-edge (lpdt.md §3), LPDT-V quantile CART
+//! Tests of the partition growers: LPDT-M max-edge (docs/methods/lpdt.md §3), LPDT-V quantile CART
 //! (§4), complete max-edge (§5), sklearn-like CART (§7.1) and the PHIST grid (§7.3).
 //! Expected trees are worked out by hand in the comments.
 
@@ -204,7 +204,7 @@ fn max_edge_ties_go_to_lowest_feature() {
 }
 
 /// The best candidate violates n_l and, with fewer than 15 candidates, it is the only
-/// one tried, so the node stays a leaf (lpdt.md §3 steps 4–6).
+/// one tried, so the node stays a leaf (docs/methods/lpdt.md §3 steps 4–6).
 /// Points (x0, x1; y): (.2,.2; 0), (.7,.3; 0), (.3,.4; 0), (.8,.9; 100), n_l = 2.
 /// mean 25, SSE(P) = 3·625 + 5625 = 7500. x1 at .5: children {0,0,0} | {100}, r = 1875;
 /// x0 at .5: {0,0} | {0,100}, SSE = 5000, r = 625. x1 first; its right child has 1 < 2
@@ -732,7 +732,7 @@ fn lpct_max_edge_ranks_by_entropy_gain_where_variance_disagrees() {
     leaves.sort_by(|a, b| a.1.total_cmp(&b.1));
     assert_eq!(leaves, vec![(4, 0.0), (4, 0.5)]);
     // m_l = 5: neither candidate leaves 5 public points on both sides, so the root stays a
-    // leaf (lpct.md §2.1 rule 4).
+    // leaf (docs/methods/lpct.md §2.1 rule 4).
     assert_eq!(max_edge_entropy(&x, &y, &params(1, 5, 1)).n_leaves(), 1);
     // m_s = 8: a node with ≤ 8 public points is a leaf (§2.1 rule 1).
     assert_eq!(max_edge_entropy(&x, &y, &params(1, 1, 8)).n_leaves(), 1);
@@ -742,7 +742,7 @@ fn lpct_max_edge_ranks_by_entropy_gain_where_variance_disagrees() {
     assert_eq!(split_of(&p, 0).0, 0);
 }
 
-/// LPCT (CART) (lpct.md §2.4): LPDT-V's quantile candidates scored by entropy gain. Eight
+/// LPCT (CART) (docs/methods/lpct.md §2.4): LPDT-V's quantile candidates scored by entropy gain. Eight
 /// points where the criteria disagree (scores computed by hand with Python's math module
 /// over the same ten quantile thresholds (2i+1)/20 of each feature's distinct values):
 /// * feature 0, best threshold 0.6 (left 6 points, 3 ones): variance reduction 0.0469,

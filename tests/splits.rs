@@ -1,4 +1,4 @@
-//! Splits and scaling of a repetition (lpdt.md §8.3): the same split for every method of
+//! Splits and scaling of a repetition (docs/methods/lpdt.md §8.3): the same split for every method of
 //! a repetition, different splits across repetitions, and the two scaling options.
 
 mod common;

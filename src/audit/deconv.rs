@@ -1,4 +1,4 @@
-//! Audit cases of DECONV's user release (lpdt.md §7.5; [`release`]): the features plus
+//! Audit cases of DECONV's user release (docs/methods/lpdt.md §7.5; [`release`]): the features plus
 //! Laplace noise per coordinate at ε_X = ε/2 (scale d/ε_X), the clipped label plus Laplace
 //! noise at ε_Y = ε/2, and the two together at ε.
 //!

@@ -1,4 +1,4 @@
-//! Audit cases of the DiPriMe paper's central-DP forests (card diprime.md §2–§4, §3.11):
+//! Audit cases of the DiPriMe paper's central-DP forests (card docs/methods/diprime.md §2–§4, §3.11):
 //! the `forest` compositions (DiPriMe, DiPriMeExp, DiPriMeFlip, DP-ERT) and the builtins
 //! DP-RF and DP-DF, registered in the audit's table as [`cases`]. Every case draws
 //! with the engine's own functions ([`node_median`], [`choose`], [`leaf_value`], DP-RF's

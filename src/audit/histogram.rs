@@ -1,4 +1,4 @@
-//! Audit cases of the PHIST/APHIST user release (lpdt.md §7.3;
+//! Audit cases of the PHIST/APHIST user release (docs/methods/lpdt.md §7.3;
 //! [`HistogramMechanism::release`]): the noisy cell indicator W at ε_cell, the noisy label
 //! vector Z at ε_label, and the two together.
 //!

@@ -1,4 +1,4 @@
-//! Audit cases of LPDT's user release (lpdt.md §2.1; LPDT paper §3.2): the one-hot leaf
+//! Audit cases of LPDT's user release (docs/methods/lpdt.md §2.1; LPDT paper §3.2): the one-hot leaf
 //! vector through bitwise randomized response at ε_cell = ρε, the clipped label plus
 //! Laplace noise at ε_label = (1 − ρ)ε, and the two together at ε.
 //!

@@ -1,4 +1,4 @@
-//! Audit cases of PGLM's user release (lpct.md §7.4; [`crate::methods::pglm`]): x̃x̃ᵀ and
+//! Audit cases of PGLM's user release (docs/methods/lpct.md §7.4; [`crate::methods::pglm`]): x̃x̃ᵀ and
 //! x̃y through the Gaussian mechanism, each claiming (ε/2, δ/2) with δ = 1/n_P², the whole
 //! release (ε, δ).
 //!

@@ -1,5 +1,5 @@
 //! Audit cases of a gradient released tensor by tensor through PrivUnitG (PSGD-L and
-//! PSGD-N, lpct.md §7.5; [`PrivUnitGParams`]).
+//! PSGD-N, docs/methods/lpct.md §7.5; [`PrivUnitGParams`]).
 //!
 //! Worst-case neighbours: a user whose gradient is the unit vector +e₁ in every tensor
 //! against one with −e₁ (clipping level C = 1). Projected on e₁, a tensor's release is σ·α

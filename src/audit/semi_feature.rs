@@ -1,4 +1,4 @@
-//! Audit cases of the semi-feature local releases (HistOfTree card histoftree.md §2–§3, §8):
+//! Audit cases of the semi-feature local releases (HistOfTree card docs/methods/histoftree.md §2–§3, §8):
 //! neighbouring inputs agree on the user's public coordinates (which are sent in the clear
 //! and fix the candidate set I_i) and differ in the private coordinates and the label.
 //!

@@ -119,7 +119,7 @@ fn laplace_at_half_scale_is_a_violation() {
     }
 }
 
-/// LPDT's user release (lpdt.md §2.1): a bit of the randomized one-hot vector costs ρε/2
+/// LPDT's user release (docs/methods/lpdt.md §2.1): a bit of the randomized one-hot vector costs ρε/2
 /// (κ/(1 − κ) = e^{ρε/2}) and the noisy label (1 − ρ)ε; the audit of each part, on users
 /// in leaf 0 vs leaf 1 and with labels at the two label bounds, reaches them within the
 /// sampling tolerance and never exceeds them.

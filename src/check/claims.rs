@@ -37,7 +37,7 @@
 //!   - claim: improves_with_epsilon   # strictly better at each step up of ε
 //!     method: LPDT-M
 //!     at_least: all
-//!     known_failure: "faithful LPDT is unstable at small ε (lpdt.md §12 item 2)"
+//!     known_failure: "faithful LPDT is unstable at small ε (docs/methods/lpdt.md §12 item 2)"
 //!   - claim: trend_across_datasets   # one method along ordered data sets (designs)
 //!     method: LPCT
 //!     datasets: [gamma0.5, gamma1, gamma2]
@@ -290,7 +290,7 @@ pub enum Claim {
     /// The means of `methods` at every ε of `epsilons` (a non-private method's one row
     /// stands for every ε) are level: their range (max − min) is at most `within` times
     /// the largest standard error (std/√reps) among them, i.e. no two differ by more than
-    /// the noise of one mean (the LPCT paper's "ε-independent" cells, lpct.md §13 claim
+    /// the noise of one mean (the LPCT paper's "ε-independent" cells, docs/methods/lpct.md §13 claim
     /// 3). Defined on a data set when every cell has a row (and, with `datasets`, only on
     /// those data sets).
     Level {
@@ -351,7 +351,7 @@ pub enum Claim {
         at_least: AtLeast,
     },
     /// One of `methods` has the lowest rank sum among `among` (the HistOfTree tables'
-    /// last row, `histoftree.md` §10): per data set where at least one of `among` ran,
+    /// last row, `docs/methods/histoftree.md` §10): per data set where at least one of `among` ran,
     /// the methods of `among` get competition ranks (1 = best) of their means at
     /// `epsilon` (a non-private method its row; a method without a row the worst
     /// value), a tie sharing its best (`ties: min`) or worst (`max`) place; with
@@ -420,7 +420,7 @@ pub enum Claim {
     /// `figures/<figure>-summary.csv`), the leaves of `method`'s forest are more balanced
     /// than those of every method of `than`: a strictly smaller coefficient of variation
     /// (population standard deviation over mean) of the leaf sizes in rows (DiPriMe
-    /// §3.2, card diprime.md §8's Thm 3 as the run shows it). One verdict for the figure:
+    /// §3.2, card docs/methods/diprime.md §8's Thm 3 as the run shows it). One verdict for the figure:
     /// it counts as 1 of 1.
     BalancedLeaves {
         /// Label in the report (default: a generated description).

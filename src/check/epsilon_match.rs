@@ -1,5 +1,5 @@
 //! Which of our ε fits each reported table best (issue 10 item 5; method card
-//! `histoftree.md` §10 and §12 item 2).
+//! `docs/methods/histoftree.md` §10 and §12 item 2).
 //!
 //! The HistOfTree paper does not print the ε of its three real-data tables; the shared
 //! CSV carries an inferred ε per table (C3a 0.5, T1 1, C3b 2, [G]). Rather than assume

@@ -23,7 +23,7 @@ use super::{eps_text, CheckError, CsvTable, SelectedRow};
 ///   dataset_names: abbreviation     # ABA → abalone through the manifests (default)
 ///   tolerance: {relative: 0.25, se: 3}
 ///   known_deviations:
-///     - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "lpdt.md §12 item 2"}
+///     - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "docs/methods/lpdt.md §12 item 2"}
 ///     - {methods: [DECONV], reason: "not implemented"}
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ pub struct ReportedSpec {
     )]
     pub value_column: String,
     /// Infer the ε of each table of a reported file instead of assuming it (the
-    /// HistOfTree tables, `histoftree.md` §10): one summary line per table.
+    /// HistOfTree tables, `docs/methods/histoftree.md` §10): one summary line per table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epsilon_match: Option<super::epsilon_match::EpsilonMatchSpec>,
     /// The columns whose non-empty fields, joined by `/`, make a row's method key
@@ -83,7 +83,7 @@ pub struct ReportedSpec {
     )]
     pub epsilon_column: String,
     /// The column holding the paper's 95 % interval half-width of each value (the
-    /// DiPriMe files' `mse_ci95_halfwidth` / `acc_ci95_halfwidth`, `diprime.md` §11):
+    /// DiPriMe files' `mse_ci95_halfwidth` / `acc_ci95_halfwidth`, `docs/methods/diprime.md` §11):
     /// printed beside the paper's value and needed by `tolerance.halfwidths`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halfwidth_column: Option<String>,
@@ -160,7 +160,7 @@ fn is_default_epsilon_column(c: &String) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct ReportedValue {
     /// The denominator method's label (e.g. `DT`, the HistOfTree paper's non-private
-    /// tree, `histoftree.md` §10): ours = mean / mean of this method on the data set.
+    /// tree, `docs/methods/histoftree.md` §10): ours = mean / mean of this method on the data set.
     pub ratio_to: String,
 }
 
@@ -222,7 +222,7 @@ pub(crate) fn method_key(t: &CsvTable, r: &csv::StringRecord, columns: &[String]
         .join("/")
 }
 
-/// Our rows as ratios to `denominator` (MSE ratios, `histoftree.md` §10): every row of
+/// Our rows as ratios to `denominator` (MSE ratios, `docs/methods/histoftree.md` §10): every row of
 /// another method whose data set has a `denominator` row at the same ε or a non-private
 /// one (preferred in that order) becomes mean / D, std / D, median / D with D the
 /// denominator's mean (the denominator's own noise is not propagated); rows without a
@@ -278,7 +278,7 @@ pub enum DatasetNames {
 /// √(h_paper² + h_ours²)`; any criterion given suffices, and at least one must be given.
 /// With `paper = 0` the relative criterion needs `ours = 0`.
 ///
-/// `halfwidths` (the DiPriMe tables, whose runs are not replayable, `diprime.md` §6.1):
+/// `halfwidths` (the DiPriMe tables, whose runs are not replayable, `docs/methods/diprime.md` §6.1):
 /// `h_paper` is the paper's printed 95 % Student-t half-width of its mean
 /// (`reported.halfwidth_column`) and `h_ours` the same statistic of ours,
 /// `t_{0.975,n−1}·sd₀/√n` ([`crate::stats::ci95_halfwidth_from_std`]; 0 when we have one

@@ -2,7 +2,7 @@
 //! file: the label's values mapped to classes, columns dropped, categorical columns one-hot
 //! encoded or given codes, columns derived from a timestamp, the regression target rescaled,
 //! and which encoded features are category codes (the pre-processing the LPCT paper, App.
-//! C.1, and the DiPriMe paper, §4 and method card diprime.md §6.2, describe in words; the
+//! C.1, and the DiPriMe paper, §4 and method card docs/methods/diprime.md §6.2, describe in words; the
 //! choices that reproduce the papers' data are recorded in each manifest).
 //!
 //! ```yaml
@@ -72,7 +72,7 @@ pub struct Encoding {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categorical: Vec<String>,
     /// Numeric encoded features (by column name, not `categorical`) that the 5-bin
-    /// discretisation of DP-RF and DP-DF (method card diprime.md §4.7) leaves as they are;
+    /// discretisation of DP-RF and DP-DF (method card docs/methods/diprime.md §4.7) leaves as they are;
     /// their indices become [`Dataset::unbinned`](super::Dataset::unbinned).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unbinned: Vec<String>,
@@ -138,7 +138,7 @@ pub struct Target {
     pub rescale: Rescale,
 }
 
-/// A rescaling of the regression target to [0, 1] (DiPriMe, method card diprime.md §6.2).
+/// A rescaling of the regression target to [0, 1] (DiPriMe, method card docs/methods/diprime.md §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rescale {

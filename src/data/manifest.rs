@@ -66,7 +66,7 @@ pub struct Manifest {
     /// The features ranked from most to least sensitive, as 0-based feature indices (the
     /// columns other than the label in file order; with `encode`, the encoded columns): a
     /// permutation of 0..n_features. Semi-feature LDP reads it (HistOfTree paper §5.2;
-    /// method card histoftree.md §1, §10): the aligned privacy mask makes the first d_P
+    /// method card docs/methods/histoftree.md §1, §10): the aligned privacy mask makes the first d_P
     /// features of the ranking private, the personalized mask protects the feature of rank
     /// j with a probability that decreases in j. Absent: column order (the card's default;
     /// the paper ranks features subjectively and does not publish its rankings). See
@@ -74,7 +74,7 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sensitivity: Option<Vec<usize>>,
     /// The expected leaf occupancy of the DiPriMe paper's depth rule on this data set (card
-    /// diprime.md §5: 25, 10 on Banknote), copied into [`Dataset::leaf_occupancy`](super::Dataset::leaf_occupancy).
+    /// docs/methods/diprime.md §5: 25, 10 on Banknote), copied into [`Dataset::leaf_occupancy`](super::Dataset::leaf_occupancy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaf_occupancy: Option<usize>,
     /// Free-text provenance and any mismatch between the file and the paper's n or d.
@@ -153,7 +153,7 @@ pub struct PaperRef {
     pub n: usize,
     /// Dimension d as printed in the paper; absent when the paper prints none (the
     /// DiPriMe paper gives only N: the manifest's `note` then compares `n_features` with
-    /// the d the authors' code used, method card diprime.md §6.2).
+    /// the d the authors' code used, method card docs/methods/diprime.md §6.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub d: Option<usize>,
 }

@@ -70,7 +70,7 @@ pub struct Dataset {
     pub fixed_public: usize,
     /// Indices (0-based, < d) of the features that are categorical codes rather than
     /// numbers, in increasing order; empty when every feature is numeric. Central-DP trees
-    /// split them by binary subsets of their categories (DiPriMe card diprime.md §3.5);
+    /// split them by binary subsets of their categories (DiPriMe card docs/methods/diprime.md §3.5);
     /// every other method reads codes as numbers.
     pub categorical: Vec<usize>,
     /// Indices (0-based, < d, increasing, none of them in `categorical`) of numeric
@@ -81,7 +81,7 @@ pub struct Dataset {
     /// manifest's `encode.unbinned`; no other method reads it.
     pub unbinned: Vec<usize>,
     /// The expected leaf occupancy the DiPriMe paper's depth rule uses on this data set
-    /// (card diprime.md §5: 25, 10 on Banknote; reported/diprime_datasets.csv
+    /// (card docs/methods/diprime.md §5: 25, 10 on Banknote; reported/diprime_datasets.csv
     /// `min_leaf_occupancy`), from the manifest's `leaf_occupancy`; None when not declared.
     /// Read by the forests' `occupancy: dataset`.
     pub leaf_occupancy: Option<usize>,
@@ -128,7 +128,7 @@ impl Task {
     }
 
     /// The worst possible value of the metric: +∞ for MSE, 0 for accuracy. A missing
-    /// result counts as this value in rank sums (`lpct.md` §10.6).
+    /// result counts as this value in rank sums (`docs/methods/lpct.md` §10.6).
     pub fn worst_value(&self) -> f64 {
         match self {
             Task::Regression => f64::INFINITY,

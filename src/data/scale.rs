@@ -1,4 +1,4 @@
-//! Min-max scaling of features to [0, 1] (LPDT paper App. D.3; lpdt.md §8.3).
+//! Min-max scaling of features to [0, 1] (LPDT paper App. D.3; docs/methods/lpdt.md §8.3).
 
 use rayon::prelude::*;
 

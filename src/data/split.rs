@@ -1,4 +1,4 @@
-//! Seeded public / private / test splits (LPDT paper §4.2; lpdt.md §8.3).
+//! Seeded public / private / test splits (LPDT paper §4.2; docs/methods/lpdt.md §8.3).
 
 use std::sync::Arc;
 
@@ -201,7 +201,7 @@ impl SplitRows {
     }
 
     /// Min-max scales every row by the features' ranges over the public rows (LPDT's
-    /// `scaling: public`; lpdt.md §8.3), as [`MinMax`] fitted on the public part and applied
+    /// `scaling: public`; docs/methods/lpdt.md §8.3), as [`MinMax`] fitted on the public part and applied
     /// to each part.
     pub fn scale_by_public(&mut self) {
         let d = self.template.d();

@@ -4,7 +4,7 @@ use super::{Dataset, Matrix, MinMax, Task};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 
-/// How the 0.025 of the LPDT synthetic design X ~ N(0.5, 0.025) is read (lpdt.md §8.2).
+/// How the 0.025 of the LPDT synthetic design X ~ N(0.5, 0.025) is read (docs/methods/lpdt.md §8.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum XScale {
@@ -14,7 +14,7 @@ pub enum XScale {
     Sd,
 }
 
-/// n draws of the LPDT synthetic model (LPDT paper §4.1; lpdt.md §8.2): d = 1,
+/// n draws of the LPDT synthetic model (LPDT paper §4.1; docs/methods/lpdt.md §8.2): d = 1,
 /// X ~ N(0.5, 0.025) redrawn until it falls in [0, 1] (the card's [choice]),
 /// Y = sin(16X) + e with e ~ N(0, 1). Returns an n×1 data set in the order drawn.
 pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &mut R) -> Dataset {
@@ -53,7 +53,7 @@ pub fn lpdt_sine_mean(x: f64) -> f64 {
     (16.0 * x).sin()
 }
 
-/// The HistOfTree simulation design (Figure 2; method card `histoftree.md` §11, whose
+/// The HistOfTree simulation design (Figure 2; method card `docs/methods/histoftree.md` §11, whose
 /// formula, σ, n and d are lost in the paper: the harness default [G]): X ~ U[0,1]^d,
 /// Y = f(X) + σ·N(0,1) with f(x) = (1/d) Σ_j sin(2π x_j) (every coordinate carries
 /// signal, so private and public features both matter). Spec form:
@@ -131,11 +131,11 @@ pub fn semi_feature_sine<R: Rng + ?Sized>(
     }
 }
 
-/// The sign threshold of the LPCT design's s(x) in the authors' code (lpct.md §8; the
+/// The sign threshold of the LPCT design's s(x) in the authors' code (docs/methods/lpct.md §8; the
 /// paper prints 1/3).
 pub const LPCT_SIGN_THRESHOLD: f64 = 0.33;
 
-/// The LPCT simulation design (LPCT paper §6; lpct.md §8, "trust the code"): X uniform on
+/// The LPCT simulation design (LPCT paper §6; docs/methods/lpct.md §8, "trust the code"): X uniform on
 /// [0,1]², labels Y ~ Bernoulli(η(X)) with
 ///
 /// * g(x) = |3x₁ − 1|·|3x₂ − 1|/4 · max(0, 1 − |2x₂ − 1|) ∈ [0, 1),
@@ -146,7 +146,7 @@ pub const LPCT_SIGN_THRESHOLD: f64 = 0.33;
 /// P_X = Q_X and η_Q = φ(η_P) with φ increasing and φ(1/2) = 1/2 (posterior drift with
 /// relative signal exponent γ, LPCT paper §2), so both share the Bayes rule 1{η_P > 1/2},
 /// whose accuracy under P is about 0.786. The paper's printed η_P is not a probability
-/// (lpct.md §0.10); this is the code's formula. The code's distribution ids are 4 (γ = 0.5),
+/// (docs/methods/lpct.md §0.10); this is the code's formula. The code's distribution ids are 4 (γ = 0.5),
 /// 5 (γ = 5) and 9(γ).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -165,7 +165,7 @@ fn default_sign_threshold() -> f64 {
     LPCT_SIGN_THRESHOLD
 }
 
-/// LPCT Fig. 8's domain [0, a]² (lpct.md §9 notes): every point of a repetition (public,
+/// LPCT Fig. 8's domain [0, a]² (docs/methods/lpct.md §9 notes): every point of a repetition (public,
 /// private, test) is multiplied by one a ~ Uniform[`scale`], then mapped back as
 /// `range` says before any method sees it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -263,7 +263,7 @@ impl LpctDesign {
         Ok(())
     }
 
-    /// g(x) ∈ [0, 1) for x ∈ [0,1]² (lpct.md §8).
+    /// g(x) ∈ [0, 1) for x ∈ [0,1]² (docs/methods/lpct.md §8).
     pub fn g(x: &[f64]) -> f64 {
         (3.0 * x[0] - 1.0).abs() * (3.0 * x[1] - 1.0).abs() / 4.0
             * (1.0 - (2.0 * x[1] - 1.0).abs()).max(0.0)
@@ -460,7 +460,7 @@ mod tests {
     }
 
     /// Bayes accuracy under P: E[max(η_P, 1 − η_P)] by the midpoint rule on a 1000² grid
-    /// (the card's 0.786, lpct.md §8), and the accuracy of 1{η_P > 1/2} on 400,000 drawn
+    /// (the card's 0.786, docs/methods/lpct.md §8), and the accuracy of 1{η_P > 1/2} on 400,000 drawn
     /// test labels within 5 binomial standard deviations of it. P(η_P > 1/2) = P(s = +1) =
     /// 0.67² + 0.33² exactly, checked the same way.
     #[test]

@@ -1,7 +1,7 @@
 //! A synthetic stand-in with the shape of the Chicago taxi data (issue 12 item 6): the
-//! LPDT paper's Table 3 and Figs. 4, 6 (method card `lpdt.md` §8.5) and the LPCT paper's
-//! Taxi row (`lpct.md` §10) run on millions of private trips with ~100 mostly one-hot
-//! features, and the real file is not available here (`../shared/datasets/README`). This
+//! LPDT paper's Table 3 and Figs. 4, 6 (method card `docs/methods/lpdt.md` §8.5) and the LPCT paper's
+//! Taxi row (`docs/methods/lpct.md` §10) run on millions of private trips with ~100 mostly one-hot
+//! features, and the real file is not available here (docs/data.md). This
 //! design has that shape — three continuous trip features, one-hot pickup and drop-off
 //! zones and one-hot companies, 93 features with the defaults — so a spec can measure what
 //! a Taxi-scale run costs. Its numbers are not the paper's and nothing compares them with
@@ -29,7 +29,7 @@ use rand_distr::{Distribution, Normal, WeightedAliasIndex};
 ///
 /// Private and test trips draw zones from w_k ∝ 1/(k+1) (k = 0..zones); public trips from
 /// (1 − shift)·w + shift·w reversed: the public data are not identically distributed, as the
-/// taxi's prcard trips are not (`lpdt.md` §8.5), while the fare's law given the features is
+/// taxi's prcard trips are not (`docs/methods/lpdt.md` §8.5), while the fare's law given the features is
 /// the same for both.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]

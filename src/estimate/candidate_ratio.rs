@@ -1,4 +1,4 @@
-//! HistOfTree's ratio estimator over candidate cells (method card histoftree.md §5.6–§5.7,
+//! HistOfTree's ratio estimator over candidate cells (method card docs/methods/histoftree.md §5.6–§5.7,
 //! eq. (9) [R]): f̂(x) = Σ_i Ỹ_i Û_i^{j(x)} / Σ_i Û_i^{j(x)}, where user i releases its
 //! cell j_i through a mechanism over its candidate set I_i (generalized randomized
 //! response, eq. (17), or centred randomized-response bits, eq. (8)) and Û_i^j = 0 off I_i.

@@ -1,5 +1,5 @@
 //! PHIST (Berrett–Györfi–Walk private histogram) and APHIST (Györfi–Kroll adjusted
-//! histogram) on a regular grid (LPDT paper App. D.1; lpdt.md §7.3–§7.4).
+//! histogram) on a regular grid (LPDT paper App. D.1; docs/methods/lpdt.md §7.3–§7.4).
 
 use super::LabelBounds;
 use crate::partition::Grid;
@@ -27,7 +27,7 @@ pub struct HistogramConfig {
     /// Label bounds; private labels are clipped into them.
     pub bounds: LabelBounds,
     /// Denominator weights (w_μ, w_λ): D_j = w_μ·μ̂_j + w_λ·λ_j. PHIST is (1, 0);
-    /// APHIST `average` is (½, ½), APHIST `reported_fit` is (1, ½) (lpdt.md §7.4).
+    /// APHIST `average` is (½, ½), APHIST `reported_fit` is (1, ½) (docs/methods/lpdt.md §7.4).
     pub weights: (f64, f64),
     /// `y_center` option: shift labels by the midpoint of the bounds, so M_Y = R/2 and a
     /// truncated cell predicts the midpoint; default false (uncentred, M_Y = max|bound|,
@@ -35,7 +35,7 @@ pub struct HistogramConfig {
     pub y_center: bool,
 }
 
-/// What every PHIST/APHIST user releases (lpdt.md §7.3): over K cells, the noisy
+/// What every PHIST/APHIST user releases (docs/methods/lpdt.md §7.3): over K cells, the noisy
 /// indicator W = U + Lap(b_w)^K and the noisy label vector Z = (clip(y) − shift)·U +
 /// Lap(b_z)^K, U the one-hot vector of the user's cell. Used by [`histogram_predict`] for its
 /// scales (it draws the per-cell sums of these releases directly) and by the privacy audit

@@ -1,4 +1,4 @@
-//! The LPCT estimator (LPCT paper eq. 8; method card lpct.md §3–§4): every private user
+//! The LPCT estimator (LPCT paper eq. 8; method card docs/methods/lpct.md §3–§4): every private user
 //! releases its leaf indicator vector U_i and V_i = Y_i·U_i, each with Laplace noise of
 //! scale 4/ε on every one of the J coordinates (ε/2 each, L1 sensitivity 2); the curator
 //! sums them per leaf and classifies by the weighted ratio with the public counts.
@@ -6,7 +6,7 @@
 use crate::privacy::laplace_sum;
 use rand::Rng;
 
-/// The curator's per-leaf sums of the users' noisy releases (lpct.md §3): for each of the
+/// The curator's per-leaf sums of the users' noisy releases (docs/methods/lpct.md §3): for each of the
 /// `n_leaves` leaves, Ũ_j = N_P(A_j) + Σ_{i ≤ n_P} b_u ζ_i^j and Ṽ_j = S_P(A_j) +
 /// Σ_{i ≤ n_P} b_v ξ_i^j with ζ, ξ standard Laplace, where every leaf receives the noise
 /// of **all** n_P users whatever its occupancy. The LPCT paper's release has
@@ -45,7 +45,7 @@ pub fn lpct_noisy_sums<R: Rng + ?Sized>(
 }
 
 /// The public counts of every leaf: U_Q(A_j) = number of public points in leaf j and
-/// V_Q(A_j) = number of them with label 1 (lpct.md §1), from the public points' leaves
+/// V_Q(A_j) = number of them with label 1 (docs/methods/lpct.md §1), from the public points' leaves
 /// and 0/1 labels.
 pub fn public_counts(public_leaves: &[usize], y: &[f64], n_leaves: usize) -> (Vec<f64>, Vec<f64>) {
     let mut u = vec![0.0; n_leaves];
@@ -57,7 +57,7 @@ pub fn public_counts(public_leaves: &[usize], y: &[f64], n_leaves: usize) -> (Ve
     (u, v)
 }
 
-/// LPCT's predictions for the test points (lpct.md §4.1 and §4.4): a test point in leaf
+/// LPCT's predictions for the test points (docs/methods/lpct.md §4.1 and §4.4): a test point in leaf
 /// j gets [`lpct_class`]`(Ũ_j, Ṽ_j, U_Q,j, V_Q,j, λ)`, a point outside the domain box
 /// (`None`) class 0. `u`, `v`, `u_q`, `v_q` have one entry per leaf.
 pub fn lpct_predict(
@@ -72,7 +72,7 @@ pub fn lpct_predict(
         .collect()
 }
 
-/// LPCT's class for a test point in a leaf (lpct.md §4.1, LPCT paper eq. 8):
+/// LPCT's class for a test point in a leaf (docs/methods/lpct.md §4.1, LPCT paper eq. 8):
 /// η̃ = (Ṽ + λ V_Q) / (Ũ + λ U_Q) and class 1 iff η̃ > 1/2, with the ratio used as it is
 /// (no clipping: a negative noisy denominator flips the ratio's sign). A zero denominator
 /// follows the reference code's numpy arithmetic: 0/0 (NaN) and negative/0 (−∞) give

@@ -1,13 +1,13 @@
 //! LPCT-prune: per leaf, the deepest ancestor whose pooled estimate is trusted (LPCT
-//! paper §5, Algorithm 2, eqs. 13–14; method card lpct.md §5).
+//! paper §5, Algorithm 2, eqs. 13–14; method card docs/methods/lpct.md §5).
 //!
-//! Both versions read one round of the users' LPCT releases (Ũ, Ṽ per leaf, lpct.md §3)
+//! Both versions read one round of the users' LPCT releases (Ũ, Ṽ per leaf, docs/methods/lpct.md §3)
 //! on a max-edge tree of depth p0 grown on public data, pool them over the leaves below
 //! every node, and walk from each leaf towards the root:
 //! * [`prune_reference_v1`] — the authors' V1 code, which produced the reported numbers
-//!   (lpct.md §5.4): one round with the full ε, the code's statistic, walk down to p_min,
+//!   (docs/methods/lpct.md §5.4): one round with the full ε, the code's statistic, walk down to p_min,
 //!   best statistic as the fallback, no flag.
-//! * [`prune_paper`] — Algorithm 2 as reconstructed in lpct.md §5.2–§5.3: noise-dominated
+//! * [`prune_paper`] — Algorithm 2 as reconstructed in docs/methods/lpct.md §5.2–§5.3: noise-dominated
 //!   and signal-dominated levels, the closed-form λ, and a flag that asks the caller for a
 //!   second round on a depth-p_min partition.
 
@@ -77,7 +77,7 @@ pub struct PruneConfig {
 }
 
 /// The V1 code's constants for a node evaluated at level k = p0 − h and height h
-/// (lpct.md §5.4): L = ln(n_P + n_Q) + k + 1, L_Q = ln(n_Q) + k + 1 and the noise
+/// (docs/methods/lpct.md §5.4): L = ln(n_P + n_Q) + k + 1, L_Q = ln(n_Q) + k + 1 and the noise
 /// proxy B = 2^{h+1}·(2 ln(2 n_P) + ε_q 2^{−k/2} sqrt(L))²·n_P/(ε_q² L).
 fn v1_constants(k: usize, h: usize, c: &PruneConfig) -> (f64, f64, f64) {
     let (k, h) = (k as f64, h as f64);
@@ -92,7 +92,7 @@ fn v1_constants(k: usize, h: usize, c: &PruneConfig) -> (f64, f64, f64) {
     (l, l_q, noise)
 }
 
-/// A node's class and statistic T under the V1 code's "adaptive" mode (lpct.md §5.4) at
+/// A node's class and statistic T under the V1 code's "adaptive" mode (docs/methods/lpct.md §5.4) at
 /// level `k` and height `h`, and λ* when the node reached the "same sign" branch (the
 /// value the code stores in the node, quirk Q2), else None.
 fn v1_statistic(s: NodeSums, k: usize, h: usize, c: &PruneConfig) -> (f64, f64, Option<f64>) {
@@ -140,7 +140,7 @@ fn v1_statistic(s: NodeSums, k: usize, h: usize, c: &PruneConfig) -> (f64, f64, 
     }
 }
 
-/// The V1 code's "fixed-λ" statistic (lpct.md §5.4), which a node that stored λ* uses
+/// The V1 code's "fixed-λ" statistic (docs/methods/lpct.md §5.4), which a node that stored λ* uses
 /// when another leaf revisits it (quirk Q2): η = (Ṽ + λV_Q)/(Ũ + λU_Q) with the
 /// untruncated Ṽ, r = sqrt(L (B + λ² U_Q))/(Ũ + λU_Q), T = |η − 1/2|/r, no public-only
 /// comparison. Returns the class 1{η > 1/2} and T.
@@ -157,7 +157,7 @@ fn class_of(eta: f64) -> f64 {
 }
 
 /// Which behaviours of the authors' V1 pruning code (`RecursiveTreeBuilder.prune` with
-/// the pooled node estimator, lpct.md §5.4 "Quirks") [`prune_reference_v1`] reproduces.
+/// the pooled node estimator, docs/methods/lpct.md §5.4 "Quirks") [`prune_reference_v1`] reproduces.
 /// All off ([`V1Quirks::NONE`], the default) is the paper's semantics of the V1
 /// statistic: every node is evaluated at its true depth, once, from the sums of the
 /// leaves below it, and each leaf walks up to depth p_min. All on
@@ -202,7 +202,7 @@ impl V1Quirks {
 
 /// The leaf ids of a tree in the order the V1 code walks them: the order in which its
 /// builder creates the leaves, breadth first from a FIFO queue into which a split node
-/// puts its right child (x ≥ threshold) before its left one (lpct.md §5.4 "Walk"; the
+/// puts its right child (x ≥ threshold) before its left one (docs/methods/lpct.md §5.4 "Walk"; the
 /// code iterates over a dict filled as leaves are created). Our partitions number nodes
 /// depth first and do not record creation order, so it is derived from the tree: a
 /// breadth-first pass over `nodes` (`nodes[0]` the root) with the same queue discipline
@@ -245,7 +245,7 @@ fn leaves_below(shape: &TreeShape) -> Vec<Vec<usize>> {
     below
 }
 
-/// LPCT-prune as the authors' V1 code runs it (lpct.md §5.4): one round with the full
+/// LPCT-prune as the authors' V1 code runs it (docs/methods/lpct.md §5.4): one round with the full
 /// ε, the code's statistic, and for each leaf a walk towards the root that stops at the
 /// first node whose statistic T ≥ 1 (the leaf takes its class) or at the end of the walk
 /// (the node at depth p_min, or the root); if no visited node has T ≥ 1 the leaf takes
@@ -362,7 +362,7 @@ pub enum PaperPrune {
     SecondRound,
 }
 
-/// A level's estimate and signal-to-noise statistic v under Algorithm 2 (lpct.md §5.2,
+/// A level's estimate and signal-to-noise statistic v under Algorithm 2 (docs/methods/lpct.md §5.2,
 /// §5.3), and whether it is a private-only estimate of a noise-dominated level.
 fn paper_statistic(s: NodeSums, depth: usize, c: &PruneConfig) -> (f64, f64, bool) {
     let n_p = c.n_p as f64;
@@ -415,12 +415,12 @@ fn paper_statistic(s: NodeSums, depth: usize, c: &PruneConfig) -> (f64, f64, boo
     }
 }
 
-/// LPCT-prune as the LPCT paper's Algorithm 2 states it (lpct.md §5.2–§5.3): the first
+/// LPCT-prune as the LPCT paper's Algorithm 2 states it (docs/methods/lpct.md §5.2–§5.3): the first
 /// round's sums (budget ε/2, passed as `c.epsilon`) are pooled per node; each leaf walks
 /// from its own depth up to depth 1, stopping at the first level with v ≥ 1, or — when a
 /// noise-dominated level at depth ≤ p_min prefers the private-only estimate — raising
 /// the flag. The log is natural; the thresholds use the first round's budget ε/2 (the
-/// paper writes ε; lpct.md §5.2 "Reconstruction notes"). Without a trusted level the
+/// paper writes ε; docs/methods/lpct.md §5.2 "Reconstruction notes"). Without a trusted level the
 /// leaf takes the level with the largest v.
 ///
 /// Returns the class of every leaf id, or [`PaperPrune::SecondRound`] when the flag is

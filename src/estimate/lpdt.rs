@@ -1,6 +1,6 @@
 //! The LPDT estimator: every private user releases a randomized one-hot cell vector and one
 //! Laplace-noised label; the curator forms a ratio of two noisy sums per leaf (LPDT paper
-//! eq. (3)–(5) and App. D.1; lpdt.md §2).
+//! eq. (3)–(5) and App. D.1; docs/methods/lpdt.md §2).
 
 use super::LabelBounds;
 use crate::privacy::ledger::{self, laplace_epsilon, rr_epsilon, Subjects};
@@ -28,7 +28,7 @@ pub struct LpdtConfig {
     /// scale is R/((1−ρ)ε) with R = y_hi − y_lo.
     pub bounds: LabelBounds,
     /// Fallback threshold τ ≥ 0: leaf j takes its public mean when the debiased private
-    /// count S_j/γ ≤ τ·n (lpdt.md §2.3; τ = 0 fires when S_j ≤ 0).
+    /// count S_j/γ ≤ τ·n (docs/methods/lpdt.md §2.3; τ = 0 fires when S_j ≤ 0).
     pub tau: f64,
     /// How the users' releases are simulated: the same law either way
     /// ([`Simulation`]).
@@ -63,7 +63,7 @@ impl Simulation {
     }
 }
 
-/// The local randomizer every private user runs (lpdt.md §2.1).
+/// The local randomizer every private user runs (docs/methods/lpdt.md §2.1).
 #[derive(Debug, Clone, Copy)]
 pub struct LpdtMechanism {
     /// Number of leaves K (length of the one-hot vector).
@@ -113,7 +113,7 @@ impl LpdtMechanism {
     /// One user's release: writes the K randomized bits B_j = U_j XOR F_j,
     /// F_j ~ Bernoulli(1 − κ) independently, into `bits` (length K; U is one-hot at
     /// `leaf`) and returns the noisy label Ỹ = clip(y) + Lap(β), drawn once and shared by
-    /// all leaves (lpdt.md §2.1 and §2.2 item 5). ε-LDP: ρε for the bits, (1−ρ)ε for Ỹ.
+    /// all leaves (docs/methods/lpdt.md §2.1 and §2.2 item 5). ε-LDP: ρε for the bits, (1−ρ)ε for Ỹ.
     ///
     /// `user` is the user's index in the private sample: the privacy ledger charges it
     /// what the bits and the label spent ([`LpdtMechanism::bits_epsilon`],
@@ -139,7 +139,7 @@ impl LpdtMechanism {
 
     /// The label part of user `user`'s release: Ỹ = clip(y) + Lap(β), one draw from
     /// `rng`, charged to the user at Δ/β with Δ = R, the range of the bounds the label is
-    /// clipped into (lpdt.md §2.2 item 2). The per-user release and the fast simulation
+    /// clipped into (docs/methods/lpdt.md §2.2 item 2). The per-user release and the fast simulation
     /// ([`super::lpdt_sums_fast`]) both draw the labels here.
     #[inline]
     pub fn noisy_label<R: RngCore + ?Sized>(&self, user: usize, y: f64, rng: &mut R) -> f64 {
@@ -241,10 +241,10 @@ pub struct LeafEstimate {
 ///
 /// * `leaf_of_user`: length n, the leaf (0..K) of every private training point.
 /// * `y`: length n, the private labels (clipped into `cfg.bounds` by the users).
-/// * `fallback`: length K, the public label mean of every leaf (lpdt.md §2.3).
+/// * `fallback`: length K, the public label mean of every leaf (docs/methods/lpdt.md §2.3).
 ///
 /// f̂_j = T_j/S_j (eq. 5), or `fallback[j]` when S_j ≤ 0 or the debiased private count
-/// S_j/γ ≤ τ·n (the authors' code rule `min_ratio_pri_est`, lpdt.md §2.3 and §9 item 8).
+/// S_j/γ ≤ τ·n (the authors' code rule `min_ratio_pri_est`, docs/methods/lpdt.md §2.3 and §9 item 8).
 ///
 /// # Errors
 /// When ε ≤ 0 or ρ ∉ (0,1).

@@ -1,7 +1,7 @@
 //! The LPDT curator's sums (S_j, T_j) without one draw per user and leaf (issue 12 item 1;
 //! DESIGN.md "Faithful privacy"): exact in distribution for what the curator reads.
 //!
-//! What the curator reads (lpdt.md §2.2, LPDT paper eq. (5)): for every leaf j,
+//! What the curator reads (docs/methods/lpdt.md §2.2, LPDT paper eq. (5)): for every leaf j,
 //! S_j = Σ_i (B_ij − q) and T_j = Σ_i Ỹ_i (B_ij − q), with B_ij = U_ij XOR F_ij, U_i the
 //! one-hot leaf vector of user i, F_ij iid Bernoulli(p) flips and Ỹ_i = clip(y_i) + Lap(β)
 //! one noisy label per user shared by all leaves. [`super::LpdtMechanism::release`] draws

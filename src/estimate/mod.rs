@@ -1,7 +1,7 @@
 //! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
 //! estimator (5) with its public-mean fallback, the PHIST / APHIST histogram
 //! estimators, and the LPCT classification estimator (LPCT paper eq. 8) with its pruning
-//! (LPCT paper §5), and HistOfTree's ratio over candidate cells (histoftree.md §5).
+//! (LPCT paper §5), and HistOfTree's ratio over candidate cells (docs/methods/histoftree.md §5).
 
 mod candidate_ratio;
 mod histogram;
@@ -30,7 +30,7 @@ pub use lpdt::{
 pub use lpdt_fast::lpdt_sums_fast;
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not
-/// come from private labels unless an option says so (lpdt.md §8.3 "Label bounds").
+/// come from private labels unless an option says so (docs/methods/lpdt.md §8.3 "Label bounds").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LabelBounds {
     /// Lower bound y_lo.
@@ -49,7 +49,7 @@ impl LabelBounds {
     /// (the curator adds it back): with `centre`, the midpoint c of [lo, hi], so labels lie
     /// in [−R/2, R/2] and a label vector's L1 sensitivity is R instead of 2·max(|lo|, |hi|)
     /// (the `y_center` option of PHIST/APHIST, LPDT paper App. D.1, and of the ratio
-    /// estimator over a Laplace label vector, the LPDT code's Laplace estimator, lpdt.md §5);
+    /// estimator over a Laplace label vector, the LPDT code's Laplace estimator, docs/methods/lpdt.md §5);
     /// without it, the bounds themselves and 0.
     pub fn centred(self, centre: bool) -> (LabelBounds, f64) {
         if !centre {

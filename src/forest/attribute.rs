@@ -1,4 +1,4 @@
-//! Candidate attributes and the choice among them (card diprime.md §3.6 `split_count`).
+//! Candidate attributes and the choice among them (card docs/methods/diprime.md §3.6 `split_count`).
 
 use super::ranges::Split;
 use crate::data::Matrix;

@@ -1,4 +1,4 @@
-//! The budget split of a DiPriMe forest (card diprime.md §3.2, §3.9, §3.11).
+//! The budget split of a DiPriMe forest (card docs/methods/diprime.md §3.2, §3.9, §3.11).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! The equal-width discretisation of the DP-RF and DP-DF inputs (card diprime.md §4.7).
+//! The equal-width discretisation of the DP-RF and DP-DF inputs (card docs/methods/diprime.md §4.7).
 //!
 //! The authors replace every numeric column by `pandas.cut(col, bins=5, labels=False)` on
 //! the **full** data set, once, before the train/test split: 5 equal-width bins between the

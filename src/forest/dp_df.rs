@@ -1,4 +1,4 @@
-//! DP-DF (Fletcher & Islam 2015) as the DiPriMe authors ran it (card diprime.md §4.6), on
+//! DP-DF (Fletcher & Islam 2015) as the DiPriMe authors ran it (card docs/methods/diprime.md §4.6), on
 //! the 5-bin discretised features of [`super::discretize`]; classification only.
 //!
 //! **Budget.** `trees` trees on all training rows, each with ε/`trees`, split into 2h − 1

@@ -1,5 +1,5 @@
 //! DP-RF (Patil & Singh 2014) as the DiPriMe authors ran it, for classification (card
-//! diprime.md §4.4), and the authors' own regression analogue (§4.5), on the 5-bin
+//! docs/methods/diprime.md §4.4), and the authors' own regression analogue (§4.5), on the 5-bin
 //! discretised features of [`super::discretize`].
 //!
 //! **Forest.** `trees` trees, each with budget ε_T = ε/`trees` (sequential composition: all

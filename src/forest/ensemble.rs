@@ -1,4 +1,4 @@
-//! Forests of DiPriMe trees (card diprime.md §3.9): rows shared out to the trees, one
+//! Forests of DiPriMe trees (card docs/methods/diprime.md §3.9): rows shared out to the trees, one
 //! seeded sub-stream per tree, predictions averaged.
 
 use super::budget::{Privacy, TreeRows};

@@ -1,4 +1,4 @@
-//! Leaf estimates of a DiPriMe tree (card diprime.md §3.8), as published and in the DP
+//! Leaf estimates of a DiPriMe tree (card docs/methods/diprime.md §3.8), as published and in the DP
 //! mode ([`Privacy`]).
 
 use super::budget::Privacy;

@@ -1,5 +1,5 @@
 //! Split points of one attribute at a node: the continuous private median (card
-//! diprime.md §3.4) and the categorical binary-subset median (§3.5), under the four median
+//! docs/methods/diprime.md §3.4) and the categorical binary-subset median (§3.5), under the four median
 //! mechanisms of the engine.
 
 use super::ranges::Split;

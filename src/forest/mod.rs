@@ -1,5 +1,5 @@
 //! Central-DP tree engine of the DiPriMe paper and its forests (DESIGN.md, `forest/`;
-//! method card `../shared/methods/diprime.md` §3, §4.2, §4.3, §5).
+//! method card docs/methods/diprime.md §3, §4.2, §4.3, §5).
 //!
 //! One engine (card §10): a median mechanism ([`MedianMechanism`]: exact, exponential,
 //! permute-and-flip, uniform) × an attribute mechanism ([`AttributeMechanism`]: argmin,

@@ -1,5 +1,5 @@
 //! The attribute dict `A` of a DiPriMe node and its propagation to the children
-//! (card diprime.md §3.1, §3.7 SPLITRANGE).
+//! (card docs/methods/diprime.md §3.1, §3.7 SPLITRANGE).
 
 use crate::data::Matrix;
 

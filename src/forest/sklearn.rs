@@ -1,4 +1,4 @@
-//! The non-private baselines RF and ERT of the DiPriMe paper (card diprime.md §4.1):
+//! The non-private baselines RF and ERT of the DiPriMe paper (card docs/methods/diprime.md §4.1):
 //! forests with scikit-learn's `RandomForest{Regressor,Classifier}` and
 //! `ExtraTrees{Regressor,Classifier}` semantics, on the raw features (categorical codes read
 //! as numbers).

@@ -1,4 +1,4 @@
-//! One DiPriMe tree: the recursion of card diprime.md §3.3 over the median (§3.4–§3.5),
+//! One DiPriMe tree: the recursion of card docs/methods/diprime.md §3.3 over the median (§3.4–§3.5),
 //! attribute (§3.6), range (§3.7) and leaf (§3.8) modules.
 
 use super::attribute::{choose, split_mse, split_sse, AttributeMechanism, ScoreForm};

@@ -40,19 +40,19 @@ pub use semi_feature::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
-    /// Max-edge with variance-reduction choice (LPDT-M, lpdt.md §3); without data the
+    /// Max-edge with variance-reduction choice (LPDT-M, docs/methods/lpdt.md §3); without data the
     /// complete max-edge partition (§5).
     MaxEdge,
-    /// Quantile-candidate CART (LPDT-V, lpdt.md §4).
+    /// Quantile-candidate CART (LPDT-V, docs/methods/lpdt.md §4).
     Cart,
-    /// sklearn-like exhaustive CART (DT, lpdt.md §7.1).
+    /// sklearn-like exhaustive CART (DT, docs/methods/lpdt.md §7.1).
     CartExhaustive,
     /// Longest edge drawn at random, midpoint split (data-independent but for pruning).
     RandomMaxEdge,
-    /// Regular grid with m bins per feature (PHIST, lpdt.md §7.3).
+    /// Regular grid with m bins per feature (PHIST, docs/methods/lpdt.md §7.3).
     Histogram,
     /// HistOfTree: histogram on the s most protected features × a tree on the others
-    /// (histoftree.md §5; `compose/semi_feature.rs`).
+    /// (docs/methods/histoftree.md §5; `compose/semi_feature.rs`).
     HistogramXTree,
 }
 
@@ -72,10 +72,10 @@ pub enum GrownOn {
     None,
     /// A partition set of n_pub points mixing a share δ (parameter `delta`) of public
     /// points with 1 − δ private points, the latter used without privacy and removed from
-    /// the private users who report (LPDT Fig. 5, distribution shift; lpdt.md §8.6).
+    /// the private users who report (LPDT Fig. 5, distribution shift; docs/methods/lpdt.md §8.6).
     Mixture,
     /// The users' round-1 releases (public coordinates and noisy labels): the semi-feature
-    /// model (histoftree.md §5.3–§5.4).
+    /// model (docs/methods/histoftree.md §5.3–§5.4).
     Released,
 }
 
@@ -83,10 +83,10 @@ pub enum GrownOn {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SplitCriterion {
-    /// Variance reduction (LPDT, lpdt.md §3–§4).
+    /// Variance reduction (LPDT, docs/methods/lpdt.md §3–§4).
     #[default]
     Variance,
-    /// Binary-entropy information gain on 0/1 labels (LPCT's code, lpct.md §2.2; the
+    /// Binary-entropy information gain on 0/1 labels (LPCT's code, docs/methods/lpct.md §2.2; the
     /// LPCT paper says Gini). For `max_edge` and `cart`.
     Entropy,
 }
@@ -147,7 +147,7 @@ impl RuleOption {
 #[serde(rename_all = "snake_case")]
 pub enum CellMechanism {
     /// Bitwise randomized response on the one-hot cell vector, each bit kept with
-    /// probability e^{ε_c/2}/(1+e^{ε_c/2}) (LPDT, lpdt.md §2.1).
+    /// probability e^{ε_c/2}/(1+e^{ε_c/2}) (LPDT, docs/methods/lpdt.md §2.1).
     RandomizedResponse,
     /// Laplace mechanism on the one-hot vector, scale 2/ε_c (L1 sensitivity 2).
     Laplace,
@@ -162,7 +162,7 @@ pub enum CellMechanism {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LabelMechanism {
-    /// One Laplace-noised label, scale R/ε_l, shared by all cells (LPDT, lpdt.md §2.1).
+    /// One Laplace-noised label, scale R/ε_l, shared by all cells (LPDT, docs/methods/lpdt.md §2.1).
     Laplace,
     /// The vector y·U plus Laplace noise of scale 2M_Y/ε_l on every cell (PHIST).
     LaplaceVector,
@@ -190,13 +190,13 @@ pub enum EstimatorBlock {
     /// `DecisionTreeClassifier` tree; more than two classes are refused until a Gini
     /// splitter exists.
     LeafMajority,
-    /// LPCT (LPCT paper eq. 8, lpct.md §4): class 1{(Ṽ + λV_Q)/(Ũ + λU_Q) > 1/2} per leaf
+    /// LPCT (LPCT paper eq. 8, docs/methods/lpct.md §4): class 1{(Ṽ + λV_Q)/(Ũ + λU_Q) > 1/2} per leaf
     /// from the users' noisy sums Ũ, Ṽ and the leaf's public counts U_Q, V_Q (parameter
     /// `lambda`); test points outside [0,1]^d get class 0 (§4.4). Without mechanisms
     /// (`cell_mechanism: none`, `label_mechanism: none`) it is LPCT-Q: V_Q/U_Q on the
     /// public partition. Classification with 0/1 labels.
     Lpct,
-    /// LPCT-prune (LPCT paper §5, lpct.md §5): the LPCT sums pooled over ancestors and a
+    /// LPCT-prune (LPCT paper §5, docs/methods/lpct.md §5): the LPCT sums pooled over ancestors and a
     /// per-leaf choice of level and λ (parameters `p_min`, `prune`: `reference_v1`,
     /// `reference_v1_as_coded` or `paper`). Needs `cell_mechanism: laplace`,
     /// `label_mechanism: laplace_vector`.
@@ -255,7 +255,7 @@ pub struct Composition {
     pub budget: BudgetBlock,
     /// Train on a random share of the private users: adds the structural parameter
     /// `private_share` δ ∈ (0, 1], the fit uses the first ⌈δ·n⌉ private users of the
-    /// repetition's (randomly ordered) split (LPDT Fig. 3, lpdt.md §8.4).
+    /// repetition's (randomly ordered) split (LPDT Fig. 3, docs/methods/lpdt.md §8.4).
     #[serde(default)]
     pub subsample: bool,
     /// An explicit acknowledgement that the method uses some private users' records in the
@@ -411,21 +411,21 @@ const MSS_LPCT: ParamDecl = int(
     0,
     Some("1"),
     true,
-    "m_s: a node with <= this many public points (or distinct rows) is a leaf (LPCT's code uses 1, lpct.md §2.1)",
+    "m_s: a node with <= this many public points (or distinct rows) is a leaf (LPCT's code uses 1, docs/methods/lpct.md §2.1)",
 );
 const P_MIN: ParamDecl = int(
     "p_min",
     0,
     Some("1"),
     true,
-    "p_min: the pruning walk stops at this depth (reference_v1), or the flag's second round uses a depth-p_min partition (paper); real data in LPCT's code: p0 = depth = 2, p_min = 1 (lpct.md §5.4)",
+    "p_min: the pruning walk stops at this depth (reference_v1), or the flag's second round uses a depth-p_min partition (paper); real data in LPCT's code: p0 = depth = 2, p_min = 1 (docs/methods/lpct.md §5.4)",
 );
 const PRUNE: ParamDecl = ParamDecl {
     name: "prune",
     role: ParamRole::Release,
     kind: ParamKind::Choice(&["reference_v1", "reference_v1_as_coded", "paper"]),
     default: Some("reference_v1"),
-    doc: "reference_v1: one round with the full epsilon and the code's statistic, which produced the LPCT paper's numbers (lpct.md §5.4), every node at its true depth and evaluated once; reference_v1_as_coded: the same with the V1 code's walk state (quirks Q1, Q2 and the pooled sums of adopted nodes: heights counted from the first leaf that reaches a node and a walk of at least one step, lambda* kept on revisits, a finished leaf's adopted node summed into ancestors built later); paper: Algorithm 2, epsilon/2 + epsilon/2 with the flag's second round (§5.2)",
+    doc: "reference_v1: one round with the full epsilon and the code's statistic, which produced the LPCT paper's numbers (docs/methods/lpct.md §5.4), every node at its true depth and evaluated once; reference_v1_as_coded: the same with the V1 code's walk state (quirks Q1, Q2 and the pooled sums of adopted nodes: heights counted from the first leaf that reaches a node and a walk of at least one step, lambda* kept on revisits, a finished leaf's adopted node summed into ancestors built later); paper: Algorithm 2, epsilon/2 + epsilon/2 with the flag's second round (§5.2)",
 };
 const LAMBDA: ParamDecl = ParamDecl {
     name: "lambda",
@@ -656,7 +656,7 @@ impl Composition {
             E::Lpct => Ok(()),
             E::LpctPrune => {
                 if self.cell_mechanism != C::Laplace || self.label_mechanism != L::LaplaceVector || self.budget != (BudgetBlock::Shares { cell: 0.5, label: 0.5 }) {
-                    Err("`estimator: lpct_prune` is defined for the LPCT release: `cell_mechanism: laplace`, `label_mechanism: laplace_vector`, `budget: {cell: 0.5, label: 0.5}` (lpct.md §3, §5)".into())
+                    Err("`estimator: lpct_prune` is defined for the LPCT release: `cell_mechanism: laplace`, `label_mechanism: laplace_vector`, `budget: {cell: 0.5, label: 0.5}` (docs/methods/lpct.md §3, §5)".into())
                 } else if p.rule != Rule::MaxEdge && p.rule != Rule::Cart {
                     Err("`estimator: lpct_prune` walks a max_edge or cart tree grown on public data".into())
                 } else {
@@ -744,7 +744,7 @@ impl Composition {
     }
 
     /// Whether the composition is the ratio estimator over a Laplace label vector, the one
-    /// that takes `y_center` (the LPDT authors' code's Laplace estimator, lpdt.md §5).
+    /// that takes `y_center` (the LPDT authors' code's Laplace estimator, docs/methods/lpdt.md §5).
     pub fn label_vector_ratio(&self) -> bool {
         self.forest.is_none()
             && self.estimator == EstimatorBlock::Ratio
@@ -771,7 +771,7 @@ impl Composition {
         out
     }
 
-    /// Whether the composition releases what LPDT's users release (lpdt.md §2.1: bitwise
+    /// Whether the composition releases what LPDT's users release (docs/methods/lpdt.md §2.1: bitwise
     /// randomized response on the one-hot leaf vector at ρε and one Laplace label at
     /// (1 − ρ)ε) into the ratio estimator: [`lpdt_leaf_values`] computes it, with the
     /// `simulation` parameter.
@@ -784,7 +784,7 @@ impl Composition {
             && self.estimator == EstimatorBlock::Ratio
     }
 
-    /// Whether the composition releases what PHIST's users release (lpdt.md §7.3: a noisy
+    /// Whether the composition releases what PHIST's users release (docs/methods/lpdt.md §7.3: a noisy
     /// one-hot cell vector and a noisy label vector on a regular grid, [`histogram_predict`]),
     /// as [`Composed::prepare`] routes it.
     pub fn histogram_release(&self) -> bool {
@@ -1139,7 +1139,7 @@ fn leaf_majority(partition: &Partition, grown: &Dataset) -> Result<Vec<f64>, Met
         .collect())
 }
 
-/// The mixed partition set of `grown_on: mixture` (lpdt.md §8.6): of its m = n_pub points,
+/// The mixed partition set of `grown_on: mixture` (docs/methods/lpdt.md §8.6): of its m = n_pub points,
 /// round(δ·m) are public points drawn at random with `rng` and the rest are the first
 /// private users of the repetition's random order (at most all but one of them), who are
 /// then removed from the reporting users. Returns the data with the reduced private sample
@@ -1216,7 +1216,7 @@ impl Prepared for PreparedTree {
         let c = &self.composition;
         let tau = m.f64("tau");
         let values = if c.lpdt_release() {
-            // LPDT exactly as the paper states it (lpdt.md §2).
+            // LPDT exactly as the paper states it (docs/methods/lpdt.md §2).
             let cfg = LpdtConfig {
                 epsilon,
                 rho: m.f64("rho"),
@@ -1351,7 +1351,7 @@ struct PreparedGrid<K> {
     test_cells: Vec<K>,
     /// For a classification data set: whether each test point lies in [0,1]^d. The
     /// prediction is then the class 1{m̂ > 1/2} inside the box and 0 outside (PHIST as
-    /// the LPCT paper runs it, Berrett & Butucea's estimator; lpct.md §7.2).
+    /// the LPCT paper runs it, Berrett & Butucea's estimator; docs/methods/lpct.md §7.2).
     test_classes: Option<Vec<bool>>,
     y: Vec<f64>,
     bounds: LabelBounds,

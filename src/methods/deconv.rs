@@ -1,5 +1,5 @@
 //! DECONV: deconvolution-kernel Nadaraya–Watson regression on locally private reports
-//! (Farokhi 2020, as used in the LPDT paper, App. D.1; method card `lpdt.md` §7.5, grid
+//! (Farokhi 2020, as used in the LPDT paper, App. D.1; method card `docs/methods/lpdt.md` §7.5, grid
 //! §6, expectations §12 item 4).
 //!
 //! **What is reconstructed.** The paper says only that noise is added to (X_i, Y_i) and
@@ -47,14 +47,14 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
 
-/// The DECONV builtin (lpdt.md §7.5); registered as [`DECONV`].
+/// The DECONV builtin (docs/methods/lpdt.md §7.5); registered as [`DECONV`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Deconv;
 
-/// DECONV: deconvolution-kernel regression on Laplace-noised (x, y) reports (lpdt.md §7.5).
+/// DECONV: deconvolution-kernel regression on Laplace-noised (x, y) reports (docs/methods/lpdt.md §7.5).
 pub static DECONV: Deconv = Deconv;
 
-/// The bandwidth h > 0 (grid {0.02, 0.05, 0.1, 0.2, 0.5, 1, 5}, lpdt.md §6). A mechanism
+/// The bandwidth h > 0 (grid {0.02, 0.05, 0.1, 0.2, 0.5, 1, 5}, docs/methods/lpdt.md §6). A mechanism
 /// parameter: it changes nothing the users release, so one `prepare` serves every h.
 const BANDWIDTH: ParamDecl = ParamDecl {
     name: "bandwidth",
@@ -76,7 +76,7 @@ pub const DECONV_FEATURES_PART: &str = "features: laplace";
 /// The ledger's part name of DECONV's noisy label.
 pub const DECONV_LABEL_PART: &str = "label: laplace";
 
-/// Every private user's release under DECONV (lpdt.md §7.5): n×d noisy features and n
+/// Every private user's release under DECONV (docs/methods/lpdt.md §7.5): n×d noisy features and n
 /// noisy labels, with the Laplace scales used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reports {
@@ -90,7 +90,7 @@ pub struct Reports {
     pub b_y: f64,
 }
 
-/// Simulates every user's release (lpdt.md §7.5, "User release"): user i, in order,
+/// Simulates every user's release (docs/methods/lpdt.md §7.5, "User release"): user i, in order,
 /// releases X̃_i = clamp(X_i, 0, 1) + b_X·ξ_i (d iid standard Laplace draws, b_X = d/ε_X)
 /// and then Ỹ_i = clip(Y_i) + b_Y·ζ_i (b_Y = R/ε_Y), with ε_X = ε_Y = ε/2. Each part is
 /// ε/2-LDP (L1 sensitivities d and R), so the release is ε-LDP.
@@ -139,7 +139,7 @@ pub fn release<R: Rng + ?Sized>(
 }
 
 /// The one-dimensional deconvolution kernel for Laplace(b) measurement error with a
-/// Gaussian base kernel (lpdt.md §7.5, \[inferred\]):
+/// Gaussian base kernel (docs/methods/lpdt.md §7.5, \[inferred\]):
 /// L(u) = φ(u)·[1 + β²(1 − u²)], β = b/h, φ(u) = e^{−u²/2}/√(2π).
 ///
 /// It integrates to 1 over ℝ, and E over Z ~ standard Laplace of L(u − βZ) equals φ(u):
@@ -159,7 +159,7 @@ const MIN_FACTOR_LOG2: f64 = 54.0;
 /// weights further below the largest are skipped without changing a bit of the result.
 const EXP_ZERO_BELOW: f64 = -746.0;
 
-/// Nadaraya–Watson predictions with the product deconvolution kernel (lpdt.md §7.5):
+/// Nadaraya–Watson predictions with the product deconvolution kernel (docs/methods/lpdt.md §7.5):
 /// m̂(x) = Σ_i Ỹ_i K_h(x − X̃_i) / Σ_i K_h(x − X̃_i) for each row x of `test` (n_test×d),
 /// with K_h(v) = ∏_k L(v_k/h) at β = b_X/h ([`deconvolution_kernel`]). Returns n_test values.
 /// One bandwidth of [`deconvolution_nw_bandwidths`], which documents the evaluation.

@@ -1,4 +1,4 @@
-//! The baselines of the DiPriMe paper as builtins (card diprime.md §4): `RF` and `ERT`
+//! The baselines of the DiPriMe paper as builtins (card docs/methods/diprime.md §4): `RF` and `ERT`
 //! (non-private, scikit-learn semantics, [`crate::forest::sklearn`]), `DP-RF`
 //! ([`crate::forest::dp_rf`]) and `DP-DF` ([`crate::forest::dp_df`]) on the 5-bin
 //! discretisation of [`crate::forest::discretize`].

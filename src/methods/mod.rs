@@ -62,7 +62,7 @@ pub enum PrivacyModel {
     /// Central DP (DiPriMe forests): a trusted curator holds the private training rows and
     /// reads them only through central mechanisms (exponential mechanism, permute-and-flip,
     /// Laplace), composed sequentially along a tree and in parallel across disjoint shares
-    /// (diprime.md §3.11).
+    /// (docs/methods/diprime.md §3.11).
     Central,
     /// No privacy (baselines such as DT).
     NonPrivate,
@@ -134,7 +134,7 @@ pub trait Prepared: Send + Sync {
     /// The exact training-row count of every leaf, tree by tree (one inner vector per
     /// tree, leaves in the tree's node order), of the model that [`Prepared::predict`]
     /// fits at the same `mechanism`, `epsilon` and `rng` stream: the very fit, not a new
-    /// draw. Bookkeeping for leaf-occupancy figures (DiPriMe Fig. 3, card diprime.md §7),
+    /// draw. Bookkeeping for leaf-occupancy figures (DiPriMe Fig. 3, card docs/methods/diprime.md §7),
     /// never a release. None when the method has no tree leaves to count (the default).
     fn leaf_rows(
         &self,
@@ -312,7 +312,7 @@ pub(crate) fn required_epsilon(method: &str, epsilon: Option<f64>) -> Result<f64
 }
 
 /// Test predictions of a partition with leaf values: `values[leaf]` for each test point,
-/// or 0 for points outside the domain box when `ood_zero` (lpdt.md §2.4, `ood = zero`).
+/// or 0 for points outside the domain box when `ood_zero` (docs/methods/lpdt.md §2.4, `ood = zero`).
 pub(crate) fn predict_leaves(test_leaves: &[Option<usize>], values: &[f64]) -> Vec<f64> {
     test_leaves
         .iter()

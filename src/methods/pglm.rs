@@ -1,6 +1,6 @@
 //! PGLM: the locally private generalised linear model of Wang, Xu et al. 2023 with a
 //! logistic link, as the LPCT paper's competitor ((ε, δ)-LDP with δ = 1/n_P²; method card
-//! `lpct.md` §7.4; LPCT paper, JMLR 2024, Sec. 7).
+//! `docs/methods/lpct.md` §7.4; LPCT paper, JMLR 2024, Sec. 7).
 //!
 //! **Releases** (in `privacy::gaussian`). Private user i, with x̃_i = (1, x_i) ∈ ℝ^D,
 //! D = d + 1, releases x̃_i x̃_iᵀ and x̃_i y_i through the Gaussian mechanism, each at
@@ -42,12 +42,12 @@ use nalgebra::{DMatrix, DVector};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
-/// The PGLM builtin (lpct.md §7.4); registered as [`PGLM`].
+/// The PGLM builtin (docs/methods/lpct.md §7.4); registered as [`PGLM`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Pglm;
 
 /// PGLM: Gaussian-mechanism sufficient statistics of the private users, a least-squares
-/// fit rescaled to a logistic GLM on unlabelled public features (lpct.md §7.4).
+/// fit rescaled to a logistic GLM on unlabelled public features (docs/methods/lpct.md §7.4).
 pub static PGLM: Pglm = Pglm;
 
 static PARAMS: &[ParamDecl] = &[
@@ -56,18 +56,18 @@ static PARAMS: &[ParamDecl] = &[
         role: ParamRole::Release,
         kind: ParamKind::Choice(&["reference", "paper"]),
         default: Some("reference"),
-        doc: "aggregated Gaussian noise variance: reference = sqrt(n_P)*sigma^2 as the LPCT code (reproduces Table 2; too little noise for the stated guarantee), paper = n_P*sigma^2, the exact sum of the users' releases (lpct.md 7.4)",
+        doc: "aggregated Gaussian noise variance: reference = sqrt(n_P)*sigma^2 as the LPCT code (reproduces Table 2; too little noise for the stated guarantee), paper = n_P*sigma^2, the exact sum of the users' releases (docs/methods/lpct.md 7.4)",
     },
     ParamDecl {
         name: "prediction",
         role: ParamRole::Curator,
         kind: ParamKind::Choice(&["reference", "logistic"]),
         default: Some("reference"),
-        doc: "label rule: reference = 1{x'w > 0.5} as the LPCT code (linear score), logistic = 1{x'w > 0} (lpct.md 7.4 step 5)",
+        doc: "label rule: reference = 1{x'w > 0.5} as the LPCT code (linear score), logistic = 1{x'w > 0} (docs/methods/lpct.md 7.4 step 5)",
     },
 ];
 
-/// The label rule on the score x̃ᵀw (lpct.md §7.4 step 5).
+/// The label rule on the score x̃ᵀw (docs/methods/lpct.md §7.4 step 5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PredictionRule {
     /// 1{x̃ᵀw > 0.5}: the reference code's rule (a linear score, not a probability).
@@ -190,7 +190,7 @@ pub const PGLM_MATRIX_PART: &str = "matrix x~x~': gaussian";
 pub const PGLM_VECTOR_PART: &str = "vector x~y: gaussian";
 
 /// The L2 sensitivity 2r² (r = D) that both of a user's releases are calibrated to and
-/// charged at (lpct.md §7.4 step 2): the domain ‖x̃‖ ≤ r (every private x̃ is norm-bounded
+/// charged at (docs/methods/lpct.md §7.4 step 2): the domain ‖x̃‖ ≤ r (every private x̃ is norm-bounded
 /// to r before release, [`PglmSums::from_private`]) and y ∈ \[0, 1\] bound the Frobenius
 /// distance of two x̃x̃ᵀ by 2r² and the distance of two x̃y by 2r ≤ 2r²; both are upper
 /// bounds (the tight ones are √2·r² and 2r), so the charge never understates the spend.
@@ -200,7 +200,7 @@ pub fn l2_sensitivity(dim: usize) -> f64 {
 }
 
 /// The per-user Gaussian variance σ² = 32 r⁴ ln(2.5/δ)/ε² for D = `dim`, r = D and
-/// δ = 1/n² (lpct.md §7.4 step 2): the Gaussian mechanism with sensitivity 2r² at
+/// δ = 1/n² (docs/methods/lpct.md §7.4 step 2): the Gaussian mechanism with sensitivity 2r² at
 /// (ε/2, δ/2) for each of the two releases.
 ///
 /// # Errors
@@ -216,7 +216,7 @@ pub fn per_user_variance(dim: usize, n: usize, epsilon: f64) -> Result<f64, Budg
     gaussian_mechanism_variance(l2_sensitivity(dim), epsilon / 2.0, delta / 2.0)
 }
 
-/// One private user's release (lpct.md §7.4 step 2): for the row `x` (d features, norm-
+/// One private user's release (docs/methods/lpct.md §7.4 step 2): for the row `x` (d features, norm-
 /// bounded as in [`PglmSums::from_private`]) and label `y` ∈ {0, 1}, x̃x̃ᵀ + symmetric
 /// Gaussian noise (D×D row-major, drawn first) and x̃y + Gaussian noise (D), each at the
 /// per-user variance `sigma2`. The simulation draws the n_P-fold sums at once
@@ -244,7 +244,7 @@ fn logistic(t: f64) -> f64 {
     0.5 * (1.0 + (0.5 * t).tanh())
 }
 
-/// The GLM scale c (lpct.md §7.4 step 4): 10 Newton steps from c = 1 on
+/// The GLM scale c (docs/methods/lpct.md §7.4 step 4): 10 Newton steps from c = 1 on
 /// c·mean ψ''(c z) = 1, ψ''(t) = σ(t)(1 − σ(t)), with derivative
 /// mean ψ''(cz) + mean(cz·ψ'''(cz)), ψ''' = ψ''(1 − 2σ); 1 if the result is NaN (as is the
 /// mean over an empty `z`).
@@ -319,7 +319,7 @@ impl Method for Pglm {
         "PGLM"
     }
     fn description(&self) -> &str {
-        "locally private logistic GLM: users release x x' and x y by the Gaussian mechanism ((eps, 1/n_P^2)-LDP), rescaled on unlabelled public features (Wang et al. 2023; LPCT paper Sec. 7, card lpct.md 7.4); a singular noisy Gram matrix predicts class 0"
+        "locally private logistic GLM: users release x x' and x y by the Gaussian mechanism ((eps, 1/n_P^2)-LDP), rescaled on unlabelled public features (Wang et al. 2023; LPCT paper Sec. 7, card docs/methods/lpct.md 7.4); a singular noisy Gram matrix predicts class 0"
     }
     fn params(&self) -> &[ParamDecl] {
         PARAMS

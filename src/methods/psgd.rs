@@ -1,5 +1,5 @@
 //! PSGD-L and PSGD-N: sequentially interactive locally private SGD with public data
-//! (Lowy et al. 2023), the LPCT paper's competitors (method card `lpct.md` §7.5; LPCT paper,
+//! (Lowy et al. 2023), the LPCT paper's competitors (method card `docs/methods/lpct.md` §7.5; LPCT paper,
 //! JMLR 2024, Sec. 7).
 //!
 //! **Models.** PSGD-L: logistic regression, p(x) = sigmoid(wᵀx + b) — two parameter tensors
@@ -51,7 +51,7 @@ const CLIP: f64 = 1.0;
 /// Full-batch warm-start steps on the public data (card §7.5).
 pub const WARM_START_STEPS: usize = 100;
 
-/// The PSGD builtins (lpct.md §7.5): [`PSGD_L`] (no hidden layer) and [`PSGD_N`].
+/// The PSGD builtins (docs/methods/lpct.md §7.5): [`PSGD_L`] (no hidden layer) and [`PSGD_N`].
 #[derive(Debug, Clone, Copy)]
 pub struct Psgd {
     /// Whether the model has the hidden ReLU layer (PSGD-N).
@@ -59,10 +59,10 @@ pub struct Psgd {
 }
 
 /// PSGD-L: logistic regression trained by one pass of public SGD steps and PrivUnitG
-/// private steps after a public warm start (lpct.md §7.5).
+/// private steps after a public warm start (docs/methods/lpct.md §7.5).
 pub static PSGD_L: Psgd = Psgd { hidden: false };
 
-/// PSGD-N: the same with one hidden ReLU layer of width ⌊width_ratio·d⌋ (lpct.md §7.5).
+/// PSGD-N: the same with one hidden ReLU layer of width ⌊width_ratio·d⌋ (docs/methods/lpct.md §7.5).
 pub static PSGD_N: Psgd = Psgd { hidden: true };
 
 const ETA: ParamDecl = ParamDecl {
@@ -74,7 +74,7 @@ const ETA: ParamDecl = ParamDecl {
         open: true,
     },
     default: None,
-    doc: "learning rate of every step, warm start included (code grid 1e-5, 1e-3, 1e-1, 1; paper 1e-5, 1e-4, ..., 1; lpct.md 7.5); it changes the model at which users compute what they release",
+    doc: "learning rate of every step, warm start included (code grid 1e-5, 1e-3, 1e-1, 1; paper 1e-5, 1e-4, ..., 1; docs/methods/lpct.md 7.5); it changes the model at which users compute what they release",
 };
 
 const EPSILON_SPLIT: ParamDecl = ParamDecl {
@@ -94,7 +94,7 @@ const WIDTH_RATIO: ParamDecl = ParamDecl {
         open: true,
     },
     default: Some("1"),
-    doc: "hidden width H = floor(width_ratio*d), at least 1 (code: ratio 1 only; paper: 0.5, 1, 2; lpct.md 7.5)",
+    doc: "hidden width H = floor(width_ratio*d), at least 1 (code: ratio 1 only; paper: 0.5, 1, 2; docs/methods/lpct.md 7.5)",
 };
 
 static PARAMS_L: &[ParamDecl] = &[ETA, EPSILON_SPLIT];
@@ -461,9 +461,9 @@ impl Method for Psgd {
     }
     fn description(&self) -> &str {
         if self.hidden {
-            "one-hidden-layer ReLU network: public warm start, then one SGD pass with PrivUnitG-privatized private gradients, per tensor (Lowy et al. 2023; LPCT paper Sec. 7, card lpct.md 7.5)"
+            "one-hidden-layer ReLU network: public warm start, then one SGD pass with PrivUnitG-privatized private gradients, per tensor (Lowy et al. 2023; LPCT paper Sec. 7, card docs/methods/lpct.md 7.5)"
         } else {
-            "logistic regression: public warm start, then one SGD pass with PrivUnitG-privatized private gradients, per tensor (Lowy et al. 2023; LPCT paper Sec. 7, card lpct.md 7.5)"
+            "logistic regression: public warm start, then one SGD pass with PrivUnitG-privatized private gradients, per tensor (Lowy et al. 2023; LPCT paper Sec. 7, card docs/methods/lpct.md 7.5)"
         }
     }
     fn params(&self) -> &[ParamDecl] {

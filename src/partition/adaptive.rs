@@ -1,4 +1,4 @@
-//! AdHistOfTree's label-free choice of the shape (s, p, b) (method card histoftree.md §6,
+//! AdHistOfTree's label-free choice of the shape (s, p, b) (method card docs/methods/histoftree.md §6,
 //! §7, eq. (15) [R]): from n, ε, d and the public mask only.
 //!
 //! objective(s, p) = 2^{−2p/(d−s)} + C · L · 2^{p(d+s)/(d−s)} · (1/n) Σ_i 2^{p k_i(s)/(d−s)},

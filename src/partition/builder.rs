@@ -5,7 +5,7 @@
 use super::{Node, Partition};
 use crate::data::Matrix;
 
-/// Tree parameters of LPDT-M and LPDT-V (method card lpdt.md §3 and §4; names of [code]).
+/// Tree parameters of LPDT-M and LPDT-V (method card docs/methods/lpdt.md §3 and §4; names of [code]).
 ///
 /// Units: `depth` is a number of splits from the root (the root has depth 0); `min_leaf`
 /// and `min_samples_split` are numbers of growing (public) points; `threshold` is in
@@ -13,21 +13,21 @@ use crate::data::Matrix;
 /// r = [SSE(P) − SSE(L) − SSE(R)] / |P|).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TreeParams {
-    /// Maximum depth s: a node at depth δ ≥ s is a leaf (lpdt.md §3 step 1).
+    /// Maximum depth s: a node at depth δ ≥ s is a leaf (docs/methods/lpdt.md §3 step 1).
     pub depth: usize,
     /// n_l, the paper's `min_samples_leaf`: a split is used only if both children get at
-    /// least this many growing points (lpdt.md §3 step 5, §4 step 5).
+    /// least this many growing points (docs/methods/lpdt.md §3 step 5, §4 step 5).
     pub min_leaf: usize,
     /// mss: a node with |P| ≤ mss points, or with ≤ mss distinct rows (x, y), is a leaf
-    /// (lpdt.md §3 step 1). Note "≤", so mss = 2 keeps a 2-point node as a leaf.
+    /// (docs/methods/lpdt.md §3 step 1). Note "≤", so mss = 2 keeps a 2-point node as a leaf.
     pub min_samples_split: usize,
-    /// Minimum reduction: candidates with r < threshold are dropped (lpdt.md §3 step 4,
+    /// Minimum reduction: candidates with r < threshold are dropped (docs/methods/lpdt.md §3 step 4,
     /// §4 steps 3–4).
     pub threshold: f64,
 }
 
 impl Default for TreeParams {
-    /// The harness defaults of lpdt.md §6: depth 4, min_leaf 1, min_samples_split 2,
+    /// The harness defaults of docs/methods/lpdt.md §6: depth 4, min_leaf 1, min_samples_split 2,
     /// threshold 0.
     fn default() -> Self {
         TreeParams {
@@ -99,7 +99,7 @@ impl TreeBuilder {
     }
 }
 
-/// Mean of `y` over `idx` (0 for an empty set, the 0/0 = 0 convention of lpdt.md §2.3).
+/// Mean of `y` over `idx` (0 for an empty set, the 0/0 = 0 convention of docs/methods/lpdt.md §2.3).
 pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
     if idx.is_empty() {
         0.0
@@ -111,9 +111,9 @@ pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
 /// The score a max-edge grower ranks its candidate splits by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Criterion {
-    /// Variance reduction (LPDT, lpdt.md §3).
+    /// Variance reduction (LPDT, docs/methods/lpdt.md §3).
     Variance,
-    /// Binary-entropy information gain (LPCT, lpct.md §2.2).
+    /// Binary-entropy information gain (LPCT, docs/methods/lpct.md §2.2).
     Entropy,
 }
 
@@ -253,7 +253,7 @@ pub(crate) fn stable_partition(
 }
 
 /// How many of `len` ordered candidates [code] tries: max(1, ⌊(len + 5)/10⌋), the
-/// "top ≈10%" rule of lpdt.md §3 step 4 and §4 step 4.
+/// "top ≈10%" rule of docs/methods/lpdt.md §3 step 4 and §4 step 4.
 #[inline]
 pub(crate) fn top_count(len: usize) -> usize {
     ((len + 5) / 10).max(1)
@@ -279,7 +279,7 @@ pub(crate) fn tie_tolerance(n: usize, sum_sq: f64) -> f64 {
     }
 }
 
-/// Candidates ordered and pruned as in lpdt.md §3 step 4 / §4 step 4: those with
+/// Candidates ordered and pruned as in docs/methods/lpdt.md §3 step 4 / §4 step 4: those with
 /// `r[j] ≥ threshold`, sorted by `r` descending with ties (within `tol`) kept in index
 /// order, then the first max(1, ⌊(|kept| + 5)/10⌋). Returns candidate positions.
 pub(crate) fn top_by_reduction(r: &[f64], threshold: f64, tol: f64) -> Vec<usize> {
@@ -294,7 +294,7 @@ pub(crate) fn top_by_reduction(r: &[f64], threshold: f64, tol: f64) -> Vec<usize
     out
 }
 
-/// The LPDT stop checks of lpdt.md §3 step 1: |P| ≤ mss, δ ≥ s, or at most mss distinct
+/// The LPDT stop checks of docs/methods/lpdt.md §3 step 1: |P| ≤ mss, δ ≥ s, or at most mss distinct
 /// rows (x, y) in P.
 pub(crate) fn lpdt_stop(
     x: &Matrix,

@@ -1,6 +1,6 @@
 //! CART partitions: LPDT-V, the quantile-candidate CART of [code] grown on public data
-//! (method card lpdt.md §4, `msereduction` in [code]), and DT / DT-pub, an exhaustive
-//! CART that mimics sklearn's `DecisionTreeRegressor(max_depth)` (lpdt.md §7.1–7.2).
+//! (method card docs/methods/lpdt.md §4, `msereduction` in [code]), and DT / DT-pub, an exhaustive
+//! CART that mimics sklearn's `DecisionTreeRegressor(max_depth)` (docs/methods/lpdt.md §7.1–7.2).
 //!
 //! Both growers sort every feature once and then keep, for every node, a contiguous
 //! segment of each feature's sorted index list (stable partitioning at each split), so a
@@ -14,13 +14,13 @@ use super::presort::Presorter;
 use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
 
-/// LPDT-V: grows the quantile-candidate CART of lpdt.md §4 from the public sample.
+/// LPDT-V: grows the quantile-candidate CART of docs/methods/lpdt.md §4 from the public sample.
 ///
 /// * `x`: n×d public features; `y`: n public labels (any units).
 /// * `p`: depth s, n_l (`min_leaf`), mss and the minimum reduction (see [`TreeParams`]).
 /// * `search_number`: S, the number of quantile levels per feature (card default 10).
 ///
-/// At a node (same stop checks as LPDT-M, lpdt.md §3 step 1), for every feature k the
+/// At a node (same stop checks as LPDT-M, docs/methods/lpdt.md §3 step 1), for every feature k the
 /// candidate thresholds are the NumPy "linear" quantiles of the *distinct* values of x_k
 /// in the node at levels (2i+1)/(2S), i = 0..S−1, duplicates removed; scanning them in
 /// increasing order, the feature keeps the first with the largest strictly positive
@@ -45,8 +45,8 @@ pub fn cart_quantile(x: &Matrix, y: &[f64], p: &TreeParams, search_number: usize
 }
 
 /// LPCT (CART): the quantile-candidate CART of the LPCT paper's code (`igreduction`,
-/// method card lpct.md §2.4), grown on public 0/1 labels: [`cart_quantile`] with the
-/// binary-entropy information gain of lpct.md §2.2 in place of the variance reduction
+/// method card docs/methods/lpct.md §2.4), grown on public 0/1 labels: [`cart_quantile`] with the
+/// binary-entropy information gain of docs/methods/lpct.md §2.2 in place of the variance reduction
 /// (ties exact, the lower threshold and feature first). With `search_number` = 10 the
 /// levels are (2i+1)/20, i = 0..9, as in §2.4.
 ///
@@ -92,7 +92,7 @@ fn grow_quantile(
 }
 
 /// DT / DT-pub: exhaustive CART like sklearn's `DecisionTreeRegressor(max_depth)` with
-/// every other argument at its default (lpdt.md §7.1): squared error, best split over all
+/// every other argument at its default (docs/methods/lpdt.md §7.1): squared error, best split over all
 /// features, min_samples_split 2, min_samples_leaf 1.
 ///
 /// * `x`: n×d training features; `y`: n labels (any units); `max_depth`: maximum depth
@@ -508,7 +508,7 @@ impl<'a> Grower<'a> {
         (shift, s, sq)
     }
 
-    /// lpdt.md §4 steps 1–5 for the node `rows[a..b]`.
+    /// docs/methods/lpdt.md §4 steps 1–5 for the node `rows[a..b]`.
     fn choose_quantile(
         &mut self,
         a: usize,

@@ -1,7 +1,7 @@
-//! The regular grid of PHIST / APHIST (method card lpdt.md §7.3 and §7.4): m = 1/h bins per
+//! The regular grid of PHIST / APHIST (method card docs/methods/lpdt.md §7.3 and §7.4): m = 1/h bins per
 //! axis on [0,1]^d, K = m^d cells of volume m^{−d}.
 
-/// A regular grid with `m` bins per axis on [0,1]^d (lpdt.md §7.3).
+/// A regular grid with `m` bins per axis on [0,1]^d (docs/methods/lpdt.md §7.3).
 ///
 /// Cells are numbered in mixed radix m with the *first* feature most significant (C /
 /// row-major order, like `numpy.ravel_multi_index`): cell (b_0, …, b_{d−1}) has index
@@ -29,7 +29,7 @@ impl Grid {
     }
 
     /// Cell index of `x` (length d): the mixed-radix index of the per-coordinate bins
-    /// min(⌊m·x_k⌋, m−1) clamped at 0 below (lpdt.md §7.3). So x_k = 1 falls in the last
+    /// min(⌊m·x_k⌋, m−1) clamped at 0 below (docs/methods/lpdt.md §7.3). So x_k = 1 falls in the last
     /// bin, x_k < 0 in bin 0, x_k > 1 in the last bin.
     ///
     /// # Panics
@@ -66,7 +66,7 @@ impl Grid {
         (self.m as u64).checked_pow(d)
     }
 
-    /// Volume of a cell, λ = m^{−d} (lpdt.md §7.3; the APHIST denominator, §7.4).
+    /// Volume of a cell, λ = m^{−d} (docs/methods/lpdt.md §7.3; the APHIST denominator, §7.4).
     pub fn volume(&self) -> f64 {
         match self.n_cells() {
             // 1/K is correctly rounded when K is exact in f64.
@@ -76,7 +76,7 @@ impl Grid {
     }
 }
 
-/// The memory rule of lpdt.md §7.3 for PHIST / APHIST with m bins per axis in d
+/// The memory rule of docs/methods/lpdt.md §7.3 for PHIST / APHIST with m bins per axis in d
 /// dimensions: m = 1 is always allowed; otherwise the grid is refused when
 /// d·ln m > 30·ln 2 (more than 2^30 cells, [LPCT-code]'s cap) or d > 21 (the paper uses
 /// only h = 1 for d > 21). m = 0 is never allowed.

@@ -1,4 +1,4 @@
-//! The combined partition of HistOfTree (method card histoftree.md §3.5, §5.2, §5.5): a
+//! The combined partition of HistOfTree (method card docs/methods/histoftree.md §3.5, §5.2, §5.5): a
 //! regular histogram with `bins` bins per axis on the H-axes (the first s features of the
 //! protection order) times a tree on the T-axes (the other features), and the candidate
 //! cells ("potential grids") of a user computed from its public coordinates only.

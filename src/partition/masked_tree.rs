@@ -1,6 +1,6 @@
 //! Trees on the T-axes of HistOfTree grown on the users' round-1 releases (public
 //! coordinates and noisy labels Ỹ), with Algorithm 1's public-only variance reduction
-//! (method card histoftree.md §3.6, §5.4): a candidate split on axis l of a cell A is
+//! (method card docs/methods/histoftree.md §3.6, §5.4): a candidate split on axis l of a cell A is
 //! scored only on the users in A for whom feature l is public.
 //!
 //! The growers follow LPDT-M and LPDT-V exactly ([`super::max_edge`],

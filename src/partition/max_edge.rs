@@ -1,7 +1,7 @@
 //! Max-edge partitions: LPDT-M, the max-edge tree grown on public data with a
-//! variance-reduction choice among the longest edges (method card lpdt.md §3, Alg. 2 of
+//! variance-reduction choice among the longest edges (method card docs/methods/lpdt.md §3, Alg. 2 of
 //! the LPDT paper, `msemaxedge` in [code]), and the complete max-edge partition used by
-//! LPDT without public data (lpdt.md §5).
+//! LPDT without public data (docs/methods/lpdt.md §5).
 
 use super::builder::{
     lpdt_stop, mean_of, score_tolerance, split_score, stable_partition, top_by_reduction,
@@ -11,7 +11,7 @@ use super::{Partition, TreeParams};
 use crate::data::Matrix;
 
 /// LPDT-M: grows a max-edge partition of the root box [0,1]^d from the public sample
-/// (lpdt.md §3).
+/// (docs/methods/lpdt.md §3).
 ///
 /// * `x`: n×d public features (scaled to [0,1]^d; points outside are routed by the
 ///   thresholds all the same).
@@ -39,7 +39,7 @@ pub fn max_edge(x: &Matrix, y: &[f64], p: &TreeParams) -> Partition {
 }
 
 /// LPCT (Maxedge): the max-edge partition of [0,1]^d grown on public 0/1 labels with the
-/// information-gain score of the LPCT paper's code (method card lpct.md §2.2–§2.3):
+/// information-gain score of the LPCT paper's code (method card docs/methods/lpct.md §2.2–§2.3):
 /// gain = H(ȳ_P) − [|L| H(ȳ_L) + |R| H(ȳ_R)]/|P| with the binary entropy H in bits
 /// (H(0) = H(1) = 0; the paper says Gini, the code uses this). Everything else is
 /// [`max_edge`]: the same longest-edge midpoint candidates, stopping rules (`depth`,
@@ -116,7 +116,7 @@ impl MaxEdgeGrower<'_> {
         node
     }
 
-    /// Steps 2–5 of lpdt.md §3: the (feature, midpoint) to split on, if any.
+    /// Steps 2–5 of docs/methods/lpdt.md §3: the (feature, midpoint) to split on, if any.
     fn choose(&self, idx: &[usize], lo: &[f64], hi: &[f64]) -> Option<(usize, f64)> {
         let longest = lo
             .iter()
@@ -169,11 +169,11 @@ impl MaxEdgeGrower<'_> {
 }
 
 /// The complete max-edge partition of [0,1]^d of depth s, grown without data (LPDT without
-/// public data, lpdt.md §5): every cell is split at the midpoint of its longest edge
+/// public data, docs/methods/lpdt.md §5): every cell is split at the midpoint of its longest edge
 /// (lowest feature index on ties) down to depth `depth`, with no pruning.
 ///
 /// Returns 2^depth leaves in depth-first order (left = {x_k < midpoint} first), every leaf
-/// with mean 0 and count 0 (the 0/0 = 0 fallback of lpdt.md §2.3). All cells at one depth
+/// with mean 0 and count 0 (the 0/0 = 0 fallback of docs/methods/lpdt.md §2.3). All cells at one depth
 /// have the same shape, so the split features cycle 0, 1, …, d−1, 0, … by level. With d = 0
 /// the partition is a single leaf.
 ///

@@ -2,7 +2,7 @@
 //!
 //! One [`Partition`] type serves every tree rule: a flat array of nodes, leaf ids 0..K,
 //! the box (cell) of every leaf, and the mean label of the points the tree was grown on
-//! in every leaf (the public-mean fallback of LPDT, method card lpdt.md §2.3, or the
+//! in every leaf (the public-mean fallback of LPDT, method card docs/methods/lpdt.md §2.3, or the
 //! prediction of a non-private CART).
 
 pub mod adaptive;
@@ -33,7 +33,7 @@ pub use random_max_edge::random_max_edge;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
     /// Internal node: a point goes to `left` when `x[feature] < threshold`, else to `right`
-    /// (lpdt.md §2.4 and §9 item 15).
+    /// (docs/methods/lpdt.md §2.4 and §9 item 15).
     Split {
         feature: usize,
         threshold: f64,
@@ -84,7 +84,7 @@ pub struct Partition {
     /// Cell of every leaf: `(lo, hi)` with length-d bounds, the cell is ∏_k [lo_k, hi_k).
     pub cells: Vec<(Vec<f64>, Vec<f64>)>,
     /// Mean label of the growing sample in every leaf (0 for a leaf with no points,
-    /// following the 0/0 = 0 convention of lpdt.md §2.3).
+    /// following the 0/0 = 0 convention of docs/methods/lpdt.md §2.3).
     pub leaf_means: Vec<f64>,
     /// Number of growing points in every leaf.
     pub leaf_counts: Vec<usize>,
@@ -177,7 +177,7 @@ impl Partition {
             .all(|(v, (lo, hi))| *v >= *lo && *v <= *hi)
     }
 
-    /// The tree's shape for walks from a leaf to the root (LPCT-prune, lpct.md §5): per
+    /// The tree's shape for walks from a leaf to the root (LPCT-prune, docs/methods/lpct.md §5): per
     /// node its parent (None for the root) and depth (root 0), and per leaf id its node.
     /// Nodes are in pre-order (a parent before its children), so a reverse pass over the
     /// nodes visits children before parents.

@@ -12,7 +12,7 @@ use rand::Rng;
 ///
 /// * `x`, `y`: n×d points and n labels the tree is grown on, or `None` to grow without
 ///   data: then every cell is split down to depth `p.depth`, with no pruning.
-/// * `p`: depth s, min_leaf n_l and min_samples_split as for max-edge (lpdt.md §3 step 1):
+/// * `p`: depth s, min_leaf n_l and min_samples_split as for max-edge (docs/methods/lpdt.md §3 step 1):
 ///   with data, a node is a leaf when the stop checks fire or when the drawn split leaves a
 ///   child with fewer than n_l points (the split is pruned, as LPDT's is).
 /// * `rng`: the draws of the split dimensions (one per internal node, in depth-first

@@ -1,6 +1,6 @@
 //! Figures: line plots of a metric's mean over repetitions, with an optional quantile
 //! band, rendered to SVG and PNG with `plotters` and written as a tidy CSV of the plotted
-//! points (DESIGN.md, `report/`; the LPDT figures are lpdt.md §8.2, §8.4, §8.6).
+//! points (DESIGN.md, `report/`; the LPDT figures are docs/methods/lpdt.md §8.2, §8.4, §8.6).
 //!
 //! A spec's `figures:` section lists [`FigureSpec`]s. Each figure is drawn once per data
 //! set (one panel per file) from the results of a run:
@@ -176,7 +176,7 @@ impl Restriction {
 ///
 /// ```yaml
 /// reported:
-///   file: ../../../shared/reported/lpct_figures_digitized.csv   # relative to the spec
+///   file: ../reported/lpct_figures_digitized.csv   # relative to the spec
 ///   figure: 5c                            # the rows whose `figure` column is this
 ///   methods: {LPCT: LPCT-M, LPCT-prune: LPCT-prune}   # paper method → our method or series label
 ///   shift: [{method: LPCT-prune, epsilon: 1, by: -0.002}]   # added to the paper's values

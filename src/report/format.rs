@@ -137,7 +137,7 @@ pub fn significant_decimals(v: f64, digits: usize) -> usize {
 }
 
 /// Formats `v` in fixed point with `digits` significant digits, as the DiPriMe paper
-/// prints its scaled MSEs (`1.59`, `40.7`, `241`, `9.60`; method card `diprime.md` §11);
+/// prints its scaled MSEs (`1.59`, `40.7`, `241`, `9.60`; method card `docs/methods/diprime.md` §11);
 /// values of `10^digits` or more print with no decimals and all their integer digits.
 /// Rounding is to nearest on the exact binary value; NaN prints as `nan`, ±∞ as `inf` /
 /// `-inf`.

@@ -123,7 +123,7 @@ pub struct ColumnGroup {
     #[serde(default)]
     pub epsilon: Option<f64>,
     /// The method block within the ε group, e.g. `Aligned` (the HistOfTree tables,
-    /// `histoftree.md` §10); printed after the ε (`ε=1 · Aligned`). Empty: none.
+    /// `docs/methods/histoftree.md` §10); printed after the ε (`ε=1 · Aligned`). Empty: none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub block: String,
     /// Column (method) names, e.g. `LPDT-M`, plain text.
@@ -208,7 +208,7 @@ impl Cell {
     /// `mean ± h` of the scaled numbers through [`NumberFormat::format_interval`] (the
     /// scaled value alone when `halfwidth` is `None`), e.g. 0.0159 and 0.0007 at scale −2
     /// in [`NumberFormat::Significant`]`(3)` print `1.59 ± 0.07` (DiPriMe Table 1,
-    /// `diprime.md` §11). A cell without a value stays empty.
+    /// `docs/methods/diprime.md` §11). A cell without a value stays empty.
     ///
     /// ```
     /// use dp_repro::report::{Cell, NumberFormat};

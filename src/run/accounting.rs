@@ -119,7 +119,7 @@ fn param_values(m: &crate::spec::MethodPlan, name: &str) -> Vec<String> {
 /// - one listing the `mode` (`reference_quirks`: the authors' code as run, diprime.md
 ///   §9–§10; `paper`: every quirk off) of each method that declares it;
 /// - one listing the methods called with a multiple of the column's ε (`epsilon_factor`
-///   ≠ 1, the paper's own calling conventions, diprime.md §6.3–§6.4).
+///   ≠ 1, the paper's own calling conventions, docs/methods/diprime.md §6.3–§6.4).
 pub fn model_notes(exp: &Experiment, labels: &[&str]) -> Vec<String> {
     use crate::methods::PrivacyModel;
     let plans: Vec<&crate::spec::MethodPlan> = labels
@@ -158,7 +158,7 @@ pub fn model_notes(exp: &Experiment, labels: &[&str]) -> Vec<String> {
             .map(|(l, v)| format!("{l} {}", v.join(" and ")))
             .collect::<Vec<_>>()
             .join(", ");
-        notes.push(format!("Mode (reference_quirks: the authors' code as it produced the paper's tables, diprime.md §9–§10; paper: every quirk off): {list}."));
+        notes.push(format!("Mode (reference_quirks: the authors' code as it produced the paper's tables, docs/methods/diprime.md §9–§10; paper: every quirk off): {list}."));
     }
     let factors: Vec<String> = plans
         .iter()
@@ -172,7 +172,7 @@ pub fn model_notes(exp: &Experiment, labels: &[&str]) -> Vec<String> {
         })
         .collect();
     if !factors.is_empty() {
-        notes.push(format!("Called with a multiple of the column's ε (epsilon_factor, the paper's own calling convention, diprime.md §6.3–§6.4): {}.", factors.join(", ")));
+        notes.push(format!("Called with a multiple of the column's ε (epsilon_factor, the paper's own calling convention, docs/methods/diprime.md §6.3–§6.4): {}.", factors.join(", ")));
     }
     notes
 }

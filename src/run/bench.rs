@@ -1,6 +1,6 @@
 //! `dp-repro bench`: wall-clock seconds of one fit + predict per method, the protocol of
-//! the LPDT paper's Table 6 (seconds per fit, card `lpdt.md` §10) and the LPCT paper's
-//! Table 3 (card `lpct.md` §10.8).
+//! the LPDT paper's Table 6 (seconds per fit, card `docs/methods/lpdt.md` §10) and the LPCT paper's
+//! Table 3 (card `docs/methods/lpct.md` §10.8).
 //!
 //! For every data set × method × ε of a spec, one grid point is timed: the one a results
 //! folder's `selected.csv` names (`--results`), else the spec's first grid point (its first
@@ -494,7 +494,7 @@ pub fn timing_tables(
                 }
             })?;
             let what = format!(
-                "Median wall-clock seconds of one fit + predict over {repeats} timed repeats (after one untimed warm-up; the minimum is in timing.csv), on this machine with {threads}: the fit on repetition {BENCH_REPETITION}'s private training data with the run's seeded streams (the partition grown on public data, the users' simulated releases, the estimator) and the prediction of the test set; loading, splitting and scaling are not counted (LPDT paper Table 6, card lpdt.md §10; LPCT paper Table 3, card lpct.md §10.8). Grid points: {}.",
+                "Median wall-clock seconds of one fit + predict over {repeats} timed repeats (after one untimed warm-up; the minimum is in timing.csv), on this machine with {threads}: the fit on repetition {BENCH_REPETITION}'s private training data with the run's seeded streams (the partition grown on public data, the users' simulated releases, the estimator) and the prediction of the test set; loading, splitting and scaling are not counted (LPDT paper Table 6, card docs/methods/lpdt.md §10; LPCT paper Table 3, card docs/methods/lpct.md §10.8). Grid points: {}.",
                 grid.describe()
             );
             match table.notes.first_mut() {

@@ -103,7 +103,7 @@ fn out_err(path: &Path, e: impl std::fmt::Display) -> RunError {
 
 /// Loads every file data set of the experiment (checking sha256 and shape), checks that
 /// the split leaves no part of it empty and, with `scaling: whole`, min-max scales its
-/// features on all rows once (lpdt.md §8.3: the scaler is fitted on the whole data set
+/// features on all rows once (docs/methods/lpdt.md §8.3: the scaler is fitted on the whole data set
 /// before splitting).
 ///
 /// # Errors
@@ -909,7 +909,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
 }
 
 /// The curator's estimate of a grid point's validation loss under private_validation
-/// (LPDT App. D.2; lpdt.md §8.1(c)): validation user i computes its loss e_i — the squared
+/// (LPDT App. D.2; docs/methods/lpdt.md §8.1(c)): validation user i computes its loss e_i — the squared
 /// error with prediction and label clipped to [y_lo, y_hi], so e_i ∈ [0, R²] (0/1 loss for
 /// classification) — and releases e_i + Lap(B·k/ε) with B the loss bound and k the number
 /// of grid points (basic composition: ε/k per value). The mean of the n_v releases is drawn

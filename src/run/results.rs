@@ -28,7 +28,7 @@ pub struct RunRow {
     /// Metric value on the test sample.
     pub value: f64,
     /// Wall-clock seconds of one fit + predict of this row's configuration (LPCT paper
-    /// Table 3, lpct.md §10.8): the fit on the repetition's training data (the partition,
+    /// Table 3, docs/methods/lpct.md §10.8): the fit on the repetition's training data (the partition,
     /// shared by the rows of one structural grid point, counted in full in each row) plus
     /// this row's privatization and prediction. Rows therefore do not sum to the run's
     /// compute time; fits for cross-validation folds or private validation are not counted.

@@ -247,7 +247,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
 
 type Selections = (SelectedMap, Vec<(String, String, String)>);
 
-/// Oracle selection (lpdt.md §8.1(b)): per data set × method × ε the grid point with the
+/// Oracle selection (docs/methods/lpdt.md §8.1(b)): per data set × method × ε the grid point with the
 /// best mean over repetitions; complete grid points first; ties keep the earlier one.
 fn select_best_mean(
     keys: &[GroupKey],

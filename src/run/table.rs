@@ -2,10 +2,10 @@
 //! with their marks, the summary rows, the notes and the caption.
 //!
 //! Two marking conventions ([`MarkStyle`]): LPDT Tables 2/5 (`bold_best`: best bold,
-//! second underlined, `*` by the spec's significance rule; `lpdt.md` §8.3) and LPCT
+//! second underlined, `*` by the spec's significance rule; `docs/methods/lpdt.md` §8.3) and LPCT
 //! Table 2 (`star_best`: `*` on the best mean and its ties at the printed precision, bold
-//! on every method not significantly worse than the best; `lpct.md` §10.5). Summary rows
-//! ("Rank Sum", "No. 1"; `lpct.md` §10.6) are computed per ε block over the compared
+//! on every method not significantly worse than the best; `docs/methods/lpct.md` §10.5). Summary rows
+//! ("Rank Sum", "No. 1"; `docs/methods/lpct.md` §10.6) are computed per ε block over the compared
 //! methods. [`table_rows`] is the pure part (selected results in, rows out); [`build_table`]
 //! adds what comes from the experiment (notes on selection, privacy and skipped methods).
 
@@ -240,24 +240,24 @@ fn group_label(e: f64, block: &TableBlock) -> String {
 /// (ratio of the means, or under `of: per_repetition` the mean of the per-repetition
 /// ratios; no D, no cell). Accuracies print with 4 decimals, MSEs in the papers'
 /// scientific format, ratios as the HistOfTree tables print them. Within each ε × block:
-/// - `bold_best` (`lpdt.md` §8.3): the best mean bold, the second underlined, `*` by
+/// - `bold_best` (`docs/methods/lpdt.md` §8.3): the best mean bold, the second underlined, `*` by
 ///   `data.significance` ([`significance_marks`]);
-/// - `star_best` (`lpct.md` §10.5): `*` on the best mean and every mean equal to it as
+/// - `star_best` (`docs/methods/lpct.md` §10.5): `*` on the best mean and every mean equal to it as
 ///   printed ([`ties_for_best`] on the printed values); bold on every method a one-sided
 ///   Wilcoxon signed-rank test, paired by repetition, does not find significantly worse
 ///   than the best (the best included; [`significance_marks`] with
 ///   `not_worse_than_best`);
-/// - `star_significant` (`histoftree.md` §10): [`star_significant`] on the printed values
+/// - `star_significant` (`docs/methods/histoftree.md` §10): [`star_significant`] on the printed values
 ///   and the per-repetition values shown (a ratio of means divides them by D's mean).
 ///
 /// The tests pair the methods of a block on the repetitions all of them have.
 ///
-/// Summary rows (`lpct.md` §10.6), one per entry of `t.summary_rows`, with a count per
+/// Summary rows (`docs/methods/lpct.md` §10.6), one per entry of `t.summary_rows`, with a count per
 /// compared method, ε and block (the non-private columns empty): `rank_sum` — with a tie
 /// order (the block's `rank_ties` list, default the column order) the methods'
 /// [`rank_sums`] of ordinal ranks by mean, a missing mean counted as
 /// [`Task::worst_value`]; with `rank_ties: min | max` the [`rank_sums_competition`] of
-/// the printed values (`histoftree.md` §10); `*` on the lowest sum. `no1` —
+/// the printed values (`docs/methods/histoftree.md` §10); `*` on the lowest sum. `no1` —
 /// [`first_place_counts`] of the cells starred or bold; `*` on the highest count.
 pub fn table_rows(t: &TableEntry, data: &TableData) -> (Vec<Row>, Vec<Row>) {
     let lower = data.task.lower_is_better();
@@ -492,7 +492,7 @@ fn interval_notes(t: &TableEntry, exp: &Experiment) -> Vec<String> {
         let t_n = crate::stats::t_quantile_975(n.saturating_sub(1))
             .map(|q| format!(" (t_{{0.975,{}}} = {q:.5} for the spec's n = {n})", n - 1))
             .unwrap_or_default();
-        notes.push(format!("±: the half-width of a 95 % Student-t interval for the mean over the n repetitions, t_{{0.975,n−1}}·sd0/√n with sd0 the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card diprime.md §6.1): not a standard deviation (sd0 = ±·√n/t). A cell of fewer than 2 repetitions shows the mean alone."));
+        notes.push(format!("±: the half-width of a 95 % Student-t interval for the mean over the n repetitions, t_{{0.975,n−1}}·sd0/√n with sd0 the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card docs/methods/diprime.md §6.1): not a standard deviation (sd0 = ±·√n/t). A cell of fewer than 2 repetitions shows the mean alone."));
     }
     if !t.scale.is_empty() {
         notes.push("A factor after a row label gives the units of that row's means and ±, the paper's per-data-set factors: in a row marked 10 to the power −2, 1.59 means 0.0159.".to_string());
@@ -522,7 +522,7 @@ fn rule_note(rule: &SignificanceRule, lower: bool) -> String {
     }
 }
 
-/// The note on the marks of `star_best` (`lpct.md` §10.5).
+/// The note on the marks of `star_best` (`docs/methods/lpct.md` §10.5).
 fn star_best_note(t: &TableEntry, rule: &SignificanceRule, metric: &str, lower: bool) -> String {
     let alpha = match rule {
         SignificanceRule::NotWorseThanBest { alpha } => *alpha,
@@ -590,15 +590,15 @@ pub fn repetition_warnings(exp: &Experiment) -> Vec<String> {
     out
 }
 
-/// The note on the marks of `star_significant` (`histoftree.md` §10).
+/// The note on the marks of `star_significant` (`docs/methods/histoftree.md` §10).
 fn star_significant_note(alpha: f64, lower: bool) -> String {
     let better = if lower { "lower" } else { "higher" };
     format!(
-        "*: the best value of each block as printed, with every value equal to it, when each of them is significantly {better} than every other method of the block by a one-sided Wilcoxon signed-rank test at level {alpha}, paired by repetition (our reading of the HistOfTree paper's lost caption, histoftree.md §10). Missing results are never marked."
+        "*: the best value of each block as printed, with every value equal to it, when each of them is significantly {better} than every other method of the block by a one-sided Wilcoxon signed-rank test at level {alpha}, paired by repetition (our reading of the HistOfTree paper's lost caption, docs/methods/histoftree.md §10). Missing results are never marked."
     )
 }
 
-/// The notes on the summary rows of `t` (`lpct.md` §10.6), one per row kind.
+/// The notes on the summary rows of `t` (`docs/methods/lpct.md` §10.6), one per row kind.
 fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
     let metric = task.metric_name();
     let worst = match task.worst_value() {
@@ -617,8 +617,8 @@ fn summary_notes(t: &TableEntry, task: Task, n_datasets: usize) -> Vec<String> {
             "ordinal ranks, ties broken by the column order".to_string()
         }
         RankTies::Order(o) => format!("ordinal ranks, ties broken by the order {}", o.join(", ")),
-        RankTies::Min => "competition ranks of the printed values, a tie sharing its best rank, HistOfTree paper, histoftree.md §10".to_string(),
-        RankTies::Max => "competition ranks of the printed values, a tie sharing its worst rank, HistOfTree paper, histoftree.md §10".to_string(),
+        RankTies::Min => "competition ranks of the printed values, a tie sharing its best rank, HistOfTree paper, docs/methods/histoftree.md §10".to_string(),
+        RankTies::Max => "competition ranks of the printed values, a tie sharing its worst rank, HistOfTree paper, docs/methods/histoftree.md §10".to_string(),
     }
     };
     let (block, how, ties) = if t.blocks.is_empty() {
@@ -732,9 +732,9 @@ pub fn build_table(
     };
     let what = match &t.value {
         TableValue::Metric => format!("Mean test {metric} over {reps} repetitions."),
-        TableValue::RatioTo { ratio_to, of: RatioOf::Means } => format!("Mean test {metric} over {reps} repetitions divided by the mean test {metric} of {ratio_to} (its selected grid point) on the same data set; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card histoftree.md §10)."),
-        TableValue::RatioTo { ratio_to, of: RatioOf::PerRepetition } => format!("Mean over {reps} repetitions of the ratio of the test {metric} to the test {metric} of {ratio_to} (its selected grid point) on the same data set and repetition; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card histoftree.md §10)."),
-        TableValue::Seconds => format!("Mean wall-clock seconds of one fit + predict of the selected grid point over {reps} repetitions, on this machine: the fit on the private training data (the partition grown on public data, the users' releases, the estimator) and the prediction of the test set; the time to load and split the data is not counted (LPCT paper Table 3, method card lpct.md §10.8)."),
+        TableValue::RatioTo { ratio_to, of: RatioOf::Means } => format!("Mean test {metric} over {reps} repetitions divided by the mean test {metric} of {ratio_to} (its selected grid point) on the same data set; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card docs/methods/histoftree.md §10)."),
+        TableValue::RatioTo { ratio_to, of: RatioOf::PerRepetition } => format!("Mean over {reps} repetitions of the ratio of the test {metric} to the test {metric} of {ratio_to} (its selected grid point) on the same data set and repetition; ratios below 10 with two decimals, below 100 with one, above with one significant digit (HistOfTree paper, method card docs/methods/histoftree.md §10)."),
+        TableValue::Seconds => format!("Mean wall-clock seconds of one fit + predict of the selected grid point over {reps} repetitions, on this machine: the fit on the private training data (the partition grown on public data, the users' releases, the estimator) and the prediction of the test set; the time to load and split the data is not counted (LPCT paper Table 3, method card docs/methods/lpct.md §10.8)."),
     };
     let mut notes = vec![format!("{what} {how}")];
     if let Some(r) = &t.reported {

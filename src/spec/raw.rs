@@ -120,8 +120,8 @@ pub enum Noise {
     Fresh,
     /// The mechanism's stream restarts from this seed at every fit: every repetition,
     /// grid point and ε draws the same uniforms and Laplace variates, as the authors' code
-    /// does (LPDT: `np.random.seed(666)` in the splitter's constructor, lpdt.md §9; LPCT's
-    /// PHIST resets the global seed to 1, lpct.md §7.2). Oracle selection over a grid then
+    /// does (LPDT: `np.random.seed(666)` in the splitter's constructor, docs/methods/lpdt.md §9; LPCT's
+    /// PHIST resets the global seed to 1, docs/methods/lpct.md §7.2). Oracle selection over a grid then
     /// picks the grid point that suits this one draw.
     Frozen {
         /// The seed every fit restarts from.
@@ -213,16 +213,16 @@ pub struct SplitEntry {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scaling {
-    /// The whole data set before splitting (LPDT protocol, lpdt.md §8.3).
+    /// The whole data set before splitting (LPDT protocol, docs/methods/lpdt.md §8.3).
     #[default]
     Whole,
-    /// The public part only (LPDT §3.2 remark; lpdt.md §8.3 option `scale_on = public`).
+    /// The public part only (LPDT §3.2 remark; docs/methods/lpdt.md §8.3 option `scale_on = public`).
     Public,
     /// No scaling (features already in [0,1]).
     None,
 }
 
-/// Where the label bounds [y_lo, y_hi] come from (lpdt.md §8.3 "Label bounds").
+/// Where the label bounds [y_lo, y_hi] come from (docs/methods/lpdt.md §8.3 "Label bounds").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LabelBoundsFrom {
@@ -230,10 +230,10 @@ pub enum LabelBoundsFrom {
     #[default]
     Public,
     /// Min and max of the private training labels: the authors' code, which leaks a little
-    /// (lpdt.md §9 item 1). Only by this explicit option.
+    /// (docs/methods/lpdt.md §9 item 1). Only by this explicit option.
     PrivateTrain,
     /// Bounds stated in the spec, `{fixed: {lo: -4, hi: 4}}`: a known domain, needed when
-    /// there are no public labels (LPDT without public data, lpdt.md §5).
+    /// there are no public labels (LPDT without public data, docs/methods/lpdt.md §5).
     Fixed {
         /// y_lo.
         lo: f64,
@@ -247,16 +247,16 @@ pub enum LabelBoundsFrom {
 #[serde(rename_all = "snake_case")]
 pub enum Selection {
     /// Oracle selection: the grid point with the best mean test metric over repetitions
-    /// (the papers' practice; lpdt.md §8.1(b)).
+    /// (the papers' practice; docs/methods/lpdt.md §8.1(b)).
     #[default]
     BestMean,
     /// k-fold cross-validation on the private training data, as the LPDT paper states
-    /// (lpdt.md §8.1(a)): per repetition, every grid point is fitted on k − 1 folds with
+    /// (docs/methods/lpdt.md §8.1(a)): per repetition, every grid point is fitted on k − 1 folds with
     /// fresh privatization and scored by the non-private MSE of the held-out fold; the best
     /// one's test metric (its fit on the whole private training data) is reported. It
     /// does not account for the privacy cost of the folds, as the paper does not.
     Cv,
-    /// LDP tuning of the LPDT paper's App. D.2 (lpdt.md §8.1(c)): a share of the private
+    /// LDP tuning of the LPDT paper's App. D.2 (docs/methods/lpdt.md §8.1(c)): a share of the private
     /// users is held out; each reports its squared error under every grid point's model,
     /// clipped to [0, R²], with Laplace noise of scale R²·k/ε (basic composition over the
     /// k grid points); the grid point with the lowest mean noisy error is reported, fitted
@@ -403,7 +403,7 @@ pub struct InlineDataset {
     pub stream: Option<String>,
     /// Two manifests instead of one file: every row of `public` is public, the rows of
     /// `private` are split into private training and test by `split` (whose `public` share
-    /// must then be 0). Features are scaled on the union (LPDT Fig. 5, lpdt.md §8.6).
+    /// must then be 0). Features are scaled on the union (LPDT Fig. 5, docs/methods/lpdt.md §8.6).
     #[serde(default)]
     pub pair: Option<PairEntry>,
     /// A manifest whose public rows are chosen by a column condition, evaluated on the
@@ -432,16 +432,16 @@ pub struct InlineDataset {
 /// parameters of [`LpctDesign`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SyntheticKind {
-    /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (lpdt.md §8.2).
+    /// LPDT §4.1: Y = sin(16X) + N(0,1), X ~ N(0.5, 0.025) on [0,1] (docs/methods/lpdt.md §8.2).
     LpdtSine,
     /// LPCT §6: X uniform on [0,1]², public labels from η_Q (with γ), private and test
-    /// labels from η_P (lpct.md §8); see [`LpctDesign`].
+    /// labels from η_P (docs/methods/lpct.md §8); see [`LpctDesign`].
     LpctDrift(LpctDesign),
     /// HistOfTree Figure 2: X uniform on [0,1]^d, Y = (1/d) Σ sin(2π X_j) + σ N(0,1)
-    /// (`histoftree.md` §11, [G]); see [`crate::data::SemiFeatureSine`].
+    /// (`docs/methods/histoftree.md` §11, [G]); see [`crate::data::SemiFeatureSine`].
     SemiFeatureSine(crate::data::SemiFeatureSine),
     /// A stand-in with the shape of the Chicago taxi data (issue 12 item 6; LPDT Table 3,
-    /// `lpdt.md` §8.5): continuous trip features and one-hot zones and companies, 93
+    /// `docs/methods/lpdt.md` §8.5): continuous trip features and one-hot zones and companies, 93
     /// features by default; see [`crate::data::TaxiShape`].
     TaxiShape(crate::data::TaxiShape),
 }
@@ -545,7 +545,7 @@ pub struct CurveLine {
     pub label: Option<String>,
 }
 
-/// A leaf-occupancy figure (DiPriMe Fig. 3, card diprime.md §7): each panel refits a
+/// A leaf-occupancy figure (DiPriMe Fig. 3, card docs/methods/diprime.md §7): each panel refits a
 /// forest method's selected grid point in one repetition with the run's own seeded streams
 /// (the fit runs.csv scored) and histograms the exact training rows of every leaf over all
 /// its trees: `bins` equal bins on [0, `range`·n_train], ticks as fractions of n_train.
@@ -713,7 +713,7 @@ pub struct TableEntry {
     pub methods: Vec<String>,
     /// Several blocks of compared methods per ε, each marked and ranked on its own with its
     /// own tie rule (the aligned and personalized blocks of the HistOfTree tables,
-    /// `histoftree.md` §10); columns: for each ε, for each block, its methods. A label may
+    /// `docs/methods/histoftree.md` §10); columns: for each ε, for each block, its methods. A label may
     /// appear in several blocks. Exactly one of `methods` and `blocks` is given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<TableBlock>,
@@ -728,7 +728,7 @@ pub struct TableEntry {
     #[serde(default, skip_serializing_if = "MarkStyle::is_default")]
     pub marks: MarkStyle,
     /// Rows under the data rows, after a rule, in this order: `rank_sum` and/or `no1`
-    /// (LPCT Table 2, `lpct.md` §10.6); computed per ε block over the `methods`.
+    /// (LPCT Table 2, `docs/methods/lpct.md` §10.6); computed per ε block over the `methods`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub summary_rows: Vec<SummaryRow>,
     /// The tie rule of `rank_sum` for `methods` (see [`RankTies`]): a tie order listing
@@ -744,9 +744,9 @@ pub struct TableEntry {
     pub oracle_note: Option<String>,
     /// What the cells show: `metric` (default; the mean test metric of the selected grid
     /// point), `seconds` (the mean wall time of one fit + predict of the selected grid
-    /// point, runs.csv `seconds`; LPCT Table 3, lpct.md §10.8; no marks and no summary
+    /// point, runs.csv `seconds`; LPCT Table 3, docs/methods/lpct.md §10.8; no marks and no summary
     /// rows) or `{ratio_to: DT, of: means}` (the metric over a denominator method's on the
-    /// same data set; the HistOfTree tables, `histoftree.md` §10).
+    /// same data set; the HistOfTree tables, `docs/methods/histoftree.md` §10).
     #[serde(default, skip_serializing_if = "TableValue::is_default")]
     pub value: TableValue,
     /// The paper's values printed beside ours in every cell, `ours (paper)`, from a CSV
@@ -756,7 +756,7 @@ pub struct TableEntry {
     pub reported: Option<TableReported>,
     /// An interval printed after each mean: `ci95` = `mean ± t_{0.975,n−1}·sd₀/√n`, the
     /// 95 % Student-t half-width with the population standard deviation (ddof 0) over
-    /// the repetitions, as the DiPriMe tables print "±" (`diprime.md` §6.1; not a standard
+    /// the repetitions, as the DiPriMe tables print "±" (`docs/methods/diprime.md` §6.1; not a standard
     /// deviation). Only with `value: metric`. Absent: the mean alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
@@ -768,7 +768,7 @@ pub struct TableEntry {
     pub digits: Option<Digits>,
     /// Per data set (its name in the spec), the power of ten its row is printed in: `-2`
     /// prints 0.0159 as `1.59` with `(×10⁻²)` after the row label (the DiPriMe paper's
-    /// factors, `diprime.md` §11). Needs `digits`.
+    /// factors, `docs/methods/diprime.md` §11). Needs `digits`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scale: BTreeMap<String, i32>,
     /// Rows of the paper's table whose data set we do not have, printed after the data
@@ -783,7 +783,7 @@ pub struct TableEntry {
 #[serde(rename_all = "snake_case")]
 pub enum Interval {
     /// The half-width of a 95 % Student-t interval, `t_{0.975,n−1}·sd₀/√n`, sd₀ with
-    /// denominator n ([`crate::stats::ci95_halfwidth`]; `diprime.md` §6.1).
+    /// denominator n ([`crate::stats::ci95_halfwidth`]; `docs/methods/diprime.md` §6.1).
     Ci95,
 }
 
@@ -866,7 +866,7 @@ pub enum TableValue {
     },
 }
 
-/// Which ratio a `ratio_to` cell shows (`histoftree.md` §10 leaves it open, [G]).
+/// Which ratio a `ratio_to` cell shows (`docs/methods/histoftree.md` §10 leaves it open, [G]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RatioOf {
@@ -930,13 +930,13 @@ impl Serialize for TableValue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RankTies {
     /// Ordinal ranks by mean; among equal means the method listed first gets the better
-    /// rank (LPCT Table 2, `lpct.md` §10.6). Empty: the column order.
+    /// rank (LPCT Table 2, `docs/methods/lpct.md` §10.6). Empty: the column order.
     Order(Vec<String>),
     /// Competition ranks of the printed values, a tie sharing its best rank (the
-    /// personalized block of the HistOfTree tables, `histoftree.md` §10).
+    /// personalized block of the HistOfTree tables, `docs/methods/histoftree.md` §10).
     Min,
     /// Competition ranks of the printed values, a tie sharing its worst rank (the aligned
-    /// block of the HistOfTree tables, `histoftree.md` §10).
+    /// block of the HistOfTree tables, `docs/methods/histoftree.md` §10).
     Max,
 }
 
@@ -1051,17 +1051,17 @@ pub struct TableReported {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkStyle {
-    /// LPDT Tables 2/5 (`lpdt.md` §8.3): the best mean bold, the second best underlined
+    /// LPDT Tables 2/5 (`docs/methods/lpdt.md` §8.3): the best mean bold, the second best underlined
     /// (italics in Markdown), `*` by the spec's `significance` rule.
     #[default]
     BoldBest,
-    /// LPCT Table 2 (`lpct.md` §10.5): `*` on the best mean and on every mean tied with it
+    /// LPCT Table 2 (`docs/methods/lpct.md` §10.5): `*` on the best mean and on every mean tied with it
     /// at the printed precision; bold on every method a one-sided Wilcoxon signed-rank
     /// test (paired by repetition) does not find significantly worse than the best, the
     /// best included (the spec's `significance` must then be absent, for level 0.05, or
     /// `not_worse_than_best`, whose `alpha` is the level).
     StarBest,
-    /// The HistOfTree tables (`histoftree.md` §10): `*` on every cell tied for the best at
+    /// The HistOfTree tables (`docs/methods/histoftree.md` §10): `*` on every cell tied for the best at
     /// the printed precision when each of them is significantly better than every method
     /// of the block not tied with it (one-sided Wilcoxon signed-rank test paired by
     /// repetition, at the `alpha` of the spec's `significance` rule, else 0.05). No bold.
@@ -1077,7 +1077,7 @@ impl MarkStyle {
     }
 }
 
-/// A summary row of a table (`lpct.md` §10.6), computed per ε block and method.
+/// A summary row of a table (`docs/methods/lpct.md` §10.6), computed per ε block and method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryRow {

@@ -65,7 +65,7 @@ pub enum DataSource {
         design: LpctDesign,
         stream: String,
     },
-    /// The HistOfTree simulation design (`histoftree.md` §11), drawn afresh in every
+    /// The HistOfTree simulation design (`docs/methods/histoftree.md` §11), drawn afresh in every
     /// repetition with these sizes from the stream ("data", data set, repetition).
     SemiFeatureSine {
         public: usize,

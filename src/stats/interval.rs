@@ -18,7 +18,7 @@ pub fn t_quantile_975(df: usize) -> Option<f64> {
 
 /// The half-width `t_{0.975, n−1} · sd₀ / √n` of `values` (n values, one per repetition;
 /// units of the values), `sd₀` the population standard deviation (denominator n), as the
-/// DiPriMe paper prints its "±" (`diprime.md` §6.1). `None` for fewer than two values.
+/// DiPriMe paper prints its "±" (`docs/methods/diprime.md` §6.1). `None` for fewer than two values.
 /// All values equal give 0 (the paper prints 0.000 where scipy says NaN).
 ///
 /// ```

@@ -36,7 +36,7 @@ fn default_max_group() -> usize {
 pub enum SignificanceRule {
     /// No stars.
     None,
-    /// LPDT Tables 2/5 (method card `lpdt.md` §8.3, "Marks in Tables 2/5", an inferred
+    /// LPDT Tables 2/5 (method card `docs/methods/lpdt.md` §8.3, "Marks in Tables 2/5", an inferred
     /// reading of the caption): star the smallest group of g ≤ `max_group` best methods,
     /// g < number of run methods, each of which is significantly better than every
     /// remaining method (one-sided Wilcoxon signed-rank, p < `alpha`).
@@ -48,7 +48,7 @@ pub enum SignificanceRule {
         #[serde(default = "default_max_group")]
         max_group: usize,
     },
-    /// LPCT paper convention (method card `lpct.md` §10.5): star the best method and every
+    /// LPCT paper convention (method card `docs/methods/lpct.md` §10.5): star the best method and every
     /// method that is not significantly worse than it (one-sided Wilcoxon signed-rank of
     /// the best against the method, p ≥ `alpha` or the test undefined).
     NotWorseThanBest {
@@ -116,7 +116,7 @@ fn order_best_first(means: &[Option<f64>], lower_is_better: bool) -> Vec<usize> 
 /// was not run; `None` and non-finite means are skipped. Best is the lowest mean when
 /// `lower_is_better` (MSE), the highest otherwise (accuracy). Ties: the lower index wins
 /// (it is best, the other second). Returns `(None, None)` when no method has a mean and
-/// `(Some(b), None)` when only one does. Source: `lpdt.md` §8.3 (bold / underline of
+/// `(Some(b), None)` when only one does. Source: `docs/methods/lpdt.md` §8.3 (bold / underline of
 /// Tables 2/5).
 pub fn rank_marks(means: &[Option<f64>], lower_is_better: bool) -> (Option<usize>, Option<usize>) {
     let order = order_best_first(means, lower_is_better);
@@ -127,7 +127,7 @@ pub fn rank_marks(means: &[Option<f64>], lower_is_better: bool) -> (Option<usize
 /// best (lowest when `lower_is_better`, highest otherwise) of the finite values.
 /// `None` and non-finite entries are never marked; with no finite value nothing is.
 ///
-/// Used for the `*` of LPCT Table 2 (`lpct.md` §10.5: the best mean of a block, with every
+/// Used for the `*` of LPCT Table 2 (`docs/methods/lpct.md` §10.5: the best mean of a block, with every
 /// mean tied with it at the printed precision — pass the means as printed) and for the `*`
 /// of its summary rows (§10.6: the lowest rank sum, the highest "No. 1" count).
 ///
@@ -173,11 +173,11 @@ fn significantly_better(a: &[f64], b: &[f64], lower_is_better: bool, alpha: f64)
 /// as not significant.
 ///
 /// - [`SignificanceRule::None`]: nothing is starred.
-/// - [`SignificanceRule::BetterThanRest`] (`lpdt.md` §8.3, Tables 2/5 of LPDT): the
+/// - [`SignificanceRule::BetterThanRest`] (`docs/methods/lpdt.md` §8.3, Tables 2/5 of LPDT): the
 ///   smallest g in 1..=max_group with g < (number of run methods) such that each of the
 ///   g best is significantly better than every remaining run method; those g are
 ///   starred. If no g qualifies (or fewer than two methods were run), none is starred.
-/// - [`SignificanceRule::NotWorseThanBest`] (`lpct.md` §10.5, LPCT paper): the best
+/// - [`SignificanceRule::NotWorseThanBest`] (`docs/methods/lpct.md` §10.5, LPCT paper): the best
 ///   method is starred, and so is every other run method m unless the best is
 ///   significantly better than m.
 ///
@@ -226,7 +226,7 @@ pub fn significance_marks(
     marks
 }
 
-/// The `*` of the HistOfTree tables (`histoftree.md` §10, our reading of a lost
+/// The `*` of the HistOfTree tables (`docs/methods/histoftree.md` §10, our reading of a lost
 /// caption): `result[m]` is true iff method m is tied for the best printed value of the
 /// block and every method so tied is significantly better than every other run method of
 /// the block.

@@ -1,9 +1,9 @@
 //! Statistics over repetitions (DESIGN.md, `stats/`): the Wilcoxon signed-rank test
 //! (matching `scipy.stats.wilcoxon`), summaries (mean, sd, median) and the marks of a
-//! table block (best, second best, significance stars; `lpdt.md` §8.3, `lpct.md` §10.5)
+//! table block (best, second best, significance stars; `docs/methods/lpdt.md` §8.3, `docs/methods/lpct.md` §10.5)
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
-//! counts; `lpct.md` §10.6; competition ranks with a min/max tie rule, `histoftree.md` §10) and
-//! the 95 % Student-t half-width the DiPriMe tables print as "±" (`diprime.md` §6.1); the
+//! counts; `docs/methods/lpct.md` §10.6; competition ranks with a min/max tie rule, `docs/methods/histoftree.md` §10) and
+//! the 95 % Student-t half-width the DiPriMe tables print as "±" (`docs/methods/diprime.md` §6.1); the
 //! Clopper–Pearson bounds of a privacy audit (issue 13).
 
 mod interval;

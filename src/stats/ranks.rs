@@ -1,11 +1,11 @@
 //! Ordinal ranks with a fixed tie order, rank sums and first-place counts: the summary
-//! rows "Rank Sum" and "No. 1" of LPCT Table 2 (method card `lpct.md` §10.6).
+//! rows "Rank Sum" and "No. 1" of LPCT Table 2 (method card `docs/methods/lpct.md` §10.6).
 //!
 //! A summary row is computed per ε block over a table whose rows are data sets and whose
 //! columns are the compared methods. Ranks are ordinal (1, 2, 3, … with no averaging):
 //! methods with equal values get different ranks, decided by a fixed tie order (the
 //! authors ranked with `numpy.argsort` over their methods in alphabetical order of their
-//! internal names; `lpct.md` §10.6).
+//! internal names; `docs/methods/lpct.md` §10.6).
 
 use std::cmp::Ordering;
 
@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 /// values the method that comes first in the tie order gets the smaller rank:
 /// `tie_position[m]` is method m's position in the tie order (any distinct numbers; the
 /// smaller goes first). So the ranks are always a permutation of 1..=n. Source:
-/// `lpct.md` §10.6 (ordinal ranks, ties broken by a fixed method order).
+/// `docs/methods/lpct.md` §10.6 (ordinal ranks, ties broken by a fixed method order).
 ///
 /// ```
 /// use dp_repro::stats::ordinal_ranks;
@@ -59,7 +59,7 @@ pub fn ordinal_ranks(values: &[f64], lower_is_better: bool, tie_position: &[usiz
     ranks
 }
 
-/// Rank sums of the methods over data sets ("Rank Sum", `lpct.md` §10.6).
+/// Rank sums of the methods over data sets ("Rank Sum", `docs/methods/lpct.md` §10.6).
 ///
 /// `table[d][m]` is the mean metric of method m on data set d (rows = data sets, one
 /// column per method), `None` when the method has no result there; a missing result
@@ -104,7 +104,7 @@ pub fn rank_sums(
 /// Competition ranks give a tie of k values ranked at places r..r+k−1 one shared rank:
 /// `Min` gives each the best place r ("1224" ranking, the personalized block of the
 /// HistOfTree tables), `Max` the worst place r+k−1 ("1334", the aligned block). Source:
-/// method card `histoftree.md` §10, where these two rules reproduce all 36 printed rank
+/// method card `docs/methods/histoftree.md` §10, where these two rules reproduce all 36 printed rank
 /// sums from the printed ratios.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TieRank {
@@ -121,7 +121,7 @@ pub enum TieRank {
 /// (`TieRank::Max`: that count, itself included). Better is lower when
 /// `lower_is_better` (MSE), higher otherwise. NaN is worse than every number and
 /// equal to every other NaN. Equal values are compared with `==` (so 0.0 and −0.0 tie);
-/// pass values as printed to rank at the printed precision (`histoftree.md` §10).
+/// pass values as printed to rank at the printed precision (`docs/methods/histoftree.md` §10).
 ///
 /// ```
 /// use dp_repro::stats::{competition_ranks, TieRank};
@@ -151,7 +151,7 @@ pub fn competition_ranks(values: &[f64], lower_is_better: bool, ties: TieRank) -
 }
 
 /// Rank sums with [`competition_ranks`] (the "rank sum" rows of the HistOfTree tables,
-/// `histoftree.md` §10).
+/// `docs/methods/histoftree.md` §10).
 ///
 /// `table[d][m]` is method m's value on data set d (rows = data sets), `None` when the
 /// method has no result there, which counts as `missing` (the worst value of the metric:
@@ -190,7 +190,7 @@ pub fn rank_sums_competition(
     sums
 }
 
-/// "No. 1" counts (`lpct.md` §10.6): for each of `n_methods` methods, the number of data
+/// "No. 1" counts (`docs/methods/lpct.md` §10.6): for each of `n_methods` methods, the number of data
 /// sets on which it is marked first — starred or bold in LPCT Table 2.
 /// `marked[d][m]` says whether method m is marked on data set d; a row shorter than
 /// `n_methods` counts its absent entries as unmarked.

@@ -61,7 +61,7 @@ fn absent(problem: String) -> Option<PathBuf> {
     }
     panic!(
         "{problem}\nThis test needs the real data. Point at them with\n    \
-         DP_REPRO_DATA=../shared/datasets cargo test --release\nor download them once with\n    \
+         DP_REPRO_DATA=/path/to/data cargo test --release\nor download them once with\n    \
          cargo run --release -- data fetch\n(into $DP_REPRO_DATA if set, else into the per-user \
          data folder, which the tests read when DP_REPRO_DATA is unset). To skip the real-data \
          tests instead, set {SKIP_ENV}=1."

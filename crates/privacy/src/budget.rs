@@ -39,7 +39,7 @@ impl Budget {
     /// Splits ε into (share·ε, (1 − share)·ε); the two parts add up to ε exactly up to
     /// rounding, and the second is computed as ε − first so it never exceeds the rest.
     /// LPDT uses share = ρ: ρε for the randomized response on the cell indicator,
-    /// (1 − ρ)ε for the Laplace mechanism on the label (lpdt.md §2.2, App. D.1).
+    /// (1 − ρ)ε for the Laplace mechanism on the label (docs/methods/lpdt.md §2.2, App. D.1).
     ///
     /// # Errors
     /// [`BudgetError::Share`] unless 0 < share < 1.
@@ -59,7 +59,7 @@ impl Budget {
     }
 
     /// Splits ε in two equal halves (PHIST / APHIST: ε/2 for the indicator vector and
-    /// ε/2 for the label vector, lpdt.md §7.3).
+    /// ε/2 for the label vector, docs/methods/lpdt.md §7.3).
     pub fn halves(&self) -> (f64, f64) {
         (self.epsilon / 2.0, self.epsilon / 2.0)
     }

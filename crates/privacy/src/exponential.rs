@@ -1,5 +1,5 @@
 //! The exponential mechanism over a finite list of candidates (McSherry & Talwar 2007;
-//! DiPriMe card diprime.md §2.2).
+//! DiPriMe card docs/methods/diprime.md §2.2).
 //!
 //! **Law.** Candidates `j = 0..m` with scores `q_j` (higher is better), sensitivity `Δ > 0`,
 //! budget `ε ≥ 0` and optional base weights `μ_j ≥ 0` (all 1 when absent). The mechanism

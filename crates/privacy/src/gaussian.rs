@@ -1,5 +1,5 @@
 //! The Gaussian mechanism ((ε, δ)-DP) for vectors and symmetric matrices, per user and
-//! aggregated over n users (used by PGLM, method card `lpct.md` §7.4).
+//! aggregated over n users (used by PGLM, method card `docs/methods/lpct.md` §7.4).
 //!
 //! **Per user.** A user holding a vector v ∈ ℝ^k releases v + σ·g, g ~ N(0, I_k); holding a
 //! symmetric D×D matrix M, releases M + σ·(G + Gᵀ)/√2 with G a D×D matrix of iid N(0,1)

@@ -1,4 +1,4 @@
-//! Permute-and-flip (McKenna & Sheldon 2020; DiPriMe card diprime.md §2.3, the authors'
+//! Permute-and-flip (McKenna & Sheldon 2020; DiPriMe card docs/methods/diprime.md §2.3, the authors'
 //! `pf_mech`).
 //!
 //! **Law.** Candidates `j = 0..m` with scores `q_j` (higher is better), sensitivity `Δ > 0`

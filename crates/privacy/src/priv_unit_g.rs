@@ -1,7 +1,7 @@
 //! PrivUnitG: the ε-LDP release of one user's gradient vector used by PSGD-L / PSGD-N
 //! (Asi, Feldman & Talwar 2022, "Optimal algorithms for mean estimation under local
 //! differential privacy", the Gaussian variant of PrivUnit; as used by Lowy et al. 2023 and
-//! by the LPCT paper's competitors, method card `lpct.md` §7.5).
+//! by the LPCT paper's competitors, method card `docs/methods/lpct.md` §7.5).
 //!
 //! **The law.** Given a vector g ∈ ℝ^k and a clipping level C > 0, the user sets
 //! u = g / max(‖g‖₂, C) (so ‖u‖ ≤ 1; the mechanism's analysis assumes ‖u‖ = 1, the

@@ -4,9 +4,9 @@ use rand::RngCore;
 
 /// The probability κ = e^{ε/2}/(1 + e^{ε/2}) of reporting a bit of a one-hot vector
 /// truthfully, when the whole vector must be ε-LDP: two one-hot vectors differ in two
-/// coordinates, each bit costs ln(κ/(1−κ)) = ε/2 (lpdt.md §2.2). For LPDT, pass ρε: the
+/// coordinates, each bit costs ln(κ/(1−κ)) = ε/2 (docs/methods/lpdt.md §2.2). For LPDT, pass ρε: the
 /// keep probability is e^{ρε/2}/(1+e^{ρε/2}) (App. D.1 of the LPDT paper, with its typo
-/// corrected as in lpdt.md §2.1).
+/// corrected as in docs/methods/lpdt.md §2.1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeepProbability {
     /// κ, the probability a bit is kept.
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn card_c14_values() {
-        // lpdt.md §14 C14: ρ = 0.5, ε = 4 → κ = e/(1+e) ≈ 0.7311, γ ≈ 0.4621.
+        // docs/methods/lpdt.md §14 C14: ρ = 0.5, ε = 4 → κ = e/(1+e) ≈ 0.7311, γ ≈ 0.4621.
         let k = rr_keep_probability(0.5 * 4.0);
         assert!((k.keep - std::f64::consts::E / (1.0 + std::f64::consts::E)).abs() < 1e-12);
         assert!((k.gamma - (2.0 * k.keep - 1.0)).abs() < 1e-12);

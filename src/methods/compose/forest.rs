@@ -1,5 +1,5 @@
 //! The `forest` composition block: central-DP forests of the DiPriMe tree engine
-//! (`crate::forest`; method card diprime.md §3, §4.2, §4.3, §9, §10).
+//! (`crate::forest`; method card docs/methods/diprime.md §3, §4.2, §4.3, §9, §10).
 //!
 //! ```yaml
 //! compose:

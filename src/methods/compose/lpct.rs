@@ -1,5 +1,5 @@
 //! The LPCT estimators as compositions (`estimator: lpct` and `lpct_prune`; LPCT paper
-//! §3–§5, method card lpct.md §3–§5): a tree grown on public data, the users' releases
+//! §3–§5, method card docs/methods/lpct.md §3–§5): a tree grown on public data, the users' releases
 //! summed per leaf, the public counts of each leaf, and the class of eq. (8) or of the
 //! pruning walk. The computing lives in `estimate::lpct` and `estimate::lpct_prune`; this
 //! file wires a fitted tree to them.
@@ -15,7 +15,7 @@ use crate::partition::{Partition, TreeShape};
 use rand_pcg::Pcg64;
 
 /// The release every private user of LPCT composition `c` makes over `k` leaves at the
-/// round budget ε (lpct.md §3; [`lpct_round_epsilon`] for LPCT-prune): the composition's
+/// round budget ε (docs/methods/lpct.md §3; [`lpct_round_epsilon`] for LPCT-prune): the composition's
 /// cell and label mechanisms at (ε_cell, ε_label) = its budget shares of ε (ε/2 each for
 /// LPCT: Laplace scale 4/ε on both vectors), labels clipped into `bounds`. The runner's
 /// sums and the privacy audit both draw from this release.
@@ -40,7 +40,7 @@ pub fn lpct_release(
 }
 
 /// The budget of one round of users' releases at grid point `m` and budget ε: ε for
-/// LPCT and LPCT-prune `reference_v1` (one round, lpct.md §5.4), ε/2 for LPCT-prune
+/// LPCT and LPCT-prune `reference_v1` (one round, docs/methods/lpct.md §5.4), ε/2 for LPCT-prune
 /// `paper` (Algorithm 2's two rounds, §5.2).
 pub fn lpct_round_epsilon(c: &Composition, m: &Params, epsilon: f64) -> f64 {
     if c.estimator == EstimatorBlock::LpctPrune && m.str("prune") == "paper" {
@@ -51,7 +51,7 @@ pub fn lpct_round_epsilon(c: &Composition, m: &Params, epsilon: f64) -> f64 {
 }
 
 /// A partition with the leaves of the private users, of the test points (None outside
-/// [0,1]^d, lpct.md §4.4) and the public counts U_Q, V_Q of every leaf.
+/// [0,1]^d, docs/methods/lpct.md §4.4) and the public counts U_Q, V_Q of every leaf.
 struct LeafData {
     partition: Partition,
     /// Parents and depths of the partition's nodes, for LPCT-prune's walks.
@@ -65,7 +65,7 @@ struct LeafData {
 }
 
 /// Whether every coordinate of `x` lies in [0, 1] (boundary included): LPCT predicts
-/// class 0 outside the unit box whatever the partition rule (lpct.md §4.4, §6).
+/// class 0 outside the unit box whatever the partition rule (docs/methods/lpct.md §4.4, §6).
 fn in_unit_box(x: &[f64]) -> bool {
     x.iter().all(|v| (0.0..=1.0).contains(v))
 }
@@ -131,7 +131,7 @@ impl LpctFit {
     }
 
     /// LPCT-Q: V_Q/U_Q > 1/2 in the test point's leaf, class 0 outside [0,1]^d or in a
-    /// leaf without public points (lpct.md §4.2).
+    /// leaf without public points (docs/methods/lpct.md §4.2).
     pub(super) fn public_only(&self) -> Vec<f64> {
         let zeros = vec![0.0; self.main.u_q.len()];
         lpct_predict(

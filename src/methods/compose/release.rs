@@ -40,7 +40,7 @@ fn label_part(l: LabelMechanism) -> &'static str {
 
 /// The mechanisms and scales of one user's release over K cells at budgets
 /// (ε_cell, ε_label) (a composition's `cell_mechanism` and `label_mechanism`; LPCT paper
-/// §3 for the Laplace vectors, lpdt.md §2.1 for randomized response and the scalar label).
+/// §3 for the Laplace vectors, docs/methods/lpdt.md §2.1 for randomized response and the scalar label).
 #[derive(Debug, Clone, Copy)]
 pub struct UserRelease {
     cell: CellMechanism,

@@ -1,7 +1,7 @@
 //! Heat maps: a figure with a grid parameter on the y axis (`y: {parameter: NAME}`) and ε
 //! or another grid parameter on the x axis; each cell's colour is the mean over
 //! repetitions of the test metric at that pair of values (the DiPriMe appendix Figs. 7/8,
-//! card diprime.md §7).
+//! card docs/methods/diprime.md §7).
 //!
 //! A heat map has one panel per method (and per ε of the figure when neither axis is ε and
 //! the method is private), drawn side by side in one file per data set,

@@ -1,5 +1,5 @@
 //! Leaf-occupancy histograms (`leaf_occupancy:` in a spec; DiPriMe Fig. 3, card
-//! diprime.md §7): for each forest, the exact training-row count of every leaf over all its
+//! docs/methods/diprime.md §7): for each forest, the exact training-row count of every leaf over all its
 //! trees, binned into equal bins on [0, `range`·n_train] with tick labels as fractions of
 //! n_train. One panel per method, side by side in one file `figures/<name>.svg` / `.png`.
 //!
