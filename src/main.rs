@@ -258,7 +258,8 @@ enum DataAction {
         #[arg(long, value_name = "DIR")]
         to: Option<PathBuf>,
         /// Base URL replacing https://raw.githubusercontent.com (e.g. an institutional
-        /// mirror holding <repository>/<commit>/<path>).
+        /// mirror holding <repository>/<commit>/<path>); the data sets made by hand are
+        /// taken from <URL>/prepared/<file> when the mirror holds them.
         #[arg(long, value_name = "URL")]
         mirror: Option<String>,
         /// Folder of data set manifests.

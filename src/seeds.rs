@@ -1,4 +1,4 @@
-//! Seeded random streams on the ground floor (DESIGN.md, "Seeds and pairing"): `run/` and
+//! Seeded random streams on the ground floor (docs/architecture.md, "Determinism: seeded streams"): `run/` and
 //! `methods/` both derive their streams here, so no method imports `run/`.
 //!
 //! Every stream is a `rand_pcg::Pcg64` seeded with the SHA-256 digest of a root seed and a

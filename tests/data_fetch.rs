@@ -358,7 +358,25 @@ fn manual_sources_print_instructions_and_bad_input_exits_2() {
             && stdout.contains("Concatenate a.csv and b.csv"),
         "{stdout}"
     );
-    assert!(server.requests().is_empty());
+    // The mirror was asked for the prepared file, had none (404), and the instructions
+    // stand.
+    let asked: Vec<String> = server.requests().into_iter().map(|(p, _)| p).collect();
+    assert_eq!(asked, ["/prepared/toy.csv"]);
+    assert!(!toy.path("data/toy.csv").exists());
+
+    // A mirror holding the prepared file serves it, verified by the manifest's sha256 and
+    // not converted; a prepared file with other bytes is refused and nothing is written.
+    server.route("/prepared/toy.csv", Reply::File(TOY_LF.as_bytes().to_vec()));
+    let (code, stdout, stderr) = toy.fetch(&server.base);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("verified"), "{stdout}");
+    assert_eq!(fs::read_to_string(toy.path("data/toy.csv")).unwrap(), TOY_LF);
+    fs::remove_file(toy.path("data/toy.csv")).unwrap();
+    server.route("/prepared/toy.csv", Reply::File(crlf(TOY_LF.as_bytes())));
+    let (code, _, stderr) = toy.fetch(&server.base);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("sha256"), "{stderr}");
+    assert!(!toy.path("data/toy.csv").exists());
 
     let home = toy.path("home");
     let (code, _, stderr) = dp_repro(&home, &["data", "fetch", "abalone", "--mirror", "ftp://x"]);
@@ -517,13 +535,10 @@ fn data_list_shows_status_fetch_and_papers_of_every_data_set() {
 /// sha256 fits, and `data list` then shows all verified.
 #[test]
 fn every_manifest_fetches_from_a_mirror_of_its_source() {
-    // The manifests whose file downloads as one file (the others say how to make it by
-    // hand; `manual_sources_print_instructions_and_bad_input_exits_2` covers them).
-    let manifests: Vec<_> = dp_repro::data::list_manifests(&[common::root().join("datasets")])
-        .unwrap()
-        .into_iter()
-        .filter(|m| m.fetch.manual.is_none())
-        .collect();
+    // Every manifest: those whose file downloads as one file from its pinned source, and
+    // those made by hand, which the mirror holds prepared under `prepared/<file>`.
+    let manifests: Vec<_> =
+        dp_repro::data::list_manifests(&[common::root().join("datasets")]).unwrap();
     let names: Vec<&str> = manifests.iter().map(|m| m.name.as_str()).collect();
     let files: Vec<&str> = manifests.iter().map(|m| m.file.as_str()).collect();
     let Some(data) = common::real_data(&files) else {
@@ -532,6 +547,10 @@ fn every_manifest_fetches_from_a_mirror_of_its_source() {
     let server = Server::start();
     for m in &manifests {
         let bytes = fs::read(data.join(&m.file)).unwrap();
+        if m.fetch.manual.is_some() {
+            server.route(&format!("/prepared/{}", m.file), Reply::File(bytes));
+            continue;
+        }
         let served = match m.fetch.convert.as_slice() {
             [] => bytes,
             [dp_repro::data::fetch::Conversion::CrlfToLf] => crlf(&bytes),
@@ -570,11 +589,9 @@ fn every_manifest_fetches_from_a_mirror_of_its_source() {
     let all = dp_repro::data::list_manifests(&[common::root().join("datasets")])
         .unwrap()
         .len();
+    assert_eq!(all, manifests.len());
     assert!(
-        stdout.contains(&format!(
-            "{} of {all} data sets present and verified",
-            manifests.len()
-        )),
+        stdout.contains(&format!("{all} of {all} data sets present and verified")),
         "{stdout}"
     );
 }

@@ -1,4 +1,4 @@
-//! The audit's own table from each registered method to its audit cases (DESIGN.md,
+//! The audit's own table from each registered method to its audit cases (docs/architecture.md,
 //! `audit/`): the audit reaches a method's concrete type through
 //! [`crate::methods::AsAny`] and builds the cases from the release functions the method
 //! exports, so no method imports `audit/`. Each family's module answers for its own

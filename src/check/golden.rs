@@ -1,6 +1,6 @@
 //! Golden numbers: our own `summary.csv` against a blessed copy (issue 3, item 4).
 //!
-//! Every result is seeded (DESIGN.md, "Seeds and pairing") and bit-identical whatever the
+//! Every result is seeded (docs/architecture.md, "Determinism: seeded streams") and bit-identical whatever the
 //! thread count, so by default the comparison is exact: the parsed `f64` of `mean`, `std`
 //! and `median` must be equal (the files hold shortest round-trip decimals, so equal
 //! parsed values mean equal bits). Where a platform's floating point may differ (e.g. a

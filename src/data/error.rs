@@ -1,6 +1,6 @@
 //! Errors of the data layer: manifests (`datasets/*.yaml`), data files, checksums and
 //! CSV parsing. Every message names the file and, where it applies, the line, row,
-//! column or field, and says what would be valid (DESIGN.md, "Conventions").
+//! column or field, and says what would be valid (docs/architecture.md, "Conventions").
 
 use std::fmt;
 use std::path::PathBuf;

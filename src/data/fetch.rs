@@ -1,6 +1,6 @@
 //! Getting the data files: `dp-repro data fetch` downloads each manifest's file from its
 //! pinned source, applies the manifest's declared conversions and verifies the sha256;
-//! `dp-repro data list` says which files a data folder holds (DESIGN.md, `data/`).
+//! `dp-repro data list` says which files a data folder holds (docs/architecture.md, `data/`).
 //!
 //! A manifest's [`Source`] (repository, commit, path) gives the URL
 //! `<base>/<repository>/<commit>/<path>`, with base `https://raw.githubusercontent.com`
@@ -326,27 +326,41 @@ pub fn fetch_one(m: &Manifest, opts: &FetchOptions) -> Result<Fetched, FetchErro
     if status == FileStatus::Verified {
         return Ok(Fetched::AlreadyVerified);
     }
-    if let Some(instructions) = &m.fetch.manual {
-        return Ok(Fetched::Manual {
-            instructions: instructions.trim().to_string(),
-        });
-    }
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| FetchError::Io { path, source }
     };
+    let url = match (&m.fetch.manual, prepared_url(opts, m)) {
+        (None, _) => source_url(&opts.base_url, &m.source),
+        (Some(_), Some(url)) => url,
+        (Some(instructions), None) => {
+            return Ok(Fetched::Manual {
+                instructions: instructions.trim().to_string(),
+            })
+        }
+    };
     fs::create_dir_all(&opts.to).map_err(io(&opts.to))?;
-    let url = source_url(&opts.base_url, &m.source);
     let target = opts.to.join(&m.file);
     let part = part_path(&target);
-    let (bytes, resumed_from) = download(m, &url, &part, opts.progress)?;
+    let (bytes, resumed_from) = match download(m, &url, &part, opts.progress) {
+        // A mirror without the prepared file of a manual data set: say how to obtain it.
+        Err(FetchError::Http { status: 404, .. }) if m.fetch.manual.is_some() => {
+            return Ok(Fetched::Manual {
+                instructions: m.fetch.manual.as_deref().unwrap_or_default().trim().to_string(),
+            })
+        }
+        r => r?,
+    };
 
     let mut data = fs::read(&part).map_err(|source| DataError::Io {
         path: part.clone(),
         source,
     })?;
-    for c in &m.fetch.convert {
-        data = c.apply(&data);
+    // A prepared file (manual data set, from a mirror) is already the final file.
+    if m.fetch.manual.is_none() {
+        for c in &m.fetch.convert {
+            data = c.apply(&data);
+        }
     }
     let actual = sha256_bytes(&data);
     if actual != m.sha256 {
@@ -361,7 +375,7 @@ pub fn fetch_one(m: &Manifest, opts: &FetchOptions) -> Result<Fetched, FetchErro
             conversions: conversions_text(m),
         });
     }
-    if m.fetch.convert.is_empty() {
+    if m.fetch.convert.is_empty() || m.fetch.manual.is_some() {
         fs::rename(&part, &target).map_err(io(&target))?;
     } else {
         let tmp = part.with_extension("converted");
@@ -373,6 +387,19 @@ pub fn fetch_one(m: &Manifest, opts: &FetchOptions) -> Result<Fetched, FetchErro
         bytes,
         resumed_from,
         replaced_altered: matches!(status, FileStatus::Altered { .. }),
+    })
+}
+
+/// Where a mirror holds the prepared file of a data set that cannot be downloaded from its
+/// source (`fetch.manual`): `<mirror>/prepared/<file>`, the file exactly as the manifest's
+/// sha256 describes it (no conversions). `None` without a mirror (the default base URL).
+pub fn prepared_url(opts: &FetchOptions, m: &Manifest) -> Option<String> {
+    (opts.base_url != DEFAULT_BASE_URL).then(|| {
+        format!(
+            "{}/prepared/{}",
+            opts.base_url.trim_end_matches('/'),
+            utf8_percent_encode(&m.file, SEGMENT)
+        )
     })
 }
 

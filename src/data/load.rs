@@ -1,5 +1,5 @@
 //! Loading real data sets: locating the data folder, checking a file's sha256 against its
-//! manifest, and parsing numeric CSV files into a [`Dataset`] (DESIGN.md, `data/`).
+//! manifest, and parsing numeric CSV files into a [`Dataset`] (docs/architecture.md, `data/`).
 
 use std::fs::File;
 use std::io::{self, Read};

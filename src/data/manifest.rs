@@ -1,6 +1,6 @@
 //! Data-set manifests: one YAML file `datasets/<name>.yaml` per real data set, naming the
 //! data file, its task, label column, sha256 and shape, where it comes from and the
-//! paper's n and d (DESIGN.md, `data/`).
+//! paper's n and d (docs/architecture.md, `data/`).
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,4 +1,4 @@
-//! Privacy masks of semi-feature LDP (HistOfTree card §1, §10, §11; DESIGN.md "Privacy
+//! Privacy masks of semi-feature LDP (HistOfTree card §1, §10, §11; docs/architecture.md "Privacy
 //! models"): P ∈ {0,1}^{n×d}, P_ij = 1 when feature j of user i must be protected. The mask
 //! is public and independent of the data (card §1).
 //!

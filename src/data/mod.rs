@@ -1,5 +1,5 @@
 //! Data sets: features, labels and the learning task; manifests, loaders, synthetic
-//! generators, splits and scaling (DESIGN.md, `data/`).
+//! generators, splits and scaling (docs/architecture.md, `data/`).
 
 pub mod cache;
 pub mod encode;

@@ -1,4 +1,4 @@
-//! From privatized reports to leaf values (DESIGN.md, `estimate/`): the LPDT ratio
+//! From privatized reports to leaf values (docs/architecture.md, `estimate/`): the LPDT ratio
 //! estimator (5) with its public-mean fallback, the PHIST / APHIST histogram
 //! estimators, and the LPCT classification estimator (LPCT paper eq. 8) with its pruning
 //! (LPCT paper §5), and HistOfTree's ratio over candidate cells (docs/methods/histoftree.md §5).

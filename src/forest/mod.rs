@@ -1,4 +1,4 @@
-//! Central-DP tree engine of the DiPriMe paper and its forests (DESIGN.md, `forest/`;
+//! Central-DP tree engine of the DiPriMe paper and its forests (docs/architecture.md, `forest/`;
 //! method card docs/methods/diprime.md §3, §4.2, §4.3, §5).
 //!
 //! One engine (card §10): a median mechanism ([`MedianMechanism`]: exact, exponential,

@@ -1,4 +1,4 @@
-//! Methods as compositions of building blocks (DESIGN.md, `methods/`): a partition rule and
+//! Methods as compositions of building blocks (docs/architecture.md, `methods/`): a partition rule and
 //! the data it is grown on, a cell mechanism, a label mechanism, an estimator and a budget
 //! split. The paper methods LPDT-M, LPDT-V, PHIST, APHIST, DT and DT-pub are presets
 //! written this way in `specs/methods/*.yaml`; a spec may compose its own baseline the
@@ -302,7 +302,7 @@ impl TryFrom<RawComposition> for Composition {
             ];
             if let Some((field, _)) = local.iter().find(|(_, given)| *given) {
                 return Err(format!(
-                    "`{field}` is a local-DP block and `forest` a central-DP one (DESIGN.md, Privacy models): a composition takes either the local blocks (partition, cell_mechanism, label_mechanism, estimator, budget) or `forest` alone; remove `{field}` or `forest`"
+                    "`{field}` is a local-DP block and `forest` a central-DP one (docs/architecture.md, Privacy models): a composition takes either the local blocks (partition, cell_mechanism, label_mechanism, estimator, budget) or `forest` alone; remove `{field}` or `forest`"
                 ));
             }
             return Ok(Composition::forest_only(f));

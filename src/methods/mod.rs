@@ -1,4 +1,4 @@
-//! The method registry (DESIGN.md, `methods/`).
+//! The method registry (docs/architecture.md, `methods/`).
 //!
 //! A method declares its parameters (structural ones shape the partition, the others only
 //! the privatization), the tasks it supports and whether it spends privacy budget. The
@@ -51,7 +51,7 @@ impl RepData {
     }
 }
 
-/// The privacy model a method works under (DESIGN.md, "Privacy models").
+/// The privacy model a method works under (docs/architecture.md, "Privacy models").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrivacyModel {
     /// Local DP with a public sample (LPDT, LPCT): private users only through releases.
@@ -179,7 +179,7 @@ pub trait Method: AsAny + Send + Sync {
     fn blocks(&self) -> Option<String> {
         None
     }
-    /// The privacy model (DESIGN.md, "Privacy models"); by default local DP with public
+    /// The privacy model (docs/architecture.md, "Privacy models"); by default local DP with public
     /// data for private methods and [`PrivacyModel::NonPrivate`] for the others. The runner
     /// draws privacy masks when a method of the spec says [`PrivacyModel::SemiFeature`].
     fn privacy_model(&self) -> PrivacyModel {

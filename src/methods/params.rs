@@ -129,7 +129,7 @@ impl ParamKind {
 }
 
 /// What a parameter changes, which decides where the runner applies it and which random
-/// streams it keys (DESIGN.md, "Seeds and pairing").
+/// streams it keys (docs/architecture.md, "Determinism: seeded streams").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamRole {
     /// Shapes the partition (depth, min_leaf, bins, …): built once per repetition and

@@ -1,4 +1,4 @@
-//! Axis-aligned tree partitions of the feature space (DESIGN.md, `partition/`).
+//! Axis-aligned tree partitions of the feature space (docs/architecture.md, `partition/`).
 //!
 //! One [`Partition`] type serves every tree rule: a flat array of nodes, leaf ids 0..K,
 //! the box (cell) of every leaf, and the mean label of the points the tree was grown on

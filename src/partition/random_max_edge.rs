@@ -1,6 +1,6 @@
 //! Random max-edge partitions: the split dimension is drawn uniformly among the longest
 //! edges of the cell and the cell is cut at its midpoint, so the partition does not
-//! depend on labels at all (the data-independent tree of random-forest theory; DESIGN.md
+//! depend on labels at all (the data-independent tree of random-forest theory; docs/architecture.md
 //! lists it among the partition rules; a building block for baselines defined in YAML).
 
 use super::builder::{lpdt_stop, mean_of, stable_partition, TreeBuilder};

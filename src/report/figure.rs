@@ -1,6 +1,6 @@
 //! Figures: line plots of a metric's mean over repetitions, with an optional quantile
 //! band, rendered to SVG and PNG with `plotters` and written as a tidy CSV of the plotted
-//! points (DESIGN.md, `report/`; the LPDT figures are docs/methods/lpdt.md §8.2, §8.4, §8.6).
+//! points (docs/architecture.md, `report/`; the LPDT figures are docs/methods/lpdt.md §8.2, §8.4, §8.6).
 //!
 //! A spec's `figures:` section lists [`FigureSpec`]s. Each figure is drawn once per data
 //! set (one panel per file) from the results of a run:

@@ -1,5 +1,5 @@
 //! Reporting: the table model, number formatting, and rendering to LaTeX and Markdown
-//! through tera templates (DESIGN.md, `report/`).
+//! through tera templates (docs/architecture.md, `report/`).
 //!
 //! A stage upstream builds a [`Table`] (rows = data sets, columns = methods grouped by ε,
 //! cells = mean test metric with bold / underline / `*` marks, optional summary rows); [`render_latex`] and

@@ -1,4 +1,4 @@
-//! A ledger run (issue 27; DESIGN.md "The ledger"): one real fit of each private method of
+//! A ledger run (issue 27; docs/architecture.md "The ledger"): one real fit of each private method of
 //! a spec at each distinct release configuration and ε, on each data set's real data
 //! (repetition 1, the run's own seeded streams), inside a [`ledger::recording`]. Every
 //! mechanism call of the fit charges what it actually spent to the users or rows it read,

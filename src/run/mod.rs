@@ -1,4 +1,4 @@
-//! Planning and running an experiment (DESIGN.md, `run/`): per (data set, repetition) the
+//! Planning and running an experiment (docs/architecture.md, `run/`): per (data set, repetition) the
 //! data are loaded once, split with the repetition's seed and scaled; per method and
 //! structural grid point the partition is built once, then every mechanism grid point and
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.

@@ -1,4 +1,4 @@
-//! Seeded random streams (DESIGN.md, "Seeds and pairing").
+//! Seeded random streams (docs/architecture.md, "Determinism: seeded streams").
 //!
 //! Every stream is a `rand_pcg::Pcg64` seeded with the SHA-256 digest of the spec seed and
 //! a list of parts naming the purpose and the task (data set, repetition, method, grid

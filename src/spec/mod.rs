@@ -1,5 +1,5 @@
 //! Specs: the YAML schema ([`raw`]) and its validation into an [`Experiment`]
-//! (DESIGN.md, `spec/`). Parse first, validate second.
+//! (docs/architecture.md, `spec/`). Parse first, validate second.
 
 pub mod raw;
 pub mod resolve;

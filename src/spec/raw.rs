@@ -111,7 +111,7 @@ impl<'de> Deserialize<'de> for LabelBoundsFrom {
     }
 }
 
-/// How the users' releases are seeded (DESIGN.md, "Seeds and pairing").
+/// How the users' releases are seeded (docs/architecture.md, "Determinism: seeded streams").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Noise {
     /// A fresh stream per data set, repetition, method, release grid point and ε (the

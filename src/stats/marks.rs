@@ -3,7 +3,7 @@
 //!
 //! A block is one data set × one ε: a row of competing methods whose per-repetition
 //! metrics are paired by repetition (the split of repetition r is shared by all methods,
-//! DESIGN.md "Seeds and pairing").
+//! docs/architecture.md "Determinism: seeded streams").
 //!
 //! Ordering convention shared by every function here: a method whose mean is missing
 //! (`None`) or not finite is skipped; methods are ordered best first by mean with a stable

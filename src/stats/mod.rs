@@ -1,4 +1,4 @@
-//! Statistics over repetitions (DESIGN.md, `stats/`): the Wilcoxon signed-rank test
+//! Statistics over repetitions (docs/architecture.md, `stats/`): the Wilcoxon signed-rank test
 //! (matching `scipy.stats.wilcoxon`), summaries (mean, sd, median) and the marks of a
 //! table block (best, second best, significance stars; `docs/methods/lpdt.md` §8.3, `docs/methods/lpct.md` §10.5)
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place

@@ -10,8 +10,8 @@
 //!
 //! **Aggregated.** The curator only uses the sum of the n releases. The noise of that sum is
 //! a sum of n iid centred Gaussians, which is exactly one Gaussian of n times the variance:
-//! drawing σ√n·g once has the same law as drawing and adding n per-user noises (DESIGN.md,
-//! "Faithful privacy": an exact shortcut). [`GaussianAggregate::Sum`] is that law.
+//! drawing σ√n·g once has the same law as drawing and adding n per-user noises (docs/architecture.md,
+//! "Releases are first-class": an exact shortcut). [`GaussianAggregate::Sum`] is that law.
 //! [`GaussianAggregate::SqrtN`] is the LPCT reference code's PGLM, whose total variance is
 //! σ²·√n: the law of no sum of per-user releases at σ (it is n^{1/4} too little noise in
 //! standard deviation for the stated guarantee; card §7.4 step 2, §11 item 10).

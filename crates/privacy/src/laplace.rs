@@ -25,8 +25,8 @@ pub fn laplace<R: Rng + ?Sized>(rng: &mut R, b: f64) -> f64 {
 
 /// The sum of n independent Laplace(0, b) draws, drawn in O(1): it has exactly the law of
 /// b·(G − G′) with G, G′ iid Gamma(n, 1), because a Laplace(b) draw is b times the
-/// difference of two Exp(1) draws and a sum of n Exp(1) is Gamma(n, 1) (DESIGN.md,
-/// "Faithful privacy"; docs/methods/lpdt.md §7.3 "Exact cheap simulation"). Used by PHIST/APHIST, where
+/// difference of two Exp(1) draws and a sum of n Exp(1) is Gamma(n, 1) (docs/architecture.md,
+/// "Releases are first-class"; docs/methods/lpdt.md §7.3 "Exact cheap simulation"). Used by PHIST/APHIST, where
 /// the curator only sees per-cell sums of the users' noise.
 ///
 /// n = 0 or b = 0 returns 0.

@@ -1,4 +1,4 @@
-//! The privacy ledger (DESIGN.md, "The ledger"): every mechanism call charges the ε it
+//! The privacy ledger (docs/architecture.md, "The ledger"): every mechanism call charges the ε it
 //! actually spent to the subjects whose data it read, and a ledger run totals the charges
 //! per subject along the code path that ran.
 //!

@@ -4,7 +4,7 @@
 //!
 //! It is a crate of its own so that it imports nothing of the estimators, the runner or the
 //! audit (the lowest room of the house, enforced by the compiler), and so that its own tests
-//! can be mutation-tested in minutes (see the README, "The privacy primitives' own tests").
+//! can be mutation-tested in minutes (see docs/audit.md).
 //!
 //! Every function takes the random stream explicitly: the caller derives it from the spec
 //! seed and the task (see `dp_repro::seeds`), so results do not depend on thread scheduling.

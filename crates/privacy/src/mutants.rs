@@ -13,7 +13,7 @@
 pub struct Slip {
     /// Its switch name (kebab-case).
     pub name: &'static str,
-    /// What it does and where, in words (the README's list).
+    /// What it does and where, in words (the list in docs/audit.md).
     pub what: &'static str,
     /// The spec (path from the repository root) whose audit and ledger must catch it.
     pub spec: &'static str,

@@ -1,4 +1,4 @@
-//! One private user's release under a composition's cell and label mechanisms (DESIGN.md,
+//! One private user's release under a composition's cell and label mechanisms (docs/architecture.md,
 //! "Releases are first-class"): used by the user-by-user simulation of the curator's sums
 //! ([`super::simulate_sums`]), by LPCT's exact sums ([`UserRelease::laplace_sums`], the
 //! same law, tested), and by the privacy audit (`audit::local`), which draws

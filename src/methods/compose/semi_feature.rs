@@ -1,5 +1,5 @@
 //! HistOfTree and AdHistOfTree as compositions (method card docs/methods/histoftree.md §4–§7; the
-//! semi-feature model of DESIGN.md "Privacy models"): `partition: {rule: histogram_x_tree,
+//! semi-feature model of docs/architecture.md "Privacy models"): `partition: {rule: histogram_x_tree,
 //! tree: max_edge | cart, grown_on: released, shape: fixed | adaptive}`, a cell mechanism
 //! over each user's candidate cells (`generalized_rr`, eq. (17), or `randomized_response`,
 //! eq. (8)), `label_mechanism: laplace`, `estimator: ratio`, `budget: rho`.
