@@ -9,7 +9,7 @@
 //! - `diprime`: the DiPriMe forest (10 trees, depth rule) on Banknote, ε 2;
 //! - `deconv`: DECONV on concrete (1,030 rows), bandwidth 0.1, ε 2.
 //!
-//! Run: `DP_REPRO_DATA=../shared/datasets cargo bench` (or `cargo bench -- lpdt` for one
+//! Run: `DP_REPRO_DATA=DIR cargo bench` (or `cargo bench -- lpdt` for one
 //! family). Without DP_REPRO_DATA the benchmarks print why and measure nothing. Medians in
 //! criterion's report (target/criterion); speed goals live here and in notes, never in tests.
 
@@ -142,7 +142,7 @@ fn methods(c: &mut Criterion) {
     let Some(dir) = std::env::var_os(dp_repro::data::DATA_DIR_ENV).filter(|d| !d.is_empty()) else {
         eprintln!(
             "skipping the method benchmarks: they need the real data sets (abalone, rice, \
-             banknote, concrete); set {}=<folder>, e.g. {0}=../shared/datasets cargo bench",
+             banknote, concrete); set {}=<folder>, e.g. {0}=$HOME/data cargo bench",
             dp_repro::data::DATA_DIR_ENV
         );
         return;

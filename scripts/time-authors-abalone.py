@@ -10,7 +10,7 @@ timed whole fits (construct, fit, predict); prints the median and the minimum in
 Needs numpy, scikit-learn, scipy and numba, and the authors' package: installed
 (`pip install LPDT`) or a checkout of Karlmyh/LPDT passed as --lpdt-src DIR.
 
-    python scripts/time-authors-abalone.py --data-dir ../shared/datasets [--repeats 20] [--lpdt-src DIR]
+    python scripts/time-authors-abalone.py --data-dir DIR [--repeats 20] [--lpdt-src DIR]
 """
 import argparse
 import statistics

@@ -1,6 +1,6 @@
 //! Data-set manifests and loaders: every manifest in `datasets/` loads, its data file in
 //! the data folder (`DP_REPRO_DATA`, see `tests/common`) passes the sha256 and shape checks
-//! and agrees with the shared MANIFEST.csv; and the loaders' errors name the file, line,
+//! and the loaders' errors name the file, line,
 //! column and what is valid.
 
 mod common;
@@ -72,7 +72,7 @@ fn every_lpdt_table4_manifest_is_present_and_consistent() {
 
 #[test]
 fn paper_columns_match_reported_table4() {
-    let Some(reported) = common::shared_file("reported/lpdt_table4_datasets.csv") else {
+    let Some(reported) = common::reported_file("lpdt_table4_datasets.csv") else {
         return;
     };
     let mut rdr = csv::Reader::from_path(&reported).unwrap();
@@ -94,60 +94,6 @@ fn paper_columns_match_reported_table4() {
             (table[abbr].0, Some(table[abbr].1)),
             "{name} ({abbr})"
         );
-    }
-}
-
-#[test]
-fn manifests_match_the_shared_manifest_csv() {
-    let Some(manifest_csv) = common::shared_file("datasets/MANIFEST.csv") else {
-        return;
-    };
-    let mut rdr = csv::Reader::from_path(manifest_csv).unwrap();
-    let headers = rdr.headers().unwrap().clone();
-    let col = |h: &str| headers.iter().position(|c| c == h).unwrap();
-    let rows: BTreeMap<String, csv::StringRecord> = rdr
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            (r[col("name")].to_string(), r)
-        })
-        .collect();
-    let all = all_manifests();
-    assert!(all.len() >= LPDT.len());
-    for m in &all {
-        let row = rows
-            .get(&m.name)
-            .unwrap_or_else(|| panic!("{} not in MANIFEST.csv", m.name));
-        let num = |h: &str| row[col(h)].parse::<usize>().unwrap();
-        assert_eq!(m.file, &row[col("file")], "{}", m.name);
-        assert_eq!(m.sha256, &row[col("sha256")], "{}", m.name);
-        assert_eq!(m.n_rows, num("n_rows"), "{}", m.name);
-        // A raw file's manifest counts its encoded features (the paper's d); MANIFEST.csv
-        // counts the file's columns.
-        if m.encode.is_none() {
-            assert_eq!(m.n_features, num("n_features"), "{}", m.name);
-        } else if let Some(d) = m.paper.first().and_then(|p| p.d) {
-            // ... and reaches the d the paper prints (the DiPriMe paper prints none; its
-            // manifests are checked against the authors' d in tests/diprime_data.rs).
-            assert_eq!(m.n_features, d, "{}", m.name);
-        }
-        assert_eq!(m.label_column, num("label_column"), "{}", m.name);
-        assert_eq!(
-            m.has_header.to_string(),
-            &row[col("has_header")],
-            "{}",
-            m.name
-        );
-        assert_eq!(m.source.repository, &row[col("source_repo")], "{}", m.name);
-        assert_eq!(m.source.commit, &row[col("source_commit")], "{}", m.name);
-        assert_eq!(m.source.path, &row[col("source_path")], "{}", m.name);
-        if let Some(p) = m.paper.first() {
-            // LPCT rows give `n_P+n_Q`; the manifest's n is n_P.
-            let paper_n = row[col("paper_n")].split('+').next().unwrap_or("");
-            assert_eq!(p.n.to_string(), paper_n, "{}", m.name);
-            let paper_d = p.d.map(|d| d.to_string()).unwrap_or_default();
-            assert_eq!(paper_d, &row[col("paper_d")], "{}", m.name);
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Data at scale: the fast CSV path reads every shared data set bit for bit as the general
+//! Data at scale: the fast CSV path reads every data set bit for bit as the general
 //! reader does; the binary cache returns the parsed data, is keyed by the file's sha256 and
 //! the manifest's preprocessing, and rebuilds (with a message) an entry that is truncated
 //! or corrupt; an altered data file is caught even when its cache entry exists.
@@ -17,7 +17,7 @@ use dp_repro::data::{
 use common::loaded_bits as bits;
 
 #[test]
-fn the_fast_path_reads_every_shared_data_set_as_the_general_reader() {
+fn the_fast_path_reads_every_data_set_as_the_general_reader() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
     let all = list_manifests(&[dir]).unwrap();
     let files: Vec<&str> = all.iter().map(|m| m.file.as_str()).collect();

@@ -124,7 +124,7 @@ fn card_indices(text: &str) -> Vec<usize> {
 #[test]
 fn each_manifest_cites_the_paper_and_agrees_with_the_card() {
     let card: Option<BTreeMap<String, (usize, usize, Vec<usize>, usize)>> =
-        common::shared_file("reported/diprime_datasets.csv").map(|path| {
+        common::reported_file("diprime_datasets.csv").map(|path| {
             let mut rdr = csv::Reader::from_path(path).unwrap();
             let h = rdr.headers().unwrap().clone();
             let col = |name: &str| h.iter().position(|c| c == name).unwrap();

@@ -43,7 +43,7 @@ fn manifest_dir() -> PathBuf {
 /// file's.
 #[test]
 fn each_manifest_cites_the_papers_row_and_names_its_mismatch() {
-    let shared = common::shared_file("reported/histoftree_datasets.csv");
+    let shared = common::reported_file("histoftree_datasets.csv");
     let table: Option<BTreeMap<String, (usize, usize)>> = shared.map(|path| {
         csv::Reader::from_path(path)
             .unwrap()

@@ -108,19 +108,6 @@ fn paper_rule(setting: &str) -> TieRank {
 }
 
 #[test]
-fn the_copied_tables_are_the_shared_ones() {
-    for f in ["histoftree_tables.csv", "histoftree_ranksum.csv"] {
-        if let Some(shared) = common::shared_file(&format!("reported/{f}")) {
-            assert_eq!(
-                std::fs::read(reported(f)).unwrap(),
-                std::fs::read(shared).unwrap(),
-                "{f}"
-            );
-        }
-    }
-}
-
-#[test]
 fn the_printed_tables_have_360_cells_in_six_blocks() {
     let t = printed_tables();
     assert_eq!(t.len(), 6);

@@ -65,7 +65,7 @@ fn no1_counts_the_marked_cells_per_method() {
 /// the printed ones, which the card shows to be inconsistent).
 #[test]
 fn the_papers_table2_gives_the_cards_recomputed_rank_sums() {
-    let Some(path) = common::shared_file("reported/lpct_table2.csv") else {
+    let Some(path) = common::reported_file("lpct_table2.csv") else {
         return;
     };
     let columns = [

@@ -1,8 +1,8 @@
-//! Helpers shared by the integration tests: where the real data files and the shared
-//! paper tables are, and how to run the binary without a per-user data folder.
+//! Helpers shared by the integration tests: where the real data files and the papers'
+//! tables are, and how to run the binary without a per-user data folder.
 //!
-//! A test that needs real data calls [`real_data`] (or [`shared_file`] for the paper's
-//! tables beside the repository). When the files are not there the test FAILS with a
+//! A test that needs real data calls [`real_data`] ([`reported_file`] for the papers'
+//! tables in `specs/reported/`). When the data files are not there the test FAILS with a
 //! message saying how to point at them, unless `DP_REPRO_SKIP_REAL_DATA=1` is set: then it
 //! prints that it skipped and passes. So a suite that checked no real data cannot pass
 //! silently.
@@ -97,18 +97,13 @@ pub fn real_data(files: &[&str]) -> Option<PathBuf> {
     }
 }
 
-/// The shared folder beside the repository (`../shared`, holding `datasets/` and the
-/// paper's tables in `reported/`), if it has `relative`; the same rule as [`real_data`]
-/// otherwise.
-pub fn shared_file(relative: &str) -> Option<PathBuf> {
-    let p = root().join("../shared").join(relative);
-    if p.is_file() {
-        Some(p)
-    } else {
-        absent(format!("{} is absent", p.display()))
-    }
+/// A paper's table in `specs/reported/` (e.g. `lpct_table2.csv`); they ship with the
+/// repository, so a missing one is a failure.
+pub fn reported_file(name: &str) -> Option<PathBuf> {
+    let p = root().join("specs/reported").join(name);
+    assert!(p.is_file(), "{} is absent from the repository", p.display());
+    Some(p)
 }
-
 /// Environment that gives a spawned `dp-repro` an empty per-user data folder (Linux:
 /// `XDG_DATA_HOME`), so tests that expect "no data" do not find files a developer fetched.
 pub fn no_user_data() -> [(&'static str, PathBuf); 1] {
