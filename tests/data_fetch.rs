@@ -370,7 +370,10 @@ fn manual_sources_print_instructions_and_bad_input_exits_2() {
     let (code, stdout, stderr) = toy.fetch(&server.base);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("verified"), "{stdout}");
-    assert_eq!(fs::read_to_string(toy.path("data/toy.csv")).unwrap(), TOY_LF);
+    assert_eq!(
+        fs::read_to_string(toy.path("data/toy.csv")).unwrap(),
+        TOY_LF
+    );
     fs::remove_file(toy.path("data/toy.csv")).unwrap();
     server.route("/prepared/toy.csv", Reply::File(crlf(TOY_LF.as_bytes())));
     let (code, _, stderr) = toy.fetch(&server.base);

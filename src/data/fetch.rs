@@ -346,7 +346,13 @@ pub fn fetch_one(m: &Manifest, opts: &FetchOptions) -> Result<Fetched, FetchErro
         // A mirror without the prepared file of a manual data set: say how to obtain it.
         Err(FetchError::Http { status: 404, .. }) if m.fetch.manual.is_some() => {
             return Ok(Fetched::Manual {
-                instructions: m.fetch.manual.as_deref().unwrap_or_default().trim().to_string(),
+                instructions: m
+                    .fetch
+                    .manual
+                    .as_deref()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
             })
         }
         r => r?,

@@ -146,7 +146,7 @@ pub const LPCT_SIGN_THRESHOLD: f64 = 0.33;
 /// P_X = Q_X and η_Q = φ(η_P) with φ increasing and φ(1/2) = 1/2 (posterior drift with
 /// relative signal exponent γ, LPCT paper §2), so both share the Bayes rule 1{η_P > 1/2},
 /// whose accuracy under P is about 0.786. The paper's printed η_P is not a probability
-/// (docs/methods/lpct.md §0.10); this is the code's formula. The code's distribution ids are 4 (γ = 0.5),
+/// (docs/methods/lpct.md §0 item 10); this is the code's formula. The code's distribution ids are 4 (γ = 0.5),
 /// 5 (γ = 5) and 9(γ).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
