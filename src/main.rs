@@ -242,6 +242,17 @@ enum Command {
         #[arg(long)]
         manifests: Option<PathBuf>,
     },
+    /// Print the JSON Schema (draft 2020-12) of the spec format on standard output.
+    ///
+    /// The schema states the fields of a spec, their types and allowed words, and rejects
+    /// unknown fields; what only `dp-repro validate` checks (method names, data sets, ε > 0,
+    /// grids a method accepts) it leaves open. The repository keeps a copy in
+    /// specs/spec.schema.json; an editor with a YAML language server checks a spec against
+    /// it when the spec's first line is
+    /// `# yaml-language-server: $schema=<path to spec.schema.json>`.
+    ///
+    /// Example: dp-repro schema > spec.schema.json
+    Schema,
 }
 
 #[derive(Subcommand)]
@@ -1153,6 +1164,10 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             (!no_ledger).then_some(data_dir),
         ),
         Command::Data { action } => data_command(action),
+        Command::Schema => {
+            print!("{}", dp_repro::spec::schema::spec_schema_json());
+            Ok(())
+        }
         Command::List {
             what: ListWhat::Methods,
             manifests,

@@ -12,7 +12,7 @@ use crate::run::ledger::{Finding, LedgerRow};
 use serde::{Deserialize, Serialize};
 
 /// What the audit must find.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AuditRequire {
     /// Every audited part consistent with its claim.
@@ -28,7 +28,7 @@ pub enum AuditRequire {
 /// audited part or `over_budget`, `max_ratio` is required: the certified (audit) or
 /// charged (ledger) ε may reach at most `max_ratio` × the claimed ε; above it the violation
 /// counts as unexplained. A private quantity has no ε to bound and takes no `max_ratio`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KnownViolation {
     /// The method's label in the spec; `*` for a private quantity of the data preparation
@@ -44,7 +44,7 @@ pub struct KnownViolation {
 }
 
 /// The spec's `audit:` section.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuditRequirement {
     /// `consistent`.

@@ -123,6 +123,22 @@ impl Serialize for AtLeast {
     }
 }
 
+impl schemars::JsonSchema for AtLeast {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AtLeast".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::spec::schema::{one_of, words};
+        one_of(
+            "How many data sets: a positive integer or `all`.",
+            vec![
+                schemars::json_schema!({ "type": "integer", "minimum": 1 }),
+                words(&["all"]),
+            ],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for AtLeast {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -163,7 +179,7 @@ fn default_alpha() -> f64 {
 /// A claim of the paper, checkable on `selected.csv` and `tests.csv` (serde tag `claim`;
 /// see the module documentation for the YAML grammar). Every kind has the optional fields
 /// `id`, `text` and `known_failure`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "claim", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Claim {
     /// The mean of `method` is better than the mean of `than` on at least k of the data
@@ -443,7 +459,7 @@ pub enum Claim {
 
 /// The tie rule of a `best_rank_sum` claim (YAML `min` / `max`), as
 /// [`crate::stats::TieRank`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimTies {
     /// A tie shares its best place (the personalized blocks).
@@ -470,7 +486,7 @@ fn default_slack() -> f64 {
 }
 
 /// The way a `trend_across_datasets` claim's mean moves along its data sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TrendDirection {
     /// Each data set's mean is worse (higher MSE, lower accuracy) than the one before.

@@ -34,7 +34,7 @@ use super::{eps_text, CheckError, CsvTable, SelectedRow};
 ///   ratio_to: DT                         # ours = mean / mean of DT on the data set
 ///   require_stated: false                # a disagreement is informational (default)
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EpsilonMatchSpec {
     /// The reported CSV, relative to the spec's folder; default the section's only file.

@@ -20,7 +20,7 @@ use super::{CheckError, CsvTable};
 ///   file: golden/ci-summary.csv    # relative to the spec's folder
 ///   relative_tolerance: 0          # default 0: bit-exact
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GoldenSpec {
     /// The blessed `summary.csv`, relative to the folder of the spec file.

@@ -34,7 +34,7 @@ use crate::stats::Summary;
 
 /// `reported.rank_sums`: a file of the paper's rank sums and the spec table ours come
 /// from. Method keys and labels are the section's `method_columns` and `methods`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RankSumSpec {
     /// The CSV of rank sums, relative to the folder of the `reported:` file.
@@ -70,7 +70,7 @@ pub struct RankSumSpec {
 
 /// `|ours − paper| ≤ absolute` (rank sums are integers; 10 data sets and 5 methods give
 /// sums from 10 to 50).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RankSumTolerance {
     /// Largest accepted difference, ≥ 0.

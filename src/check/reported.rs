@@ -26,7 +26,7 @@ use super::{eps_text, CheckError, CsvTable, SelectedRow};
 ///     - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "docs/methods/lpdt.md §12 item 2"}
 ///     - {methods: [DECONV], reason: "not implemented"}
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportedSpec {
     /// CSV files of reported values, relative to the folder of the spec file. Cells that
@@ -113,7 +113,7 @@ pub struct ReportedSpec {
 ///   epsilons: {T1: 2, C3a: 1, C3b: 4}  # table -> the ε its cells are compared at
 ///   source: "inferred: the ε we ran whose cells fit each table best (epsilon_match)"
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EpsilonReading {
     /// The column naming each row's table.
@@ -138,7 +138,7 @@ impl EpsilonReading {
 }
 
 /// `reported.not_available`: reported data sets without data here, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotAvailable {
     /// The data sets as the reported files name them.
@@ -156,7 +156,7 @@ fn is_default_epsilon_column(c: &String) -> bool {
 }
 
 /// `reported.value`: the reported numbers are ratios of our means.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportedValue {
     /// The denominator method's label (e.g. `DT`, the HistOfTree paper's non-private
@@ -260,7 +260,9 @@ fn is_default_value_column(c: &String) -> bool {
 }
 
 /// How reported files name data sets.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DatasetNames {
     /// The paper's abbreviations (`ABA`), mapped to manifest names (`abalone`) through
@@ -293,7 +295,7 @@ pub enum DatasetNames {
 /// `P(|t_18| > 4.29) ≈ 4e-4`: about 0.03 false alarms over the 59 cells of DiPriMe
 /// Tables 1–2 (Bonferroni: ≤ 5 % family-wise), while a shift of 2 paper half-widths
 /// (≈ 4.5 of the paper's standard errors) is flagged.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
     /// Relative tolerance, a fraction (0.1 = 10 %); finite and ≥ 0.
@@ -390,7 +392,7 @@ impl Tolerance {
 /// from measured runs (their seed spread included) and written down before the check that
 /// uses it. The reason either names the spec that tested its hypothesis (`tested_by`) or
 /// starts with `unexplained`; the check counts explained and unexplained deviations apart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KnownDeviation {
     /// Data sets (ours or the paper's names); `None` = any.
@@ -415,7 +417,7 @@ pub struct KnownDeviation {
 
 /// The band a known deviation's cells are expected in (both ends included). In YAML
 /// `{ratio: [lo, hi]}` or `{absolute: [lo, hi]}`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "BandYaml", into = "BandYaml")]
 pub enum Band {
     /// ours / paper in `[lo, hi]` (the paper's value must be non-zero).
@@ -425,8 +427,9 @@ pub enum Band {
 }
 
 /// [`Band`] as YAML writes it: exactly one of the two fields.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [{ "required": ["ratio"] }, { "required": ["absolute"] }]))]
 struct BandYaml {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ratio: Option<[f64; 2]>,

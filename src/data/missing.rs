@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const MISSING_MARKERS: [&str; 2] = ["?", "NA"];
 
 /// What loading does with a row that has a missing cell (in a feature or the label).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MissingPolicy {
     /// The first missing cell is an error naming file, line and column (the default).

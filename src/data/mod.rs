@@ -43,7 +43,7 @@ pub use taxi_shape::{TaxiPopulation, TaxiShape, TAXI_FARE_THRESHOLD};
 use serde::{Deserialize, Serialize};
 
 /// The learning task of a data set, which fixes the metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
     /// Real-valued labels; metric: test mean squared error (lower is better).

@@ -5,7 +5,9 @@ use rand::Rng;
 use rand_distr::{Distribution, Normal};
 
 /// How the 0.025 of the LPDT synthetic design X ~ N(0.5, 0.025) is read (docs/methods/lpdt.md §8.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum XScale {
     /// 0.025 is the variance (sd ≈ 0.158): the card's reading and the default.
@@ -58,7 +60,9 @@ pub fn lpdt_sine_mean(x: f64) -> f64 {
 /// Y = f(X) + σ·N(0,1) with f(x) = (1/d) Σ_j sin(2π x_j) (every coordinate carries
 /// signal, so private and public features both matter). Spec form:
 /// `synthetic: {semi_feature_sine: {d: 3, sigma: 0.5}}` (σ default 0.5).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct SemiFeatureSine {
     /// Number of features, ≥ 1.
@@ -148,7 +152,9 @@ pub const LPCT_SIGN_THRESHOLD: f64 = 0.33;
 /// whose accuracy under P is about 0.786. The paper's printed η_P is not a probability
 /// (docs/methods/lpct.md §0 item 10); this is the code's formula. The code's distribution ids are 4 (γ = 0.5),
 /// 5 (γ = 5) and 9(γ).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct LpctDesign {
     /// γ > 0: the public labels' signal exponent (η_Q uses g^{γ/10}).
@@ -168,7 +174,9 @@ fn default_sign_threshold() -> f64 {
 /// LPCT Fig. 8's domain [0, a]² (docs/methods/lpct.md §9 notes): every point of a repetition (public,
 /// private, test) is multiplied by one a ~ Uniform[`scale`], then mapped back as
 /// `range` says before any method sees it.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct DomainShift {
     /// [lo, hi] of a's uniform law, 0 < lo ≤ hi (the paper: [1, 5]).
@@ -202,6 +210,22 @@ impl serde::Serialize for RangeKnowledge {
                 m.end()
             }
         }
+    }
+}
+
+impl schemars::JsonSchema for RangeKnowledge {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RangeKnowledge".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::spec::schema::{one_key_map, one_of, words};
+        one_of(
+            "How the points are mapped back to the unit square: `known`, `estimated` or `{assumed: A}`.",
+            vec![
+                words(&["known", "estimated"]),
+                one_key_map("assumed", g.subschema_for::<f64>()),
+            ],
+        )
     }
 }
 

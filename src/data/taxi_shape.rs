@@ -31,7 +31,9 @@ use rand_distr::{Distribution, Normal, WeightedAliasIndex};
 /// (1 − shift)·w + shift·w reversed: the public data are not identically distributed, as the
 /// taxi's prcard trips are not (`docs/methods/lpdt.md` §8.5), while the fare's law given the features is
 /// the same for both.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct TaxiShape {
     /// `regression` (label: fare, the LPDT paper's) or `classification` (label: fare > 20,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Which rows each tree of a forest is grown on (card §3.9, the `partition` flag).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TreeRows {
     /// Disjoint, nearly equal random shares (partition = True): each tree gets ε

@@ -37,7 +37,7 @@ pub use semi_feature::{
 };
 
 /// How the feature space is cut into cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// Max-edge with variance-reduction choice (LPDT-M, docs/methods/lpdt.md §3); without data the
@@ -57,7 +57,7 @@ pub enum Rule {
 }
 
 /// Which sample a partition is grown on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GrownOn {
     /// The public sample.
@@ -80,7 +80,9 @@ pub enum GrownOn {
 }
 
 /// The score a data-driven tree rule ranks its candidate splits by.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SplitCriterion {
     /// Variance reduction (LPDT, docs/methods/lpdt.md §3–§4).
@@ -98,7 +100,7 @@ impl SplitCriterion {
 }
 
 /// The partition block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PartitionBlock {
     /// The rule.
@@ -123,7 +125,9 @@ pub struct PartitionBlock {
 /// (`partition: {…, option: min_samples_leaf}`), so that the grid keys (runs.csv `params`,
 /// the CI goldens) of the compositions without it stay as they are. Its default value
 /// reproduces the rule without it exactly.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleOption {
     /// No optional parameter.
@@ -143,7 +147,7 @@ impl RuleOption {
 }
 
 /// What each private user releases about its cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CellMechanism {
     /// Bitwise randomized response on the one-hot cell vector, each bit kept with
@@ -159,7 +163,7 @@ pub enum CellMechanism {
 }
 
 /// What each private user releases about its label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LabelMechanism {
     /// One Laplace-noised label, scale R/ε_l, shared by all cells (LPDT, docs/methods/lpdt.md §2.1).
@@ -171,7 +175,7 @@ pub enum LabelMechanism {
 }
 
 /// How the curator turns reports into predictions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EstimatorBlock {
     /// Ratio of the noisy label sum to the noisy count per leaf (LPDT eq. 5) with the
@@ -204,7 +208,7 @@ pub enum EstimatorBlock {
 }
 
 /// How ε is split between the cell and the label mechanism.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum BudgetBlock {
     /// `rho`: the share ρ of the cell mechanism is a parameter (default 0.5); the label
@@ -221,7 +225,7 @@ pub enum BudgetBlock {
 }
 
 /// The word `rho` in YAML.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RhoTag {
     /// ρ is a parameter.
@@ -239,7 +243,7 @@ impl Default for BudgetBlock {
 /// (`compose/forest.rs`). In a forest composition the local-DP fields hold inert values
 /// ([`Composition::forest_only`]) that no code path reads: every method below dispatches
 /// on `forest` first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(try_from = "RawComposition")]
 pub struct Composition {
     /// Partition rule and its data.
@@ -272,8 +276,18 @@ pub struct Composition {
 
 /// A composition as written in YAML, before the local-DP blocks and the `forest` block
 /// are told apart.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    { "required": ["partition", "cell_mechanism", "label_mechanism", "estimator"],
+      "not": { "required": ["forest"] } },
+    { "required": ["forest"],
+      "not": { "anyOf": [
+          { "required": ["partition"] }, { "required": ["cell_mechanism"] },
+          { "required": ["label_mechanism"] }, { "required": ["estimator"] },
+          { "required": ["budget"] }, { "required": ["subsample"] },
+          { "required": ["non_private_users"] } ] } }
+]))]
 struct RawComposition {
     partition: Option<PartitionBlock>,
     cell_mechanism: Option<CellMechanism>,

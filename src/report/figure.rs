@@ -55,7 +55,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// One figure of a spec's `figures:` section.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSpec {
     /// File stem: `figures/<name>-<dataset>.svg` / `.png` / `.csv`.
@@ -106,7 +106,7 @@ pub struct FigureSpec {
 }
 
 /// A line group of a size axis: data sets with a legend label.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Series {
     /// Legend label (also what an overlay's `methods` may name).
@@ -119,7 +119,7 @@ pub struct Series {
 /// points whose parameters take the given values; the point is the best mean over the
 /// remaining grid points (oracle over the parameters not named). All restrictions that
 /// apply to a point hold together.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Restriction {
     /// Method label.
@@ -131,6 +131,7 @@ pub struct Restriction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datasets: Option<Vec<String>>,
     /// Parameter name → one value or a list of allowed values.
+    #[schemars(schema_with = "crate::spec::schema::allowed_params_map")]
     pub params: std::collections::BTreeMap<String, serde_yaml::Value>,
 }
 
@@ -184,7 +185,7 @@ impl Restriction {
 ///
 /// A run copies the file into the results folder's `reported/` (the resolved spec names
 /// that copy), so `dp-repro table` finds it from any directory.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Overlay {
     /// The CSV, relative to the spec file.
@@ -201,7 +202,7 @@ pub struct Overlay {
 }
 
 /// A constant added to one paper curve.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Shift {
     /// Paper method name.
@@ -311,13 +312,30 @@ pub enum XAxis {
 }
 
 /// Which sample size a size axis shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SizePart {
     /// n_Q, the public sample.
     Public,
     /// n_P, the private training sample.
     Private,
+}
+
+impl schemars::JsonSchema for XAxis {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "XAxis".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::spec::schema::{one_key_map, one_of, words};
+        one_of(
+            "The x axis: `epsilon`, `{parameter: NAME}` or `{size: public | private}`.",
+            vec![
+                words(&["epsilon"]),
+                one_key_map("parameter", g.subschema_for::<String>()),
+                one_key_map("size", g.subschema_for::<SizePart>()),
+            ],
+        )
+    }
 }
 
 impl<'de> Deserialize<'de> for XAxis {
@@ -372,7 +390,7 @@ impl Serialize for XAxis {
 }
 
 /// The y axis: the mean over repetitions of the runs' metric (MSE or accuracy).
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct YAxis {
     /// Logarithmic scale (falls back to linear, with a note, if a value is ≤ 0).
@@ -389,7 +407,9 @@ pub struct YAxis {
 }
 
 /// What a line is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Lines {
     /// One line per method (and per ε if the figure has several, on parameter axes).
@@ -400,7 +420,9 @@ pub enum Lines {
 }
 
 /// Corner of the legend box.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum LegendPosition {
     /// Upper right (default).

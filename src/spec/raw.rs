@@ -1,15 +1,18 @@
 //! The YAML schema of a spec, as serde structs. Parsing checks shapes and names of
 //! fields only; [`super::validate`] checks meaning.
 
+use super::schema::{one_key_map, one_of, words};
 use crate::data::{LpctDesign, Task, XScale};
+use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 /// A whole spec file.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     /// Spec name; the default output folder is `results/<name>`.
@@ -85,6 +88,24 @@ pub struct Spec {
     pub leaf_occupancy: Vec<OccupancyEntry>,
 }
 
+impl schemars::JsonSchema for LabelBoundsFrom {
+    fn schema_name() -> Cow<'static, str> {
+        "LabelBoundsFrom".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let bounds = json_schema!({
+            "type": "object",
+            "properties": { "lo": g.subschema_for::<f64>(), "hi": g.subschema_for::<f64>() },
+            "required": ["lo", "hi"],
+            "additionalProperties": false
+        });
+        one_of(
+            "Where the label bounds come from: `public`, `private_train` or `{fixed: {lo: .., hi: ..}}`.",
+            vec![words(&["public", "private_train"]), one_key_map("fixed", bounds)],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for LabelBoundsFrom {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -153,6 +174,21 @@ impl Serialize for Noise {
     }
 }
 
+impl schemars::JsonSchema for Noise {
+    fn schema_name() -> Cow<'static, str> {
+        "Noise".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "How the users' noise streams are seeded: `fresh` or `{frozen: SEED}`.",
+            vec![
+                words(&["fresh"]),
+                one_key_map("frozen", g.subschema_for::<u64>()),
+            ],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for Noise {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -183,6 +219,18 @@ pub enum Section<T> {
     Inline(T),
 }
 
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Section<T> {
+    fn schema_name() -> Cow<'static, str> {
+        format!("Section_{}", T::schema_name()).into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "The section inline, or the path (relative to the spec) of a YAML file holding it.",
+            vec![json_schema!({ "type": "string" }), g.subschema_for::<T>()],
+        )
+    }
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Section<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // A string is a path; anything else is the section itself, deserialized with its
@@ -198,7 +246,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Section<T> {
 }
 
 /// Public / private / test ratios.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SplitEntry {
     /// Public share.
@@ -210,7 +258,9 @@ pub struct SplitEntry {
 }
 
 /// Rows the min-max scaler is fitted on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Scaling {
     /// The whole data set before splitting (LPDT protocol, docs/methods/lpdt.md §8.3).
@@ -243,7 +293,9 @@ pub enum LabelBoundsFrom {
 }
 
 /// Grid-point selection.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Selection {
     /// Oracle selection: the grid point with the best mean test metric over repetitions
@@ -286,6 +338,21 @@ impl Default for Selections {
     }
 }
 
+impl schemars::JsonSchema for Selections {
+    fn schema_name() -> Cow<'static, str> {
+        "Selections".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "One selection mode or a non-empty list of modes.",
+            vec![
+                g.subschema_for::<Selection>(),
+                json_schema!({ "type": "array", "items": g.subschema_for::<Selection>(), "minItems": 1 }),
+            ],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for Selections {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = serde_yaml::Value::deserialize(d)?;
@@ -305,7 +372,7 @@ impl<'de> Deserialize<'de> for Selections {
 }
 
 /// Options of the honest selection modes.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tuning {
     /// Number of folds k of `cv` (default 5, as the LPDT paper).
@@ -325,7 +392,9 @@ pub struct Tuning {
 }
 
 /// How private validation's training users release across grid points.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ValidationReleases {
     /// A fresh ε-release per grid point whose release differs (LPDT App. D.2 as stated):
@@ -355,7 +424,7 @@ impl Default for Tuning {
 }
 
 /// A data set entry.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum DatasetEntry {
     /// A manifest name from `datasets/<name>.yaml`.
@@ -365,7 +434,7 @@ pub enum DatasetEntry {
 }
 
 /// An inline data set: either a CSV file or a synthetic kind.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InlineDataset {
     /// Name used in results.
@@ -470,6 +539,23 @@ impl Serialize for SyntheticKind {
     }
 }
 
+impl schemars::JsonSchema for SyntheticKind {
+    fn schema_name() -> Cow<'static, str> {
+        "SyntheticKind".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "A synthetic kind: `lpdt_sine`, `{lpct_drift: {...}}`, `{semi_feature_sine: {...}}` or `{taxi_shape: {...}}`.",
+            vec![
+                words(&["lpdt_sine"]),
+                one_key_map("lpct_drift", g.subschema_for::<LpctDesign>()),
+                one_key_map("semi_feature_sine", g.subschema_for::<crate::data::SemiFeatureSine>()),
+                one_key_map("taxi_shape", g.subschema_for::<crate::data::TaxiShape>()),
+            ],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for SyntheticKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let expected = "`lpdt_sine` or `{lpct_drift: {gamma: G, sign_threshold: T, domain: {scale: [LO, HI], range: known | estimated | {assumed: A}}}}` (sign_threshold and domain optional), or `{semi_feature_sine: {d: D, sigma: S}}` (sigma optional, default 0.5), or `{taxi_shape: {task: regression | classification, zones: Z, companies: C, shift: S}}` (all optional)";
@@ -504,7 +590,7 @@ impl<'de> Deserialize<'de> for SyntheticKind {
 /// A figure of fitted regression functions f̂(x) on [0,1] for 1-D data sets (LPDT Fig. 1):
 /// each line refits a method's selected grid point in one repetition with the run's own
 /// seeded streams (so it is the fit runs.csv scored) and predicts on a grid of points.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CurveEntry {
     /// File stem: `figures/<name>.svg`, `.png`, `.csv`.
@@ -533,7 +619,7 @@ fn default_points() -> usize {
 }
 
 /// One fitted curve.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CurveLine {
     /// Data set name (1-D).
@@ -549,7 +635,7 @@ pub struct CurveLine {
 /// forest method's selected grid point in one repetition with the run's own seeded streams
 /// (the fit runs.csv scored) and histograms the exact training rows of every leaf over all
 /// its trees: `bins` equal bins on [0, `range`·n_train], ticks as fractions of n_train.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OccupancyEntry {
     /// File stem: `figures/<name>.svg`, `.png`, `.csv`, `-leaves.csv`, `-summary.csv`.
@@ -584,7 +670,7 @@ fn default_range() -> f64 {
 }
 
 /// One panel of a leaf-occupancy figure.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OccupancyPanelEntry {
     /// Method label (as in the spec's `methods`).
@@ -595,7 +681,7 @@ pub struct OccupancyPanelEntry {
 }
 
 /// A public data set and a private one (distribution shift between them).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PairEntry {
     /// Manifest name of the public data set.
@@ -605,7 +691,7 @@ pub struct PairEntry {
 }
 
 /// Public rows of a manifest's data set chosen by the raw text of one column.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuleEntry {
     /// Manifest name of the data set.
@@ -617,7 +703,7 @@ pub struct RuleEntry {
 }
 
 /// A fixed random public sample of a manifest's rows (`public_sample`).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SampleEntry {
     /// Manifest name of the data set.
@@ -627,7 +713,7 @@ pub struct SampleEntry {
 }
 
 /// Sizes of the three parts of a synthetic data set.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SizesEntry {
     /// n_pub.
@@ -659,7 +745,7 @@ impl<'de> Deserialize<'de> for DatasetEntry {
 }
 
 /// A method entry: a registry name, an optional column label, a grid and fixed values.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MethodEntry {
     /// Registry name (see `dp-repro list methods`); or give `compose`.
@@ -674,9 +760,11 @@ pub struct MethodEntry {
     pub label: Option<String>,
     /// Parameter name → list of values.
     #[serde(default)]
+    #[schemars(schema_with = "super::schema::grid_map")]
     pub grid: BTreeMap<String, serde_yaml::Value>,
     /// Parameter name → one fixed value.
     #[serde(default)]
+    #[schemars(schema_with = "super::schema::params_map")]
     pub params: BTreeMap<String, serde_yaml::Value>,
     /// Noise seeding of this method (default: the spec's `noise`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -684,7 +772,7 @@ pub struct MethodEntry {
 }
 
 /// Methods not run on some data sets.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkipEntry {
     /// Method label.
@@ -696,7 +784,7 @@ pub struct SkipEntry {
 }
 
 /// A table: rows = data sets, columns = non-private methods then ε × methods.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableEntry {
     /// File stem: `table-<name>.tex` / `.md`.
@@ -779,7 +867,7 @@ pub struct TableEntry {
 }
 
 /// The interval a table prints after each mean (`interval:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Interval {
     /// The half-width of a 95 % Student-t interval, `t_{0.975,n−1}·sd₀/√n`, sd₀ with
@@ -798,13 +886,29 @@ pub enum Digits {
     Decimals(usize),
 }
 
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct DigitsRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     significant: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     decimals: Option<usize>,
+}
+
+impl schemars::JsonSchema for Digits {
+    fn schema_name() -> Cow<'static, str> {
+        "Digits".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let n = g.subschema_for::<usize>();
+        json_schema!({
+            "description": "How a table prints its values: `{significant: N}` or `{decimals: N}` (exactly one).",
+            "type": "object",
+            "properties": { "significant": n.clone(), "decimals": n },
+            "additionalProperties": false,
+            "oneOf": [ { "required": ["significant"] }, { "required": ["decimals"] } ]
+        })
+    }
 }
 
 impl<'de> Deserialize<'de> for Digits {
@@ -835,7 +939,7 @@ impl Serialize for Digits {
 }
 
 /// A row of the paper's table that we cannot reproduce (`unavailable:`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnavailableRow {
     /// The row label, as the paper names the data set (e.g. `Flight`).
@@ -867,7 +971,9 @@ pub enum TableValue {
 }
 
 /// Which ratio a `ratio_to` cell shows (`docs/methods/histoftree.md` §10 leaves it open, [G]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RatioOf {
     /// The mean metric over repetitions divided by the denominator's mean (default).
@@ -884,12 +990,24 @@ impl TableValue {
     }
 }
 
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RatioToRepr {
     ratio_to: String,
     #[serde(default)]
     of: RatioOf,
+}
+
+impl schemars::JsonSchema for TableValue {
+    fn schema_name() -> Cow<'static, str> {
+        "TableValue".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "What a table's cells show: `metric`, `seconds` or `{ratio_to: METHOD, of: means | per_repetition}`.",
+            vec![words(&["metric", "seconds"]), g.subschema_for::<RatioToRepr>()],
+        )
+    }
 }
 
 impl<'de> Deserialize<'de> for TableValue {
@@ -953,6 +1071,21 @@ impl RankTies {
     }
 }
 
+impl schemars::JsonSchema for RankTies {
+    fn schema_name() -> Cow<'static, str> {
+        "RankTies".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        one_of(
+            "The tie rule of `rank_sum`: `min`, `max` or a list of method labels.",
+            vec![
+                words(&["min", "max"]),
+                json_schema!({ "type": "array", "items": { "type": "string" } }),
+            ],
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for RankTies {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_yaml::Value::deserialize(d)? {
@@ -985,7 +1118,7 @@ impl Serialize for RankTies {
 /// blocks:
 ///   - {label: Aligned, methods: [HistOfTree(ME) A, ParDT A, Hist], rank_ties: max}
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableBlock {
     /// Shown after the ε in the column group's label (`ε = 1 · Aligned`).
@@ -1032,7 +1165,7 @@ impl TableEntry {
 /// ```yaml
 /// reported: {file: ../reported/lpct_table3_time.csv, column: seconds}
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableReported {
     /// The CSV file, relative to the spec's folder (a run copies it into the results
@@ -1048,7 +1181,9 @@ pub struct TableReported {
 
 /// How the cells of a table's ε blocks are marked (among the `methods` of a block; the
 /// `non_private` columns and missing cells are never marked).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkStyle {
     /// LPDT Tables 2/5 (`docs/methods/lpdt.md` §8.3): the best mean bold, the second best underlined
@@ -1078,7 +1213,7 @@ impl MarkStyle {
 }
 
 /// A summary row of a table (`docs/methods/lpct.md` §10.6), computed per ε block and method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryRow {
     /// "Rank Sum": on every data set the compared methods are ranked by mean (1 = best;
@@ -1101,7 +1236,9 @@ impl SummaryRow {
 }
 
 /// How table rows are labelled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RowLabels {
     /// The paper's abbreviation (ABA, AIR, …) when the manifest has one.

@@ -31,7 +31,7 @@ fn default_max_group() -> usize {
 /// Deserialises from a map tagged by `rule` (snake_case), with defaults `alpha: 0.05`
 /// and `max_group: 3`, e.g. `{rule: none}`, `{rule: better_than_rest, alpha: 0.05,
 /// max_group: 3}`, `{rule: not_worse_than_best}`. Unknown fields are rejected.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "rule", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SignificanceRule {
     /// No stars.

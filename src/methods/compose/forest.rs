@@ -50,7 +50,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 /// `k` in a block: a number or `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum BlockK {
     /// K candidate attributes.
@@ -60,7 +60,7 @@ pub enum BlockK {
 }
 
 /// The word `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AllWord {
     /// All attributes.
@@ -68,7 +68,9 @@ pub enum AllWord {
 }
 
 /// How the reference code scored a classification forest.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Accuracy {
     /// The share of thresholded predictions equal to the label.
@@ -79,7 +81,7 @@ pub enum Accuracy {
 }
 
 /// The `forest` block.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForestBlock {
     /// The median mechanism.

@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// The tree rule on the T-axes of `histogram_x_tree`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SemiTree {
     /// Max-edge with public-only variance reduction (card §5.4, Algorithm 1).
@@ -46,7 +46,7 @@ pub enum SemiTree {
 }
 
 /// How the shape (s, depth, bins) of `histogram_x_tree` is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SemiShape {
     /// Parameters `s`, `depth`, `bins` (HistOfTree).
