@@ -19,7 +19,11 @@
 //!
 //! Text is set in DejaVu Sans, shipped in `assets/fonts/` (licence in
 //! `assets/fonts/LICENSE-DejaVu.txt`) and embedded at compile time, so rendering needs no
-//! system font library.
+//! system font library. The SVG is drawn with plotters (which measures text with that
+//! font); the PNG is the SVG rasterized by resvg with the same font, so its text is shaped
+//! like the SVG's. A legend never covers a line: a corner box that would is drawn below
+//! the plot ([`PanelLayout`]); lines of more than [`MARKER_MAX_POINTS`] points get no
+//! markers.
 //!
 //! * `x: {size: public | private}` — x is a synthetic data set's public or private sample
 //!   size (from the spec's `sizes`); one panel for all the figure's data sets, each point
@@ -44,6 +48,7 @@ pub mod heatmap;
 pub mod occupancy;
 
 pub use data::{build_panels, quantile, Line, Panel, Point, Source};
+pub use draw::{has_markers, PanelLayout, PixelRect, MARKER_MAX_POINTS};
 pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};
 
 use crate::run::RunRow;
@@ -90,7 +95,8 @@ pub struct FigureSpec {
     /// Quantile levels `[lo, hi]` of the band over repetitions, e.g. `[0.1, 0.9]`.
     #[serde(default)]
     pub band: Option<[f64; 2]>,
-    /// Corner of the legend.
+    /// Where the legend goes: a corner of the plot (moved below the plot when it would
+    /// cover a line), `right` or `below` (outside the plot).
     #[serde(default)]
     pub legend: LegendPosition,
     /// Size axes only: lines from groups of data sets (default: one group, the figure's
@@ -438,6 +444,10 @@ pub enum LegendPosition {
     UpperMiddle,
     /// Outside the plot, on its right (for many lines, e.g. with a paper overlay).
     Right,
+    /// Outside the plot, under the x axis, the entries in rows (for curves that fill the
+    /// plot, e.g. LPDT Fig. 1). A corner legend that would cover a line or its band is
+    /// drawn here instead.
+    Below,
 }
 
 /// A method as figures see it.
@@ -985,16 +995,20 @@ pub fn write_panel(
     let svg = dir.join(format!("{stem}.svg"));
     let png = dir.join(format!("{stem}.png"));
     let csv = dir.join(format!("{stem}.csv"));
-    draw::svg(panel, &svg, legend).map_err(|message| FigureError::Draw {
-        figure: panel.figure.clone(),
+    let fail = |path: &Path| {
+        let path = path.to_path_buf();
+        move |message: String| FigureError::Draw {
+            figure: panel.figure.clone(),
+            path,
+            message,
+        }
+    };
+    let (text, _) = draw::panel_svg(panel, legend).map_err(fail(&svg))?;
+    std::fs::write(&svg, &text).map_err(|e| FigureError::Io {
         path: svg.clone(),
-        message,
+        message: e.to_string(),
     })?;
-    draw::png(panel, &png, legend).map_err(|message| FigureError::Draw {
-        figure: panel.figure.clone(),
-        path: png.clone(),
-        message,
-    })?;
+    draw::write_png_from_svg(&text, &png).map_err(fail(&png))?;
     std::fs::write(&csv, panel.to_csv()).map_err(|e| FigureError::Io {
         path: csv.clone(),
         message: e.to_string(),
@@ -1007,3 +1021,33 @@ pub fn write_panel(
 /// (whose `params` name the plot file and whose `reps` is empty).
 pub const FIGURE_CSV_HEADER: &str =
     "figure,dataset,x,line,method,epsilon,mean,lo,hi,reps,params,source";
+
+/// Draws `panel` as [`write_panel`] does and returns the SVG text with the layout it used
+/// (where the plot, the legend and every line's points are, in pixels): for checking a
+/// figure's layout without files.
+///
+/// # Errors
+/// [`FigureError::Draw`] with plotters' message (the path is empty).
+pub fn panel_svg(
+    panel: &Panel,
+    legend: LegendPosition,
+) -> Result<(String, PanelLayout), FigureError> {
+    draw::panel_svg(panel, legend).map_err(|message| FigureError::Draw {
+        figure: panel.figure.clone(),
+        path: PathBuf::new(),
+        message,
+    })
+}
+
+/// The PNG that [`write_panel`] writes for SVG text: the SVG rasterized by resvg at one
+/// pixel per user unit on white, its text shaped with the shipped DejaVu Sans.
+///
+/// # Errors
+/// [`FigureError::Draw`] for SVG text resvg cannot read (the path is empty).
+pub fn svg_to_png(svg: &str) -> Result<Vec<u8>, FigureError> {
+    draw::png_bytes_from_svg(svg).map_err(|message| FigureError::Draw {
+        figure: String::new(),
+        path: PathBuf::new(),
+        message,
+    })
+}

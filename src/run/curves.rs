@@ -127,7 +127,7 @@ pub fn render_curves(
             lines,
         };
         written.extend(
-            write_panel(&panel, &dir, &c.name, LegendPosition::LowerLeft)
+            write_panel(&panel, &dir, &c.name, LegendPosition::Below)
                 .map_err(|e| fail(e.to_string()))?,
         );
     }
