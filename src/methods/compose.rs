@@ -1517,6 +1517,37 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Parses and checks one method file (a preset in `specs/methods/`, or a user's own): a
+/// composition plus `name` and `description` strings.
+///
+/// # Errors
+/// A message naming the file and what is wrong (malformed YAML, a missing `name` or
+/// `description`, an unknown or invalid block, as [`Composed::new`] checks it).
+pub fn parse_method_file(path: &str, text: &str) -> Result<Composed, String> {
+    let mut map: serde_yaml::Mapping =
+        serde_yaml::from_str(text).map_err(|e| format!("{path}: {e}"))?;
+    let mut take = |key: &str| match map.remove(key) {
+        Some(serde_yaml::Value::String(v)) => Ok(v),
+        _ => Err(format!("{path}: a method file needs a `{key}` string")),
+    };
+    let (name, description) = (take("name")?, take("description")?);
+    let composition: Composition = serde_yaml::from_value(serde_yaml::Value::Mapping(map))
+        .map_err(|e| format!("{path}: {e}"))?;
+    Composed::new(&name, &description, composition).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Whether a YAML text is a method file rather than an experiment spec: a mapping with
+/// `name` and `description` but no `methods` list.
+pub fn is_method_file(text: &str) -> bool {
+    match serde_yaml::from_str::<serde_yaml::Mapping>(text) {
+        Ok(m) => {
+            let has = |k: &str| m.contains_key(serde_yaml::Value::String(k.into()));
+            has("name") && has("description") && !has("methods")
+        }
+        Err(_) => false,
+    }
+}
+
 /// Parses and checks every preset.
 ///
 /// # Panics
@@ -1524,19 +1555,6 @@ pub const PRESETS: &[(&str, &str)] = &[
 pub fn presets() -> Vec<Composed> {
     PRESETS
         .iter()
-        .map(|(path, text)| {
-            // A preset is a composition plus `name` and `description`.
-            let mut map: serde_yaml::Mapping =
-                serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let mut take = |key: &str| match map.remove(key) {
-                Some(serde_yaml::Value::String(v)) => v,
-                _ => panic!("{path}: needs a `{key}` string"),
-            };
-            let (name, description) = (take("name"), take("description"));
-            let composition: Composition = serde_yaml::from_value(serde_yaml::Value::Mapping(map))
-                .unwrap_or_else(|e| panic!("{path}: {e}"));
-            Composed::new(&name, &description, composition)
-                .unwrap_or_else(|e| panic!("{path}: {e}"))
-        })
+        .map(|(path, text)| parse_method_file(path, text).unwrap_or_else(|e| panic!("{e}")))
         .collect()
 }
