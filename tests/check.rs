@@ -1180,7 +1180,9 @@ fn sample_report() -> CheckReport {
                 Some(0.5),
                 Some(10.1),
                 Some((2.0e4, 3.0e3, 50)),
-                Verdict::KnownDeviation("faithful LPDT at ε ≤ 1 (docs/methods/lpdt.md §12 item 2)".into()),
+                Verdict::KnownDeviation(
+                    "faithful LPDT at ε ≤ 1 (docs/methods/lpdt.md §12 item 2)".into(),
+                ),
             ),
             cell(
                 "my_data",
@@ -1347,7 +1349,9 @@ fn render_latex_contains_every_cell_escaped() {
     }
     // Reasons, claims and golden lines escaped; no raw unicode pdflatex cannot typeset.
     assert!(
-        tex.contains(r"\item faithful LPDT at $\varepsilon$ $\le$ 1 (docs/methods/lpdt.md \S{}12 item 2)"),
+        tex.contains(
+            r"\item faithful LPDT at $\varepsilon$ $\le$ 1 (docs/methods/lpdt.md \S{}12 item 2)"
+        ),
         "{tex}"
     );
     assert!(

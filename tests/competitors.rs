@@ -131,7 +131,10 @@ fn the_competitors_are_registered_private_classification_builtins() {
         assert_eq!(m.tasks(), &[Task::Classification], "{name}");
         let got: Vec<_> = m.params().iter().map(|p| (p.name, p.role)).collect();
         assert_eq!(got, expected, "{name}");
-        assert!(m.description().contains("docs/methods/lpct.md 7."), "{name}");
+        assert!(
+            m.description().contains("docs/methods/lpct.md 7."),
+            "{name}"
+        );
     }
     // The table notes state the real guarantees.
     let l = find("PSGD-L").unwrap().privacy_notes().join(" ");

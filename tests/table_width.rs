@@ -257,8 +257,14 @@ fn measure_with_pdflatex(tables: &[Rendered]) -> Vec<Measured> {
     for (i, t) in tables.iter().enumerate() {
         let file = format!("t{i}.tex");
         std::fs::write(dir.path().join(&file), &t.tex).unwrap();
-        doc.push_str(&format!("\\typeout{{DPTABLE={i}}}\n\\input{{{file}}}\n\\clearpage\n"));
-        let hsize = if t.landscape { "\\textheight" } else { "\\textwidth" };
+        doc.push_str(&format!(
+            "\\typeout{{DPTABLE={i}}}\n\\input{{{file}}}\n\\clearpage\n"
+        ));
+        let hsize = if t.landscape {
+            "\\textheight"
+        } else {
+            "\\textwidth"
+        };
         doc.push_str(&format!(
             "\\global\\dplines=0\n\\setbox2\\vbox{{\\hsize={hsize}\\footnotesize\\raggedright\n"
         ));
@@ -645,5 +651,7 @@ fn lpct_table2_side_by_side_fails_the_check() {
     table.layout = t.layout;
     let new = Rendered::new("LPCT Table 2".into(), &table);
     assert_eq!(new.tabulars().len(), 3);
-    assert!(new.tex.contains(r"(b) $\varepsilon = 2$; continued from Table~\ref{tab:table2}."));
+    assert!(new
+        .tex
+        .contains(r"(b) $\varepsilon = 2$; continued from Table~\ref{tab:table2}."));
 }

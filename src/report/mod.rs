@@ -32,8 +32,8 @@ pub use format::{
 };
 pub use render::{
     error_chain, escape_latex, escape_latex_math, escape_markdown, escape_markdown_math,
-    math_to_unicode, render, render_latex, render_markdown, render_notes,
-    render_with_dir, OutputFormat, Templates,
+    math_to_unicode, render, render_latex, render_markdown, render_notes, render_with_dir,
+    OutputFormat, Templates,
 };
 pub use table::{Cell, ColumnGroup, Layout, Legend, NumberFormat, Row, Table};
 

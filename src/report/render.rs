@@ -467,7 +467,11 @@ pub fn math_to_unicode(s: &str) -> String {
                 let (arg, next) = group(&chars, i);
                 i = next;
                 let arg = math_to_unicode(&arg);
-                let map = if c == '^' { superscript_char } else { subscript_char };
+                let map = if c == '^' {
+                    superscript_char
+                } else {
+                    subscript_char
+                };
                 match arg.chars().map(map).collect::<Option<String>>() {
                     Some(script) => out.push_str(&script),
                     None if arg.chars().count() == 1 => {
@@ -517,7 +521,10 @@ fn group(chars: &[char], mut i: usize) -> (String, usize) {
             while i < chars.len() && chars[i].is_ascii_alphabetic() {
                 i += 1;
             }
-            (chars[start..i.max(start + 1)].iter().collect(), i.max(start + 1))
+            (
+                chars[start..i.max(start + 1)].iter().collect(),
+                i.max(start + 1),
+            )
         }
         Some(&c) => (c.to_string(), i + 1),
         None => (String::new(), i),

@@ -490,12 +490,21 @@ fn interval_notes(t: &TableEntry, exp: &Experiment) -> Vec<String> {
     if t.interval == Some(Interval::Ci95) {
         let n = exp.repetitions;
         let t_n = crate::stats::t_quantile_975(n.saturating_sub(1))
-            .map(|q| format!(" ($t_{{0.975,{}}} = {q:.5}$ for the spec's $n = {n}$)", n - 1))
+            .map(|q| {
+                format!(
+                    " ($t_{{0.975,{}}} = {q:.5}$ for the spec's $n = {n}$)",
+                    n - 1
+                )
+            })
             .unwrap_or_default();
         notes.push(format!("±: the half-width of a 95 % Student-$t$ interval for the mean over the $n$ repetitions, $t_{{0.975,n-1}} \\cdot \\mathrm{{sd}}_0/\\sqrt{{n}}$ with $\\mathrm{{sd}}_0$ the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card docs/methods/diprime.md §6.1): not a standard deviation ($\\mathrm{{sd}}_0 = {{\\pm}} \\cdot \\sqrt{{n}}/t$). A cell of fewer than 2 repetitions shows the mean alone."));
     }
     if !t.scale.is_empty() {
-        let place = if t.layout.transpose { "under a data set" } else { "after a row label" };
+        let place = if t.layout.transpose {
+            "under a data set"
+        } else {
+            "after a row label"
+        };
         notes.push(format!("A factor {place} gives the units of that data set's means and ±, the paper's per-data-set factors: under $\\times 10^{{-2}}$, 1.59 means 0.0159."));
     }
     notes
@@ -831,7 +840,13 @@ pub fn build_table(
 /// two lines of footnote text; the renderer adds the pointer to the file): what the
 /// numbers are, what the marks and summary rows mean, and whether a dash stands for a
 /// missing result (`missing`: a data set not available or a method not run).
-fn short_note(t: &TableEntry, exp: &Experiment, rows: &[Row], reps: usize, missing: bool) -> String {
+fn short_note(
+    t: &TableEntry,
+    exp: &Experiment,
+    rows: &[Row],
+    reps: usize,
+    missing: bool,
+) -> String {
     let task = exp
         .datasets
         .first()
@@ -842,10 +857,16 @@ fn short_note(t: &TableEntry, exp: &Experiment, rows: &[Row], reps: usize, missi
     let metric = if metric == "mse" { "MSE" } else { metric };
     let mut parts = vec![match &t.value {
         TableValue::Metric => format!("Mean test {metric} over {reps} repetitions"),
-        TableValue::RatioTo { ratio_to, of: RatioOf::Means } => {
+        TableValue::RatioTo {
+            ratio_to,
+            of: RatioOf::Means,
+        } => {
             format!("Mean test {metric} over {reps} repetitions divided by that of {ratio_to}")
         }
-        TableValue::RatioTo { ratio_to, of: RatioOf::PerRepetition } => format!(
+        TableValue::RatioTo {
+            ratio_to,
+            of: RatioOf::PerRepetition,
+        } => format!(
             "Mean over {reps} repetitions of the ratio of the test {metric} to that of {ratio_to}"
         ),
         TableValue::Seconds => {
@@ -873,10 +894,16 @@ fn short_note(t: &TableEntry, exp: &Experiment, rows: &[Row], reps: usize, missi
         _ if seconds => {}
         MarkStyle::None => {}
         MarkStyle::BoldBest => {
-            let block = if t.epsilons.is_empty() { "group" } else { "ε block" };
+            let block = if t.epsilons.is_empty() {
+                "group"
+            } else {
+                "ε block"
+            };
             let mut m = format!("bold: best, underlined: second best in each {block}");
             if alpha.is_some() {
-                m.push_str(&format!("; *: significantly {better} than the others{level}"));
+                m.push_str(&format!(
+                    "; *: significantly {better} than the others{level}"
+                ));
             }
             parts.push(m);
         }
