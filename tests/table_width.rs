@@ -655,3 +655,30 @@ fn lpct_table2_side_by_side_fails_the_check() {
         .tex
         .contains(r"(b) $\varepsilon = 2$; continued from Table~\ref{tab:table2}."));
 }
+
+/// `split` needs two or more ε: validation names the field.
+#[test]
+fn split_with_one_epsilon_is_rejected() {
+    let path = root().join("specs/ci-histoftree.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("layout: {transpose: true}"));
+    let text = text.replacen("layout: {transpose: true}", "layout: {split: true}", 1);
+    let spec = dp_repro::spec::parse_str(&text, &path).unwrap();
+    let err = validate(spec, &path, &[root().join("datasets")])
+        .err()
+        .expect("split with one epsilon must not validate")
+        .to_string();
+    assert!(err.contains("tables[0].layout.split"), "{err}");
+    assert!(err.contains("1 epsilon"), "{err}");
+    // An unknown layout field is refused by name.
+    let text = std::fs::read_to_string(&path).unwrap().replacen(
+        "layout: {transpose: true}",
+        "layout: {sideways: true}",
+        1,
+    );
+    let err = dp_repro::spec::parse_str(&text, &path)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("sideways"), "{err}");
+}

@@ -314,11 +314,11 @@ pub fn escape_latex(s: &str) -> String {
 }
 
 /// Whether a quote after `out` opens: at the start, after white space or an opening
-/// bracket or dash.
+/// bracket.
 fn opens(out: &str) -> bool {
     out.chars()
         .next_back()
-        .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | '{' | '-' | '`'))
+        .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | '`'))
 }
 
 /// The segments of `s`: `(text, false)` for plain text, `(math, true)` for the inside of
