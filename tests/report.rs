@@ -571,7 +571,7 @@ fn significant_digits_use_an_exponent_only_outside_fixed_point_range() {
     assert_eq!(f.format(10.1), "10.1");
     assert_eq!(f.format(0.0212), "0.0212");
     assert_eq!(f.format(8620.0), "8620");
-    assert_eq!(f.format(99_949.0), "99900");
+    assert_eq!(f.format(99_949.0), "99949"); // all integer digits below 10⁵
     assert_eq!(f.format(99_950.0), "1.00e+5");
     assert_eq!(f.format(1.5e6), "1.50e+6");
     assert_eq!(f.format(0.001), "0.00100");
