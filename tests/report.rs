@@ -6,8 +6,8 @@ use std::process::Command;
 
 use dp_repro::report::{
     escape_latex, escape_markdown, format_fixed, format_sci, render, render_latex, render_markdown,
-    render_with_dir, Cell, ColumnGroup, NumberFormat, OutputFormat, ReportError, Row, Table,
-    Templates,
+    render_notes, render_with_dir, Cell, ColumnGroup, Layout, NumberFormat, OutputFormat,
+    ReportError, Row, Table, Templates,
 };
 
 // ---------------------------------------------------------------- format_sci / fixed
@@ -560,5 +560,141 @@ fn latex_compiles_with_pdflatex_if_available() {
     assert!(
         !log.contains("Overfull"),
         "the table overflows the line:\n{log}"
+    );
+}
+
+// ---------------------------------------------------------------- layouts and notes
+
+#[test]
+fn significant_digits_use_an_exponent_only_outside_fixed_point_range() {
+    let f = NumberFormat::Significant(3);
+    assert_eq!(f.format(10.1), "10.1");
+    assert_eq!(f.format(0.0212), "0.0212");
+    assert_eq!(f.format(8620.0), "8620");
+    assert_eq!(f.format(99_949.0), "99949"); // all integer digits below 10⁵
+    assert_eq!(f.format(99_950.0), "1.00e+5");
+    assert_eq!(f.format(1.5e6), "1.50e+6");
+    assert_eq!(f.format(0.001), "0.00100");
+    assert_eq!(f.format(0.000999), "9.99e-4");
+    assert_eq!(f.format(4.08e-27), "4.08e-27");
+    assert_eq!(f.format(0.0), "0.00");
+}
+
+#[test]
+fn split_prints_one_float_per_epsilon_with_the_non_private_columns() {
+    let mut t = sample();
+    t.layout = Layout {
+        split: true,
+        ..Layout::default()
+    };
+    let tex = render_latex(&t).unwrap();
+    assert_eq!(tex.matches(r"\begin{table}[htbp]").count(), 2, "{tex}");
+    assert!(tex.contains(r"(a) $\varepsilon = 2$.}"), "{tex}");
+    assert!(
+        tex.contains(
+            r"\caption{(b) $\varepsilon = 0.5$; continued from Table~\ref{tab:lpdt_table2}.}"
+        ),
+        "{tex}"
+    );
+    assert!(tex.contains(r"\label{tab:lpdt_table2-b}"), "{tex}");
+    // Part (b): DT, then the two ε = 0.5 columns.
+    assert!(
+        tex.contains("ABA & 5.67e+0 & \\textbf{8.38e+0}$^*$ & \\underline{1.05e+1} \\\\"),
+        "{tex}"
+    );
+    // The notes follow the last part only.
+    assert_eq!(tex.matches(r"\footnotesize").count(), 1, "{tex}");
+    // Markdown ignores the layout.
+    let mut plain = t.clone();
+    plain.layout = Layout::default();
+    assert_eq!(
+        render_markdown(&t).unwrap(),
+        render_markdown(&plain).unwrap()
+    );
+}
+
+#[test]
+fn transpose_puts_data_sets_in_columns_and_groups_in_sections() {
+    let mut t = sample();
+    t.summary_rows.push(Row::from_values(
+        "Rank Sum",
+        &[None, Some(3.0), Some(4.0), Some(5.0), Some(2.0), Some(1.0)],
+        NumberFormat::Fixed(0),
+    ));
+    t.rows[0].scale = Some(-2);
+    t.layout = Layout {
+        transpose: true,
+        landscape: true,
+        ..Layout::default()
+    };
+    let tex = render_latex(&t).unwrap();
+    assert!(tex.contains(r"\begin{sidewaystable}[htbp]"), "{tex}");
+    assert!(tex.contains(r"\usepackage{rotating}"), "{tex}");
+    assert!(tex.contains(r"\begin{tabular}{lrrr}"), "{tex}");
+    assert!(
+        tex.contains(r"Method & \begin{tabular}[b]{@{}c@{}}ABA\\($\times 10^{-2}$)\end{tabular} & BUI\_2 & Rank Sum \\"),
+        "{tex}"
+    );
+    // The non-private group has no heading; each ε group has one.
+    assert!(
+        tex.contains("\\midrule\nDT & 5.67e+0 & 1.75e+5 &  \\\\\n"),
+        "{tex}"
+    );
+    assert!(
+        tex.contains("\\addlinespace\n\\multicolumn{4}{l}{$\\varepsilon = 2$} \\\\\nLPDT-M & \\textbf{1.01e+1} & \\textbf{1.50e+6}$^*$ & 3 \\\\"),
+        "{tex}"
+    );
+}
+
+#[test]
+fn latex_keeps_a_short_note_and_the_notes_file_holds_all() {
+    let mut t = sample();
+    t.short_notes = vec!["Mean test MSE over 20 repetitions.".into()];
+    t.notes_file = Some("notes-lpdt_table2.md".into());
+    t.notes
+        .push(r#"the paper prints "-" at $t_{0.975,n-1}$"#.into());
+    let tex = render_latex(&t).unwrap();
+    assert!(
+        tex.contains("Mean test MSE over 20 repetitions. Full notes: \\texttt{notes-lpdt\\_table2.md}.\\par\n}"),
+        "{tex}"
+    );
+    assert!(!tex.contains("PHIST ran out of memory"), "{tex}");
+    let md = render_markdown(&t).unwrap();
+    assert!(
+        md.contains("- PHIST ran out of memory on BUI\\_2 (\\#2)"),
+        "{md}"
+    );
+    let notes = render_notes(&t);
+    assert!(
+        notes.starts_with("# Notes to table lpdt\\_table2\n\n"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("- Bold: best, underlined: second best"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(r#"- the paper prints "-" at t\_{0.975,n−1}"#),
+        "{notes}"
+    );
+}
+
+#[test]
+fn latex_quotes_are_balanced_and_math_passes_through() {
+    assert_eq!(
+        escape_latex(r#"prints "-" (the 'lost' caption), Parkinson's"#),
+        r"prints ``-'' (the `lost' caption), Parkinson's"
+    );
+    let mut t = sample();
+    t.caption = "DiPriMe: $N_T = 10$, ρ = 0.5, costs $5".into();
+    let tex = render_latex(&t).unwrap();
+    assert!(
+        tex.contains(r"\caption{DiPriMe: $N_T = 10$, $\rho$ = 0.5, costs \$5}"),
+        "{tex}"
+    );
+    let md = render_markdown(&t).unwrap();
+    assert!(
+        md.starts_with("Table: DiPriMe: N\\_T = 10, ρ = 0.5, costs \\$5\n"),
+        "{md}"
     );
 }

@@ -341,5 +341,6 @@ pub fn audit_table(rows: &[AuditRow], alpha: f64, spec_name: &str) -> Table {
             "the Laplace and Gaussian samplers are naive floating-point code, which leaks through the low-order bits of its outputs (Mironov, CCS 2012): harmless for simulating the papers' mathematics, and not what the methods' events look at; `--low-bits` audits the Laplace sampler on its low bits (it fails), `--secure-noise` the snapping mechanism (it passes)".into(),
         ],
         legend: Legend::InNotes,
+        ..Table::new("audit", "", "")
     }
 }

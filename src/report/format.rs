@@ -138,7 +138,13 @@ pub fn significant_decimals(v: f64, digits: usize) -> usize {
 
 /// Formats `v` in fixed point with `digits` significant digits, as the DiPriMe paper
 /// prints its scaled MSEs (`1.59`, `40.7`, `241`, `9.60`; method card `docs/methods/diprime.md` §11);
-/// values of `10^digits` or more print with no decimals and all their integer digits.
+/// values from `10^digits` to below 10⁵ print with no decimals and all their integer
+/// digits (`8620`, `21300`).
+///
+/// An exponent only where fixed point would be longer than it: a value whose magnitude,
+/// after rounding to `digits` significant digits, is 10⁵ or more or below 10⁻³ prints
+/// in the LPDT paper's scientific notation with `digits` significant digits (`1.49e+6`,
+/// `4.08e-27`; see [`format_sci`] for three). Zero prints in fixed point (`0.00`).
 /// Rounding is to nearest on the exact binary value; NaN prints as `nan`, ±∞ as `inf` /
 /// `-inf`.
 ///
@@ -149,10 +155,28 @@ pub fn significant_decimals(v: f64, digits: usize) -> usize {
 /// assert_eq!(format_significant(240.73, 3), "241");
 /// assert_eq!(format_significant(9.6046, 3), "9.60");
 /// assert_eq!(format_significant(9.996, 3), "10.0");
+/// assert_eq!(format_significant(0.02123, 3), "0.0212");
+/// assert_eq!(format_significant(1_490_000.0, 3), "1.49e+6");
+/// assert_eq!(format_significant(4.08e-27, 3), "4.08e-27");
 /// ```
 pub fn format_significant(v: f64, digits: usize) -> String {
     if let Some(s) = non_finite(v) {
         return s;
+    }
+    let digits = digits.max(1);
+    if v != 0.0 {
+        // The decimal exponent after rounding to `digits` significant digits.
+        let s = format!("{:.*e}", digits - 1, v);
+        let (mantissa, exponent) = s
+            .split_once('e')
+            .expect("LowerExp output of a finite f64 always contains `e`");
+        let exponent: i32 = exponent
+            .parse()
+            .expect("LowerExp output of a finite f64 has an integer exponent");
+        if !(-3..5).contains(&exponent) {
+            let sign = if exponent < 0 { "" } else { "+" };
+            return format!("{mantissa}e{sign}{exponent}");
+        }
     }
     format_fixed(v, significant_decimals(v, digits))
 }

@@ -31,10 +31,11 @@ pub use format::{
     format_fixed, format_ratio, format_sci, format_significant, significant_decimals,
 };
 pub use render::{
-    error_chain, escape_latex, escape_markdown, render, render_latex, render_markdown,
-    render_with_dir, OutputFormat, Templates,
+    error_chain, escape_latex, escape_latex_math, escape_markdown, escape_markdown_math,
+    math_to_unicode, render, render_latex, render_markdown, render_notes, render_with_dir,
+    OutputFormat, Templates,
 };
-pub use table::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
+pub use table::{Cell, ColumnGroup, Layout, Legend, NumberFormat, Row, Table};
 
 /// Errors of table validation and rendering.
 #[derive(Debug, thiserror::Error)]

@@ -198,6 +198,30 @@ pub fn render_markdown(t: &Table) -> Result<String, ReportError> {
     render(t, OutputFormat::Markdown)
 }
 
+/// The companion notes file of a LaTeX table (`notes-<table>.md`, see
+/// [`Table::notes_file`]): a heading, the caption and every note (with the legend of
+/// the bold and underline marks) as a Markdown list, math as Unicode.
+///
+/// ```
+/// use dp_repro::report::{render_notes, Table};
+/// let mut t = Table::new("t2", "Mean MSE at $\\varepsilon = 2$.", "Data");
+/// t.notes.push("oracle selection".into());
+/// assert_eq!(render_notes(&t), "# Notes to table t2\n\nMean MSE at ε = 2.\n\n- oracle selection\n");
+/// ```
+pub fn render_notes(t: &Table) -> String {
+    let mut out = format!("# Notes to table {}\n\n", escape_markdown(&t.name));
+    if !t.caption.is_empty() {
+        out.push_str(&escape_markdown_math(&t.caption));
+        out.push_str("\n\n");
+    }
+    for n in notes_with_legend(t, "Bold", "underlined") {
+        out.push_str("- ");
+        out.push_str(&escape_markdown_math(&n));
+        out.push('\n');
+    }
+    out
+}
+
 /// Escapes plain text for LaTeX (text mode, pdflatex-compilable).
 ///
 /// `\ { } _ % & # $ ~ ^` become `\textbackslash{}`, `\{`, `\}`, `\_`, `\%`, `\&`, `\#`,
@@ -240,6 +264,15 @@ pub fn escape_latex(s: &str) -> String {
                 " "
             }
             '\n' => " ",
+            // Straight quotes as TeX quotes: opening after a space, a bracket or at the
+            // start, closing otherwise (an apostrophe, `Parkinson's`, stays one).
+            '"' if opens(&out) => "``",
+            '"' => "''",
+            '\'' if opens(&out) => "`",
+            '“' => "``",
+            '”' => "''",
+            '‘' => "`",
+            '’' => "'",
             'α' => r"$\alpha$",
             'β' => r"$\beta$",
             'γ' => r"$\gamma$",
@@ -278,6 +311,287 @@ pub fn escape_latex(s: &str) -> String {
         out.push_str(rep);
     }
     out
+}
+
+/// Whether a quote after `out` opens: at the start, after white space or an opening
+/// bracket.
+fn opens(out: &str) -> bool {
+    out.chars()
+        .next_back()
+        .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | '`'))
+}
+
+/// The segments of `s`: `(text, false)` for plain text, `(math, true)` for the inside of
+/// a pair of `$` (inline TeX math). A `$` without a partner is plain text.
+fn math_segments(s: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('$') {
+        let Some(len) = rest[open + 1..].find('$') else {
+            break;
+        };
+        if open > 0 {
+            out.push((&rest[..open], false));
+        }
+        out.push((&rest[open + 1..open + 1 + len], true));
+        rest = &rest[open + 2 + len..];
+    }
+    if !rest.is_empty() {
+        out.push((rest, false));
+    }
+    out
+}
+
+/// Escapes text for LaTeX like [`escape_latex`], except that inline TeX math between a
+/// pair of `$` passes through as math (captions and notes).
+///
+/// ```
+/// use dp_repro::report::escape_latex_math;
+/// assert_eq!(escape_latex_math("$N_T = 10$, min_leaf"), r"$N_T = 10$, min\_leaf");
+/// assert_eq!(escape_latex_math("costs $5"), r"costs \$5");
+/// ```
+pub fn escape_latex_math(s: &str) -> String {
+    math_segments(s)
+        .into_iter()
+        .map(|(t, math)| {
+            if math {
+                format!("${t}$")
+            } else {
+                escape_latex(t)
+            }
+        })
+        .collect()
+}
+
+/// Escapes text for Markdown like [`escape_markdown`], with inline TeX math between a
+/// pair of `$` turned into Unicode by [`math_to_unicode`] first.
+///
+/// ```
+/// use dp_repro::report::escape_markdown_math;
+/// assert_eq!(escape_markdown_math(r"$\varepsilon = 2$, $\mathrm{sd}_0$"), "ε = 2, sd₀");
+/// ```
+pub fn escape_markdown_math(s: &str) -> String {
+    math_segments(s)
+        .into_iter()
+        .map(|(t, math)| {
+            if math {
+                escape_markdown(&math_to_unicode(t))
+            } else {
+                escape_markdown(t)
+            }
+        })
+        .collect()
+}
+
+/// Inline TeX math as plain Unicode text, for Markdown and terminals: Greek letters and
+/// common symbols (`\varepsilon` → ε, `\rho` → ρ, `\cdot` → ·, `\times` → ×, `\pm` → ±,
+/// `\le` → ≤, `\sqrt{n}` → √n, `-` → −), `\mathrm{sd}` and `\text{…}` as their
+/// argument, sub- and superscripts in Unicode sub-/superscript characters where every
+/// character has one (`sd_0` → sd₀, `B^2` → B²), else kept as `_{…}` / `^{…}` (`N_T`,
+/// `t_{0.975,n−1}`); spacing commands dropped, other braces removed.
+///
+/// ```
+/// use dp_repro::report::math_to_unicode;
+/// assert_eq!(math_to_unicode(r"t_{0.975,n-1}\,\mathrm{sd}_0/\sqrt{n}"), "t_{0.975,n−1}sd₀/√n");
+/// assert_eq!(math_to_unicode(r"4B^2/n"), "4B²/n");
+/// assert_eq!(math_to_unicode(r"N_T = 10"), "N_T = 10");
+/// ```
+pub fn math_to_unicode(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let mut out = String::new();
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        match c {
+            '\\' => {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                if i == start && i < chars.len() {
+                    // A one-symbol command: `\,` `\;` `\!` `\ ` are spacing, `\{` a brace.
+                    let sym = chars[i];
+                    i += 1;
+                    if !matches!(sym, ',' | ';' | '!' | ':') {
+                        out.push(sym);
+                    }
+                    continue;
+                }
+                let name: String = chars[start..i].iter().collect();
+                match name.as_str() {
+                    "sqrt" => {
+                        let (arg, next) = group(&chars, i);
+                        i = next;
+                        let arg = math_to_unicode(&arg);
+                        if arg.chars().count() > 1 {
+                            out.push_str(&format!("√({arg})"));
+                        } else {
+                            out.push('√');
+                            out.push_str(&arg);
+                        }
+                    }
+                    "mathrm" | "text" | "mathit" | "operatorname" | "textrm" | "mathbf" => {
+                        let (arg, next) = group(&chars, i);
+                        i = next;
+                        out.push_str(&math_to_unicode(&arg));
+                    }
+                    other => out.push_str(match other {
+                        "varepsilon" | "epsilon" => "ε",
+                        "alpha" => "α",
+                        "beta" => "β",
+                        "gamma" => "γ",
+                        "delta" => "δ",
+                        "lambda" => "λ",
+                        "mu" => "μ",
+                        "rho" => "ρ",
+                        "sigma" => "σ",
+                        "tau" => "τ",
+                        "cdot" => "·",
+                        "times" => "×",
+                        "pm" => "±",
+                        "le" | "leq" => "≤",
+                        "ge" | "geq" => "≥",
+                        "infty" => "∞",
+                        "to" => "→",
+                        "approx" => "≈",
+                        "neq" => "≠",
+                        "in" => "∈",
+                        "ldots" | "dots" => "…",
+                        "quad" | "qquad" => " ",
+                        other => other,
+                    }),
+                }
+            }
+            '^' | '_' => {
+                let (arg, next) = group(&chars, i);
+                i = next;
+                let arg = math_to_unicode(&arg);
+                let map = if c == '^' {
+                    superscript_char
+                } else {
+                    subscript_char
+                };
+                match arg.chars().map(map).collect::<Option<String>>() {
+                    Some(script) => out.push_str(&script),
+                    None if arg.chars().count() == 1 => {
+                        out.push(c);
+                        out.push_str(&arg);
+                    }
+                    None => out.push_str(&format!("{c}{{{arg}}}")),
+                }
+            }
+            '{' | '}' => {}
+            '-' => out.push('−'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The argument at `chars[i..]`: a `{…}` group (braces balanced) or one character;
+/// with the index after it.
+fn group(chars: &[char], mut i: usize) -> (String, usize) {
+    while i < chars.len() && chars[i] == ' ' {
+        i += 1;
+    }
+    match chars.get(i) {
+        Some('{') => {
+            let mut depth = 0;
+            let start = i + 1;
+            while i < chars.len() {
+                match chars[i] {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return (chars[start..i].iter().collect(), i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            (chars[start..].iter().collect(), chars.len())
+        }
+        Some(&'\\') => {
+            // A command as the argument: the backslash and its letters.
+            let start = i;
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            (
+                chars[start..i.max(start + 1)].iter().collect(),
+                i.max(start + 1),
+            )
+        }
+        Some(&c) => (c.to_string(), i + 1),
+        None => (String::new(), i),
+    }
+}
+
+/// The Unicode superscript of `c`, if it has one.
+fn superscript_char(c: char) -> Option<char> {
+    Some(match c {
+        '0' => '⁰',
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '4' => '⁴',
+        '5' => '⁵',
+        '6' => '⁶',
+        '7' => '⁷',
+        '8' => '⁸',
+        '9' => '⁹',
+        '+' => '⁺',
+        '-' | '−' => '⁻',
+        '=' => '⁼',
+        '(' => '⁽',
+        ')' => '⁾',
+        'n' => 'ⁿ',
+        'i' => 'ⁱ',
+        _ => return None,
+    })
+}
+
+/// The Unicode subscript of `c`, if it has one.
+fn subscript_char(c: char) -> Option<char> {
+    Some(match c {
+        '0' => '₀',
+        '1' => '₁',
+        '2' => '₂',
+        '3' => '₃',
+        '4' => '₄',
+        '5' => '₅',
+        '6' => '₆',
+        '7' => '₇',
+        '8' => '₈',
+        '9' => '₉',
+        '+' => '₊',
+        '-' | '−' => '₋',
+        '=' => '₌',
+        '(' => '₍',
+        ')' => '₎',
+        'a' => 'ₐ',
+        'e' => 'ₑ',
+        'o' => 'ₒ',
+        'x' => 'ₓ',
+        'h' => 'ₕ',
+        'k' => 'ₖ',
+        'l' => 'ₗ',
+        'm' => 'ₘ',
+        'n' => 'ₙ',
+        'p' => 'ₚ',
+        's' => 'ₛ',
+        't' => 'ₜ',
+        'i' => 'ᵢ',
+        'j' => 'ⱼ',
+        'r' => 'ᵣ',
+        'u' => 'ᵤ',
+        'v' => 'ᵥ',
+        _ => return None,
+    })
 }
 
 /// Escapes plain text for a GitHub Markdown table cell or line.
@@ -379,7 +693,7 @@ fn notes_with_legend(t: &Table, bold: &str, second: &str) -> Vec<String> {
 }
 
 /// A group header cell of the LaTeX view.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct LatexGroup {
     /// Escaped label, or `$\varepsilon = 2$`.
     text: String,
@@ -388,7 +702,7 @@ struct LatexGroup {
 }
 
 /// A row of a view: escaped label and marked-up cells.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ViewRow {
     label: String,
     cells: Vec<String>,
@@ -454,22 +768,50 @@ impl ViewRow {
     }
 }
 
-/// What the LaTeX template prints.
+/// What the LaTeX template prints: one float per part (one part unless the layout
+/// splits by ε), the notes under the last one. The fields of the first part are also
+/// given at the top level (`caption`, `colspec`, `rows`, …) for templates written before
+/// the layouts.
 #[derive(Serialize)]
 struct LatexView {
     name: String,
+    /// `table`, or `sidewaystable` for a landscape layout.
+    env: &'static str,
+    landscape: bool,
+    parts: Vec<LatexPart>,
+    notes: Vec<String>,
+    #[serde(flatten)]
+    first: LatexPart,
+}
+
+/// One tabular of the LaTeX view, in its own float.
+#[derive(Serialize, Clone)]
+struct LatexPart {
     caption: String,
     label: String,
     colspec: String,
+    /// Number of tabular columns (row labels included), for full-width heading rows.
+    ncols: usize,
     row_header: String,
     has_group_header: bool,
     groups: Vec<LatexGroup>,
     /// `\cmidrule` column ranges like `3-7` (tabular columns, 1-based, row labels = 1).
     rules: Vec<String>,
     columns: Vec<String>,
+    /// The data rows in sections, each under an optional heading row spanning the table
+    /// (the column groups of a transposed table); one untitled section otherwise.
+    sections: Vec<LatexSection>,
+    /// Every data row, sections flattened.
     rows: Vec<ViewRow>,
     summary_rows: Vec<ViewRow>,
-    notes: Vec<String>,
+}
+
+/// A run of data rows under an optional heading.
+#[derive(Serialize, Clone)]
+struct LatexSection {
+    /// Empty: no heading row.
+    title: String,
+    rows: Vec<ViewRow>,
 }
 
 fn latex_group_text(g: &ColumnGroup) -> String {
@@ -502,8 +844,91 @@ fn latex_cell(c: &Cell) -> String {
     s
 }
 
-impl LatexView {
-    fn new(t: &Table) -> LatexView {
+/// A header cell of one or two lines: `first` over `second` in a nested tabular when
+/// `second` is not empty.
+fn stacked(first: &str, second: &str) -> String {
+    if second.is_empty() {
+        first.to_string()
+    } else {
+        format!(r"\begin{{tabular}}[b]{{@{{}}c@{{}}}}{first}\\{second}\end{{tabular}}")
+    }
+}
+
+/// A column name as a LaTeX header cell: a name with a parenthesized part after its
+/// first character breaks before the parenthesis, `LPCT-prune` over `(Maxedge)`, as the
+/// papers stack method and variant; other names stay on one line.
+fn latex_column_header(name: &str) -> String {
+    match name.find('(') {
+        Some(i) if i > 0 => stacked(
+            &escape_latex(name[..i].trim_end()),
+            &escape_latex(&name[i..]),
+        ),
+        _ => escape_latex(name),
+    }
+}
+
+/// A row label as a LaTeX column header of a transposed table: the label over its scale
+/// factor, `Parkinson's` over `($\times 10^{-2}$)`.
+fn latex_row_as_header(r: &Row) -> String {
+    match r.scale {
+        Some(k) => stacked(&escape_latex(&r.label), &format!(r"($\times 10^{{{k}}}$)")),
+        None => latex_column_header(&r.label),
+    }
+}
+
+/// `t` cut into its parts: one per ε when the layout splits (each with the groups
+/// without ε and the groups of that ε, the cells and summary cells sliced to match),
+/// else `t` alone. The part tables keep the name, caption and row header of `t`.
+fn split_parts(t: &Table) -> Vec<Table> {
+    let mut epsilons: Vec<f64> = Vec::new();
+    for e in t.groups.iter().filter_map(|g| g.epsilon) {
+        if !epsilons.iter().any(|x| x.to_bits() == e.to_bits()) {
+            epsilons.push(e);
+        }
+    }
+    if !t.layout.split || epsilons.len() < 2 {
+        return vec![t.clone()];
+    }
+    epsilons
+        .iter()
+        .map(|e| {
+            // Which flattened columns the part keeps.
+            let mut keep = Vec::new();
+            let mut groups = Vec::new();
+            for g in &t.groups {
+                let kept = g.epsilon.is_none_or(|x| x.to_bits() == e.to_bits());
+                keep.extend(std::iter::repeat_n(kept, g.columns.len()));
+                if kept {
+                    groups.push(g.clone());
+                }
+            }
+            let slice = |rows: &[Row]| -> Vec<Row> {
+                rows.iter()
+                    .map(|r| Row {
+                        cells: r
+                            .cells
+                            .iter()
+                            .zip(&keep)
+                            .filter(|(_, &k)| k)
+                            .map(|(c, _)| c.clone())
+                            .collect(),
+                        ..r.clone()
+                    })
+                    .collect()
+            };
+            Table {
+                groups,
+                rows: slice(&t.rows),
+                summary_rows: slice(&t.summary_rows),
+                ..t.clone()
+            }
+        })
+        .collect()
+}
+
+impl LatexPart {
+    /// The part of (part) table `t`, data sets as rows.
+    fn rows_as_data_sets(t: &Table, caption: String, label: String) -> LatexPart {
         let groups: Vec<LatexGroup> = t
             .groups
             .iter()
@@ -521,30 +946,149 @@ impl LatexView {
             }
             first = last + 1;
         }
-        LatexView {
-            name: escape_latex(&t.name),
-            caption: escape_latex(&t.caption),
-            label: latex_label(&t.name),
+        let rows: Vec<ViewRow> = t
+            .rows
+            .iter()
+            .map(|r| ViewRow::new(r, latex_row_label, latex_cell, false))
+            .collect();
+        LatexPart {
+            caption,
+            label,
             colspec: format!("l{}", "r".repeat(t.n_columns())),
+            ncols: t.n_columns() + 1,
             row_header: escape_latex(&t.row_header),
             has_group_header: groups.iter().any(|g| !g.text.is_empty()),
             groups,
             rules,
-            columns: t.columns().iter().map(|(_, c)| escape_latex(c)).collect(),
-            rows: t
-                .rows
+            columns: t
+                .columns()
                 .iter()
-                .map(|r| ViewRow::new(r, latex_row_label, latex_cell, false))
+                .map(|(_, c)| latex_column_header(c))
                 .collect(),
+            sections: vec![LatexSection {
+                title: String::new(),
+                rows: rows.clone(),
+            }],
+            rows,
             summary_rows: t
                 .summary_rows
                 .iter()
                 .map(|r| ViewRow::new(r, latex_row_label, latex_cell, true))
                 .collect(),
-            notes: notes_with_legend(t, "Bold", "underlined")
+        }
+    }
+
+    /// The part of (part) table `t` transposed: one column per data row, then one per
+    /// summary row; one row per value column, in one section per column group under a
+    /// heading with the group's text (none for an unlabelled group).
+    fn columns_as_data_sets(t: &Table, caption: String, label: String) -> LatexPart {
+        let n = t.rows.len() + t.summary_rows.len();
+        let mut sections = Vec::new();
+        let mut index = 0;
+        for g in &t.groups {
+            let rows = g
+                .columns
                 .iter()
-                .map(|n| escape_latex(n))
+                .map(|c| {
+                    let i = index;
+                    index += 1;
+                    let mut cells: Vec<String> =
+                        t.rows.iter().map(|r| latex_cell(&r.cells[i])).collect();
+                    cells.extend(t.summary_rows.iter().map(|r| {
+                        let c = &r.cells[i];
+                        if c.value.is_none() {
+                            String::new()
+                        } else {
+                            latex_cell(c)
+                        }
+                    }));
+                    ViewRow {
+                        label: escape_latex(c),
+                        cells,
+                    }
+                })
+                .collect();
+            sections.push(LatexSection {
+                title: latex_group_text(g),
+                rows,
+            });
+        }
+        let mut columns: Vec<String> = t.rows.iter().map(latex_row_as_header).collect();
+        columns.extend(t.summary_rows.iter().map(latex_row_as_header));
+        let rows = sections.iter().flat_map(|s| s.rows.clone()).collect();
+        LatexPart {
+            caption,
+            label,
+            colspec: format!("l{}", "r".repeat(n)),
+            ncols: n + 1,
+            row_header: "Method".to_string(),
+            has_group_header: false,
+            groups: Vec::new(),
+            rules: Vec::new(),
+            columns,
+            sections,
+            rows,
+            summary_rows: Vec::new(),
+        }
+    }
+}
+
+impl LatexView {
+    fn new(t: &Table) -> LatexView {
+        let parts = split_parts(t);
+        let caption = escape_latex_math(&t.caption);
+        let label = latex_label(&t.name);
+        let many = parts.len() > 1;
+        let parts: Vec<LatexPart> = parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let letter = char::from(b'a' + (k % 26) as u8);
+                let eps = p
+                    .groups
+                    .iter()
+                    .find_map(|g| g.epsilon)
+                    .map(|e| format!(r"$\varepsilon = {}$", epsilon_text(e)))
+                    .unwrap_or_default();
+                let (caption, label) = match (many, k) {
+                    (false, _) => (caption.clone(), label.clone()),
+                    (true, 0) => (format!("{caption} ({letter}) {eps}."), label.clone()),
+                    (true, _) => (
+                        format!(r"({letter}) {eps}; continued from Table~\ref{{{label}}}."),
+                        format!("{label}-{letter}"),
+                    ),
+                };
+                if t.layout.transpose {
+                    LatexPart::columns_as_data_sets(p, caption, label)
+                } else {
+                    LatexPart::rows_as_data_sets(p, caption, label)
+                }
+            })
+            .collect();
+        let notes = match &t.notes_file {
+            Some(file) => {
+                // One paragraph: the short notes, then where the rest is.
+                let mut note: Vec<String> =
+                    t.short_notes.iter().map(|n| escape_latex_math(n)).collect();
+                note.push(format!(r"Full notes: \texttt{{{}}}.", escape_latex(file)));
+                vec![note.join(" ")]
+            }
+            None => notes_with_legend(t, "Bold", "underlined")
+                .iter()
+                .map(|n| escape_latex_math(n))
                 .collect(),
+        };
+        LatexView {
+            name: escape_latex(&t.name),
+            env: if t.layout.landscape {
+                "sidewaystable"
+            } else {
+                "table"
+            },
+            landscape: t.layout.landscape,
+            first: parts[0].clone(),
+            parts,
+            notes,
         }
     }
 }
@@ -599,7 +1143,7 @@ impl MarkdownView {
         let mut align = vec![":---".to_string()];
         align.extend(vec!["---:".to_string(); t.n_columns()]);
         MarkdownView {
-            caption: escape_markdown(&t.caption),
+            caption: escape_markdown_math(&t.caption),
             header,
             align,
             rows: t
@@ -614,7 +1158,7 @@ impl MarkdownView {
                 .collect(),
             notes: notes_with_legend(t, "Bold", "italics")
                 .iter()
-                .map(|n| escape_markdown(n))
+                .map(|n| escape_markdown_math(n))
                 .collect(),
         }
     }

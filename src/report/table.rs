@@ -61,7 +61,13 @@ impl NumberFormat {
         let half = match self {
             NumberFormat::Fixed(decimals) => format_fixed(halfwidth, decimals),
             NumberFormat::Significant(digits) => {
-                format_fixed(halfwidth, significant_decimals(mean, digits))
+                let m = self.format(mean);
+                if m.contains('e') {
+                    // A mean in scientific notation: the half-width too.
+                    format_significant(halfwidth, digits)
+                } else {
+                    format_fixed(halfwidth, significant_decimals(mean, digits))
+                }
             }
             NumberFormat::Sci | NumberFormat::Ratio => self.format(halfwidth),
         };
@@ -91,11 +97,61 @@ pub struct Table {
     #[serde(default)]
     pub summary_rows: Vec<Row>,
     /// Footnotes printed under the table, plain text, e.g. `oracle selection: best grid
-    /// point by mean test MSE`.
+    /// point by mean test MSE`. Like the caption, a note may hold inline TeX math between
+    /// a pair of `$` (`$t_{0.975,n-1}$`): LaTeX prints it as math, Markdown as Unicode
+    /// where it can (see [`super::render::math_to_unicode`]); a lone `$` is a dollar sign.
     pub notes: Vec<String>,
     /// Who explains the bold and underline marks.
     #[serde(default)]
     pub legend: Legend,
+    /// How the LaTeX output lays the table out on the page (Markdown ignores it).
+    #[serde(default, skip_serializing_if = "Layout::is_default")]
+    pub layout: Layout,
+    /// The notes printed under the LaTeX table when [`Table::notes_file`] is set: at most
+    /// three short lines (what the numbers are, what the marks mean), followed by a
+    /// pointer to the companion file that holds [`Table::notes`] in full. Markdown prints
+    /// the full notes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_notes: Vec<String>,
+    /// The companion file that holds the full notes, e.g. `notes-table2.md` beside
+    /// `table-table2.tex`; `None`: LaTeX prints the full notes under the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes_file: Option<String>,
+}
+
+/// How a table is laid out in LaTeX (`layout:` of a spec's table; Markdown has no page
+/// width and ignores it). The default is one `table` float with the data sets as rows
+/// and the column groups (ε blocks) side by side.
+///
+/// ```
+/// use dp_repro::report::Layout;
+/// let l: Layout = serde_yaml::from_str("{transpose: true}").unwrap();
+/// assert!(l.transpose && !l.split && !l.landscape);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layout {
+    /// Data sets as columns and methods as rows, grouped under one heading row per column
+    /// group (ε and block); summary rows (Rank Sum, No. 1) become the last columns. The
+    /// DiPriMe paper prints its tables this way.
+    #[serde(default)]
+    pub transpose: bool,
+    /// One float per ε: the non-private columns and the ε's column groups, captioned
+    /// `(a) ε = 0.5`, `(b) ε = 2`, … as the LPCT paper prints its Table 2. Needs column
+    /// groups of two or more ε.
+    #[serde(default)]
+    pub split: bool,
+    /// A `sidewaystable` (package `rotating`): the table is turned by 90° and may be as
+    /// wide as the text height.
+    #[serde(default)]
+    pub landscape: bool,
+}
+
+impl Layout {
+    /// Whether this is the default layout (nothing set).
+    pub fn is_default(&self) -> bool {
+        *self == Layout::default()
+    }
 }
 
 /// Who explains the marks of a table's cells in its notes.
@@ -296,6 +352,9 @@ impl Table {
             summary_rows: Vec::new(),
             notes: Vec::new(),
             legend: Legend::default(),
+            layout: Layout::default(),
+            short_notes: Vec::new(),
+            notes_file: None,
         }
     }
 

@@ -91,6 +91,7 @@ fn is_result_entry(name: &str) -> bool {
         || prefixed("selected-", &[".csv"])
         || prefixed("tests-", &[".csv"])
         || prefixed("table-", &[".md", ".tex"])
+        || prefixed("notes-", &[".md"])
 }
 
 /// A results folder held by this process: an advisory exclusive lock on its

@@ -5,7 +5,7 @@
 use super::results::read_runs;
 use super::seeds::epsilon_text;
 use super::table::{build_table, Selected, SelectedMap};
-use crate::report::{render_latex, render_markdown};
+use crate::report::{render_latex, render_markdown, render_notes};
 use crate::spec::raw::Selection;
 use crate::spec::Experiment;
 use crate::stats::{summarize, wilcoxon_signed_rank, Alternative};
@@ -37,7 +37,8 @@ pub struct Finished {
 /// Reads `out/runs.csv` and writes `summary.csv` (every grid point), `selected.csv` (the
 /// selected grid point per data set × method × ε), `tests.csv` (one-sided Wilcoxon
 /// signed-rank tests between the selected methods of every data set × ε block) and
-/// `table-<name>.tex` / `.md` for every table of the spec.
+/// `table-<name>.tex` / `.md` for every table of the spec, with the LaTeX table's full
+/// notes in `notes-<name>.md`.
 ///
 /// # Errors
 /// A message naming the file that could not be read, written or rendered.
@@ -216,14 +217,19 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         files.push(out.join(format!("selected{suffix}.csv")));
         files.push(out.join(format!("tests{suffix}.csv")));
         for t in &exp.spec.tables {
-            let table = build_table(exp, t, &selected, *mode)?;
+            let mut table = build_table(exp, t, &selected, *mode)?;
             let name = format!("{}{suffix}", t.name);
+            // The LaTeX table keeps a short note; the full notes go beside it.
+            let notes_file = format!("notes-{name}.md");
+            table.notes_file = Some(notes_file.clone());
             let md = render_markdown(&table).map_err(|e| format!("table {name}: {e}"))?;
             let tex = render_latex(&table).map_err(|e| format!("table {name}: {e}"))?;
             write(out, &format!("table-{name}.md"), &md)?;
             write(out, &format!("table-{name}.tex"), &tex)?;
+            write(out, &notes_file, &render_notes(&table))?;
             files.push(out.join(format!("table-{name}.md")));
             files.push(out.join(format!("table-{name}.tex")));
+            files.push(out.join(&notes_file));
             markdown.push((name, md));
         }
     }

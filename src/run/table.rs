@@ -490,12 +490,22 @@ fn interval_notes(t: &TableEntry, exp: &Experiment) -> Vec<String> {
     if t.interval == Some(Interval::Ci95) {
         let n = exp.repetitions;
         let t_n = crate::stats::t_quantile_975(n.saturating_sub(1))
-            .map(|q| format!(" (t_{{0.975,{}}} = {q:.5} for the spec's n = {n})", n - 1))
+            .map(|q| {
+                format!(
+                    " ($t_{{0.975,{}}} = {q:.5}$ for the spec's $n = {n}$)",
+                    n - 1
+                )
+            })
             .unwrap_or_default();
-        notes.push(format!("±: the half-width of a 95 % Student-t interval for the mean over the n repetitions, t_{{0.975,n−1}}·sd0/√n with sd0 the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card docs/methods/diprime.md §6.1): not a standard deviation (sd0 = ±·√n/t). A cell of fewer than 2 repetitions shows the mean alone."));
+        notes.push(format!("±: the half-width of a 95 % Student-$t$ interval for the mean over the $n$ repetitions, $t_{{0.975,n-1}} \\cdot \\mathrm{{sd}}_0/\\sqrt{{n}}$ with $\\mathrm{{sd}}_0$ the population standard deviation (ddof 0){t_n}, as the DiPriMe paper prints it (method card docs/methods/diprime.md §6.1): not a standard deviation ($\\mathrm{{sd}}_0 = {{\\pm}} \\cdot \\sqrt{{n}}/t$). A cell of fewer than 2 repetitions shows the mean alone."));
     }
     if !t.scale.is_empty() {
-        notes.push("A factor after a row label gives the units of that row's means and ±, the paper's per-data-set factors: in a row marked 10 to the power −2, 1.59 means 0.0159.".to_string());
+        let place = if t.layout.transpose {
+            "under a data set"
+        } else {
+            "after a row label"
+        };
+        notes.push(format!("A factor {place} gives the units of that data set's means and ±, the paper's per-data-set factors: under $\\times 10^{{-2}}$, 1.59 means 0.0159."));
     }
     notes
 }
@@ -801,6 +811,13 @@ pub fn build_table(
             exp.spec.repetitions
         ));
     }
+    let short_notes = vec![short_note(
+        t,
+        exp,
+        &rows,
+        reps,
+        !t.unavailable.is_empty() || notes.iter().any(|n| n.starts_with("—:")),
+    )];
     Ok(Table {
         name: t.name.clone(),
         caption,
@@ -813,5 +830,111 @@ pub fn build_table(
             MarkStyle::BoldBest => Legend::BoldBestUnderlineSecond,
             MarkStyle::StarBest | MarkStyle::StarSignificant | MarkStyle::None => Legend::InNotes,
         },
+        layout: t.layout,
+        short_notes,
+        notes_file: None,
     })
+}
+
+/// The short note under a LaTeX table whose full notes are in a companion file (about
+/// two lines of footnote text; the renderer adds the pointer to the file): what the
+/// numbers are, what the marks and summary rows mean, and whether a dash stands for a
+/// missing result (`missing`: a data set not available or a method not run).
+fn short_note(
+    t: &TableEntry,
+    exp: &Experiment,
+    rows: &[Row],
+    reps: usize,
+    missing: bool,
+) -> String {
+    let task = exp
+        .datasets
+        .first()
+        .map(|d| d.task)
+        .unwrap_or(Task::Regression);
+    let lower = task.lower_is_better();
+    let metric = task.metric_name();
+    let metric = if metric == "mse" { "MSE" } else { metric };
+    let mut parts = vec![match &t.value {
+        TableValue::Metric => format!("Mean test {metric} over {reps} repetitions"),
+        TableValue::RatioTo {
+            ratio_to,
+            of: RatioOf::Means,
+        } => {
+            format!("Mean test {metric} over {reps} repetitions divided by that of {ratio_to}")
+        }
+        TableValue::RatioTo {
+            ratio_to,
+            of: RatioOf::PerRepetition,
+        } => format!(
+            "Mean over {reps} repetitions of the ratio of the test {metric} to that of {ratio_to}"
+        ),
+        TableValue::Seconds => {
+            format!("Mean seconds of one fit + predict over {reps} repetitions, on this machine")
+        }
+    }];
+    if t.interval == Some(Interval::Ci95) {
+        parts[0].push_str(
+            r" $\pm$ the half-width of a 95 % Student-$t$ interval, $t_{0.975,n-1} \cdot \mathrm{sd}_0/\sqrt{n}$",
+        );
+    }
+    if !t.scale.is_empty() {
+        parts.push(r"a factor $\times 10^{k}$ gives the units of a data set's values".into());
+    }
+    if t.reported.is_some() {
+        parts.push("in parentheses: the paper's value".into());
+    }
+    let better = if lower { "lower" } else { "higher" };
+    let seconds = t.value == TableValue::Seconds;
+    let alpha = test_level(t, exp);
+    let level = alpha.map(|a| format!(" (one-sided Wilcoxon signed-rank test, level {a})"));
+    let level = level.as_deref().unwrap_or("");
+    let any = |f: fn(&Cell) -> bool| rows.iter().flat_map(|r| &r.cells).any(f);
+    match t.marks {
+        _ if seconds => {}
+        MarkStyle::None => {}
+        MarkStyle::BoldBest => {
+            let block = if t.epsilons.is_empty() {
+                "group"
+            } else {
+                "ε block"
+            };
+            let mut m = format!("bold: best, underlined: second best in each {block}");
+            if alpha.is_some() {
+                m.push_str(&format!(
+                    "; *: significantly {better} than the others{level}"
+                ));
+            }
+            parts.push(m);
+        }
+        MarkStyle::StarBest => parts.push(format!(
+            "*: best in its ε block; bold: not significantly {} than the best{level}",
+            if lower { "higher" } else { "lower" }
+        )),
+        MarkStyle::StarSignificant => parts.push(format!(
+            "*: best in its block and significantly {better} than each other method of it{level}"
+        )),
+    }
+    for kind in &t.summary_rows {
+        parts.push(match kind {
+            SummaryRow::RankSum => "Rank Sum: ranks summed over the data sets, * the lowest".into(),
+            SummaryRow::No1 => "No. 1: data sets where the method is starred or bold".into(),
+        });
+    }
+    if alpha.is_some_and(|a| too_few_repetitions(reps, a).is_some()) {
+        parts.push("too few repetitions for a test to reject".into());
+    }
+    if missing || any(|c| c.value.is_none()) {
+        parts.push("–: not run or not available".into());
+    }
+    // Sentences: the first part, then each further part capitalized.
+    let mut out = String::new();
+    for p in parts {
+        let mut chars = p.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+        out.push_str(&first.unwrap_or_default());
+        out.push_str(chars.as_str());
+        out.push_str(". ");
+    }
+    out.trim_end().to_string()
 }

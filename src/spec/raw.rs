@@ -864,6 +864,21 @@ pub struct TableEntry {
     /// HIGGS, PUC-Rio), so the table says so instead of dropping them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<UnavailableRow>,
+    /// How `table-<name>.tex` lays the table out so that it fits the page (Markdown
+    /// ignores it); every field defaults to `false`:
+    /// - `transpose: true`: data sets as columns, methods as rows under one heading row
+    ///   per ε (and block); summary rows become the last columns (the DiPriMe paper's
+    ///   layout; the HistOfTree tables, whose twelve method columns are too wide);
+    /// - `split: true`: one float per ε, captioned `(a) ε = 0.5`, `(b) …` (the LPCT
+    ///   paper's Table 2); needs two or more `epsilons`;
+    /// - `landscape: true`: a `sidewaystable` (LaTeX package `rotating`), as wide as the
+    ///   text height.
+    ///
+    /// The options combine (`{split: true, transpose: true}`). The paper tables of
+    /// `specs/` choose theirs so that each tabular is at least 80 % of its natural size on
+    /// a 6.5-inch line (tests/table_width.rs measures them).
+    #[serde(default, skip_serializing_if = "crate::report::Layout::is_default")]
+    pub layout: crate::report::Layout,
 }
 
 /// The interval a table prints after each mean (`interval:`).

@@ -1530,6 +1530,16 @@ fn check_table_conventions(
             .map_err(|e| invalid(path, format!("tables[{i}].reported"), e))?;
     }
     check_table_interval(i, t, spec, path)?;
+    if t.layout.split && t.epsilons.len() < 2 {
+        return Err(invalid(
+            path,
+            format!("tables[{i}].layout.split"),
+            format!(
+                "split prints one table per epsilon, and this table has {} epsilon(s); drop `split` or list two or more `epsilons`",
+                t.epsilons.len()
+            ),
+        ));
+    }
     if let Some(note) = &t.oracle_note {
         let field = format!("tables[{i}].oracle_note");
         if note.trim().is_empty() {
