@@ -3,6 +3,7 @@
 
 pub mod raw;
 pub mod resolve;
+pub mod suggest;
 mod validate;
 pub mod yaml;
 

@@ -6,6 +6,7 @@ use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
     SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
 };
+use super::suggest::did_you_mean;
 use super::SpecError;
 use crate::data::{
     find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,
@@ -939,14 +940,17 @@ pub fn validate(
             return Err(invalid(path, format!("{field}.label"), m));
         }
         let valid: Vec<&str> = method.params().iter().map(|p| p.name).collect();
-        for name in entry.grid.keys().chain(entry.params.keys()) {
+        let given = (entry.grid.keys().map(|k| ("grid", k)))
+            .chain(entry.params.keys().map(|k| ("params", k)));
+        for (section, name) in given {
             if !valid.contains(&name.as_str()) {
                 return Err(invalid(
                     path,
-                    format!("{field}.{name}"),
+                    format!("{field}.{section}.{name}"),
                     format!(
-                        "unknown parameter of {}; valid parameters: {}",
+                        "unknown parameter of {}{}; valid parameters: {}",
                         method.name(),
+                        did_you_mean(name, valid.iter().copied()),
                         valid.join(", ")
                     ),
                 ));
@@ -1131,8 +1135,9 @@ fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
             return Err(bad(
                 "dataset",
                 format!(
-                    "`{}` is not a data set of the spec ({})",
+                    "`{}`{} is not a data set of the spec ({})",
                     f.dataset,
+                    did_you_mean(&f.dataset, names.iter().copied()),
                     names.join(", ")
                 ),
             ));
@@ -1168,8 +1173,9 @@ fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
                     bad(
                         &format!("panels[{j}].method"),
                         format!(
-                            "`{}` is not a method label of the spec ({})",
+                            "`{}`{} is not a method label of the spec ({})",
                             p.method,
+                            did_you_mean(&p.method, labels.iter().copied()),
                             labels.join(", ")
                         ),
                     )
@@ -1254,6 +1260,7 @@ fn apply_skips(
     path: &Path,
 ) -> Result<(), SpecError> {
     let all = labels(methods);
+    let label_list: Vec<String> = methods.iter().map(|m| m.label.clone()).collect();
     for (i, s) in skip.iter().enumerate() {
         let m = methods
             .iter_mut()
@@ -1262,7 +1269,11 @@ fn apply_skips(
                 invalid(
                     path,
                     format!("skip[{i}].method"),
-                    format!("unknown method `{}`; methods of this spec: {all}", s.method),
+                    format!(
+                        "unknown method `{}`{}; methods of this spec: {all}",
+                        s.method,
+                        did_you_mean(&s.method, label_list.iter().map(String::as_str))
+                    ),
                 )
             })?;
         for d in &s.datasets {
@@ -1272,7 +1283,8 @@ fn apply_skips(
                     path,
                     format!("skip[{i}].datasets"),
                     format!(
-                        "unknown data set `{d}`; data sets of this spec: {}",
+                        "unknown data set `{d}`{}; data sets of this spec: {}",
+                        did_you_mean(d, names.iter().copied()),
                         names.join(", ")
                     ),
                 ));
@@ -1326,7 +1338,10 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                     invalid(
                         path,
                         format!("tables[{i}]"),
-                        format!("unknown method `{m}`; methods of this spec: {all}"),
+                        format!(
+                            "unknown method `{m}`{}; methods of this spec: {all}",
+                            did_you_mean(m, methods.iter().map(|p| p.label.as_str()))
+                        ),
                     )
                 })?;
                 // A non-private method may compete in every ε block with its one result

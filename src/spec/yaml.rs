@@ -167,7 +167,7 @@ fn plain_message(
         }
         return "a `key: value` inside a value (a second `: ` on the line); put the value in quotes if it contains `: `".to_string();
     }
-    let mut message = problem.to_string();
+    let mut message = with_suggestion(problem);
     // A value that swallowed the next line: `seed: 1` followed by an over-indented key.
     if problem.contains("invalid type: string") {
         if let (Some(col), Some((next, next_col))) = (this_column, next_content_line(text, line)) {
@@ -186,6 +186,38 @@ fn plain_message(
         message.push_str(&format!(" (while reading {what} that starts at line {l2})"));
     }
     message
+}
+
+/// serde's `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`) with
+/// the closest expected name suggested right after the unknown one (see
+/// [`super::suggest`]); other messages unchanged.
+pub fn with_suggestion(problem: &str) -> String {
+    let Some(start) = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| problem.find(p).map(|i| i + p.len()))
+    else {
+        return problem.to_string();
+    };
+    let Some(len) = problem[start..].find('`') else {
+        return problem.to_string();
+    };
+    let name = &problem[start..start + len];
+    let after = start + len + 1;
+    let Some(expected) = problem[after..].find("expected") else {
+        return problem.to_string();
+    };
+    // The expected names are the backquoted words after `expected`.
+    let valid: Vec<&str> = problem[after + expected..]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    format!(
+        "{}{}{}",
+        &problem[..after],
+        super::suggest::did_you_mean(name, valid),
+        &problem[after..]
+    )
 }
 
 #[cfg(test)]
@@ -211,6 +243,23 @@ mod tests {
             ("did not find expected key", Some((10, 7)))
         );
         assert_eq!(strip_position("no position"), ("no position", None));
+    }
+
+    #[test]
+    fn unknown_fields_and_variants_get_a_suggestion() {
+        assert_eq!(
+            with_suggestion("unknown field `epsilon`, expected one of `seed`, `epsilons`"),
+            "unknown field `epsilon` (did you mean `epsilons`?), expected one of `seed`, `epsilons`"
+        );
+        assert_eq!(
+            with_suggestion("unknown variant `Best_Mean`, expected `best_mean` or `cv`"),
+            "unknown variant `Best_Mean` (did you mean `best_mean`?), expected `best_mean` or `cv`"
+        );
+        assert_eq!(
+            with_suggestion("unknown field `zzz`, expected `a` or `b`"),
+            "unknown field `zzz`, expected `a` or `b`"
+        );
+        assert_eq!(with_suggestion("invalid type"), "invalid type");
     }
 
     #[test]
