@@ -2,6 +2,7 @@
 //! budgets and splits checked. Data files are loaded separately ([`DatasetPlan::load`]) so
 //! tables can be re-rendered without data.
 
+use super::duplicates::first_repeat;
 use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
     SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
@@ -557,6 +558,16 @@ pub fn validate(
             ));
         }
     }
+    if let Some((first, again)) = first_repeat(&spec.epsilons) {
+        return Err(invalid(
+            path,
+            format!("epsilons[{again}]"),
+            format!(
+                "epsilon {} is listed twice (epsilons[{first}] and epsilons[{again}]), which would compute its tasks twice; list each epsilon once",
+                spec.epsilons[again]
+            ),
+        ));
+    }
     if let Some(rule) = &spec.significance {
         rule.validate()
             .map_err(|e| invalid(path, "significance", e.to_string()))?;
@@ -981,7 +992,8 @@ pub fn validate(
                         "the grid is empty",
                     ));
                 }
-                seq.iter()
+                let values: Vec<ParamValue> = seq
+                    .iter()
                     .map(|x| {
                         ParamValue::from_yaml(x).ok_or_else(|| {
                             invalid(
@@ -991,7 +1003,21 @@ pub fn validate(
                             )
                         })
                     })
-                    .collect::<Result<_, _>>()?
+                    .collect::<Result<_, _>>()?;
+                // `1` and `1.0` are one value: compare the canonical text.
+                let texts: Vec<String> = values.iter().map(ToString::to_string).collect();
+                if let Some((first, again)) = first_repeat(&texts) {
+                    return Err(invalid(
+                        path,
+                        format!("{field}.grid.{}[{again}]", decl.name),
+                        format!(
+                            "{} is listed twice ({name}[{first}] and {name}[{again}]), which would compute its tasks twice; list each value once",
+                            texts[again],
+                            name = decl.name
+                        ),
+                    ));
+                }
+                values
             } else if let Some(v) = entry.params.get(decl.name) {
                 vec![ParamValue::from_yaml(v).ok_or_else(|| {
                     invalid(
@@ -1305,6 +1331,16 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                 path,
                 format!("tables[{i}].name"),
                 format!("table `{}` is defined twice", t.name),
+            ));
+        }
+        if let Some((_, again)) = first_repeat(&t.epsilons) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].epsilons"),
+                format!(
+                    "epsilon {} is listed twice; list each epsilon once",
+                    t.epsilons[again]
+                ),
             ));
         }
         for e in &t.epsilons {

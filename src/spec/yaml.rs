@@ -71,6 +71,10 @@ fn char_at(text: &str, (line, column): Pos) -> Option<char> {
 /// the problem (0, 0 when serde_yaml gives none) and a message in plain words that does
 /// not repeat it.
 pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
+    // An unclosed bracket makes YAML read on far past it: name the bracket instead.
+    if let Some(u) = super::brackets::unbalanced(text) {
+        return (u.line, u.column, u.message);
+    }
     let raw = e.to_string();
     let (problem, context) = match raw.split_once(", while ") {
         Some((p, c)) => (p, Some(c)),
@@ -83,6 +87,21 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
         .map(|l| (l.line(), l.column()))
         .or(problem_pos)
         .unwrap_or((0, 0));
+    // serde_yaml places a repeated key at the start of its mapping: find the second one.
+    if let Some(key) = super::duplicates::duplicated_key(problem) {
+        if let Some(r) = super::duplicates::repeated_key(text, pos, key) {
+            let at = problem.find("duplicate").unwrap_or(0);
+            return (
+                r.line,
+                r.column,
+                format!(
+                    "{}`{key}` is given twice in one mapping (first at line {}); keep one of them",
+                    &problem[..at],
+                    r.first_line
+                ),
+            );
+        }
+    }
     let message = plain_message(problem, context, pos, text);
     (pos.0, pos.1, message)
 }
