@@ -312,6 +312,7 @@ impl DatasetPlan {
                 let mut dataset = loaded.dataset.select(&order);
                 dataset.fixed_public = public.iter().filter(|&&p| p).count();
                 dataset.name = self.name.clone();
+                dataset.leaf_occupancy = manifest.leaf_occupancy;
                 Ok(Some(Loaded {
                     dataset,
                     dropped_rows: loaded.dropped_rows,
@@ -394,6 +395,20 @@ impl DatasetPlan {
                 Some((public + private + test, d))
             }
             DataSource::File { .. } => None,
+        }
+    }
+
+    /// The expected leaf occupancy the manifest declares (`leaf_occupancy`, read by the
+    /// forests' `occupancy: dataset`): a manifest's, a `pair`'s private one's, a
+    /// `public_by_rule` or `public_sample` data set's; None for inline files and synthetic
+    /// data sets, which have no manifest.
+    pub fn leaf_occupancy(&self) -> Option<usize> {
+        match &self.source {
+            DataSource::Manifest(m)
+            | DataSource::Pair { private: m, .. }
+            | DataSource::Rule { manifest: m, .. }
+            | DataSource::Sample { manifest: m, .. } => m.leaf_occupancy,
+            _ => None,
         }
     }
 
@@ -1100,6 +1115,8 @@ pub fn validate(
         }
     }
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
+    check_dataset_occupancy(&spec, &methods_out, &datasets)
+        .map_err(|(field, message)| invalid(path, field, message))?;
     if spec.label_bounds == LabelBoundsFrom::Public {
         for d in &datasets {
             let no_public = match (&d.source, d.source.synthetic_sizes()) {
@@ -1148,6 +1165,64 @@ pub fn validate(
     })?;
     check_leaf_occupancy(&exp)?;
     Ok(exp)
+}
+
+/// `occupancy: dataset` (the forests' depth rule with the manifest's `leaf_occupancy`)
+/// needs every data set the method runs on to declare one; checked here rather than
+/// when the first fit fails. A grid point with an integer `depth` does not read it. An
+/// error is (the field at fault, what is wrong and the fix).
+fn check_dataset_occupancy(
+    spec: &Spec,
+    methods: &[MethodPlan],
+    datasets: &[DatasetPlan],
+) -> Result<(), (String, String)> {
+    fn named<'p>(p: &'p Params, name: &str) -> Option<&'p ParamValue> {
+        p.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+    for (i, m) in methods.iter().enumerate() {
+        let reads_manifest = m.structural.iter().any(|s| {
+            m.mechanism.iter().any(|q| {
+                let point = s.join(q);
+                let dataset = ParamValue::Str("dataset".into());
+                named(&point, "occupancy") == Some(&dataset)
+                    && !matches!(named(&point, "depth"), Some(ParamValue::Int(_)))
+            })
+        });
+        if !reads_manifest {
+            continue;
+        }
+        let entry = &spec.methods[i];
+        let section = if entry.grid.contains_key("occupancy") {
+            "grid"
+        } else {
+            "params"
+        };
+        for d in datasets.iter().filter(|d| !m.skip.contains(&d.name)) {
+            if d.leaf_occupancy().is_none() {
+                let whose = match &d.source {
+                    DataSource::Manifest(_)
+                    | DataSource::Pair { .. }
+                    | DataSource::Rule { .. }
+                    | DataSource::Sample { .. } => format!(
+                        "the manifest of data set `{}` declares no `leaf_occupancy`",
+                        d.name
+                    ),
+                    _ => format!(
+                        "data set `{}` has no manifest, hence no `leaf_occupancy`",
+                        d.name
+                    ),
+                };
+                return Err((
+                    format!("methods[{i}].{section}.occupancy"),
+                    format!(
+                        "`dataset` reads the data set's declared leaf occupancy, but {whose}; give an integer occupancy (the DiPriMe paper's 25), add `leaf_occupancy:` to the manifest, or skip {} on `{}` (`skip:`)",
+                        m.label, d.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `leaf_occupancy:` figures name a data set and methods of the spec, a private
