@@ -134,6 +134,15 @@ pub enum DataError {
         valid: Vec<String>,
     },
 
+    /// An error with a hint at its likely cause (see [`crate::data::hints`]).
+    #[error("{error}; {hint}")]
+    Hinted {
+        /// The error.
+        error: Box<DataError>,
+        /// The likely cause and its fix.
+        hint: String,
+    },
+
     /// No folder of data files was given, and there is no per-user data folder (no home
     /// folder).
     #[error(

@@ -6,6 +6,7 @@ pub mod encode;
 pub mod error;
 mod fast_csv;
 pub mod fetch;
+pub mod hints;
 pub mod load;
 pub mod manifest;
 pub mod mask;

@@ -275,7 +275,11 @@ impl DatasetPlan {
                 self.task,
                 *missing,
             )
-            .map(Some),
+            .map(Some)
+            .map_err(|e| {
+                let setting = format!("the spec's entry of data set `{}`", self.name);
+                crate::data::hints::with_hint(e, path, *has_header, &setting)
+            }),
             DataSource::Pair { public, private } => {
                 // Validation refuses `missing: drop_rows` in a pair: the runner splits the
                 // first `private.n_rows` rows.
