@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Context};
 use clap::{Parser, Subcommand, ValueEnum};
-use dp_repro::data::{default_manifest_dirs, list_manifests, resolve_data_dir};
+use dp_repro::data::{default_manifest_dirs, list_manifests, require_manifests, resolve_data_dir};
 use dp_repro::methods::{registry, ParamRole, PrivacyModel};
 use dp_repro::run::{finish, run, RunOptions};
 use dp_repro::spec::{parse_file, validate, Experiment};
@@ -290,7 +290,7 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
             data_dir,
             manifests,
         } => {
-            let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
+            let list = require_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             let dir = resolve_data_dir_with_origin(data_dir.as_deref());
             let rows = fetch::list_status(&list, dir.as_ref().map(|(d, _)| d.as_path()))
                 .map_err(failed)?;
@@ -307,7 +307,7 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
         } => {
             let dirs = manifest_dirs(manifests);
             let selected = if names.is_empty() {
-                list_manifests(&dirs).map_err(bad_input)?
+                require_manifests(&dirs).map_err(bad_input)?
             } else {
                 let found: Result<Vec<_>, _> =
                     names.iter().map(|n| find_manifest(n, &dirs)).collect();
@@ -1199,7 +1199,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             manifests,
             ..
         } => {
-            let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
+            let list = require_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             for m in list {
                 let paper = m
                     .paper

@@ -143,6 +143,18 @@ pub enum DataError {
         hint: String,
     },
 
+    /// No manifest at all in the manifest folders (`data list`, `data fetch`, `list
+    /// datasets`).
+    #[error(
+        "no manifests (*.yaml) in {}{}; pass --manifests DIR with the folder of data set manifests (the crate's datasets/ by default)",
+        dirs(searched),
+        if searched.iter().any(|d| !d.is_dir()) { " (not a folder)" } else { "" }
+    )]
+    NoManifests {
+        /// The folders searched, in order.
+        searched: Vec<PathBuf>,
+    },
+
     /// No folder of data files was given, and there is no per-user data folder (no home
     /// folder).
     #[error(

@@ -26,8 +26,8 @@ pub use load::{
     DataDirOrigin, Loaded,
 };
 pub use manifest::{
-    default_manifest_dirs, find_manifest, list_manifests, load_manifest, FetchSpec, Manifest,
-    PaperRef, Source,
+    default_manifest_dirs, find_manifest, list_manifests, load_manifest, require_manifests,
+    FetchSpec, Manifest, PaperRef, Source,
 };
 pub use mask::{MaskRule, MaskSource, PrivacyMask};
 pub use matrix::{Buffer, Matrix, Values};
