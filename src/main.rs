@@ -948,6 +948,7 @@ fn use_threads(jobs: Option<usize>) {
 }
 
 fn main() -> ExitCode {
+    dp_repro::cli::quiet_on_closed_pipe();
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
