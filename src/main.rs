@@ -517,8 +517,10 @@ fn check_sensitivity(
         )));
     }
     let dirs = manifest_dirs(manifests.clone());
-    let (exp, _) = load_experiment(&spec, manifests)?;
+    let (exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    let resolved = dp_repro::spec::resolve(&exp, &text).map_err(bad_input)?;
+    dp_repro::run::output::check_results_belong(&out, &resolved).map_err(bad_input)?;
     let selected_csv = out.join("selected.csv");
     if !selected_csv.is_file() {
         return Err(bad_input(anyhow!(
@@ -582,7 +584,7 @@ fn check(
         return Err(bad_input(anyhow!("--jobs must be at least 1")));
     }
     use_threads(jobs);
-    dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
+    dp_repro::run::check_output_folder(&out).map_err(|e| bad_input(e.for_results_flag()))?;
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -592,7 +594,10 @@ fn check(
         force,
     };
     // `summary` holds the folder's lock until the check report is written.
-    let summary = run(&exp, &text, &opts).map_err(run_failure)?;
+    let summary = run(&exp, &text, &opts).map_err(|e| match e {
+        dp_repro::run::RunError::Folder(e) => bad_input(e.for_results_flag()),
+        e => run_failure(e),
+    })?;
     let opts_data_dir = opts.data_dir.clone();
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
     warn_repetitions(&exp);
