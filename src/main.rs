@@ -1014,11 +1014,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             for (_, md) in &done.markdown {
                 println!("{md}");
             }
-            if summary.cut_bytes > 0 {
-                eprintln!(
-                    "dropped a partial last line of {} bytes from runs.csv (an interrupted run)",
-                    summary.cut_bytes
-                );
+            for note in summary.repairs() {
+                eprintln!("{note}");
             }
             eprintln!(
                 "{} tasks computed, {} reused, in {:.1} s; {} rows in {}",
