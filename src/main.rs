@@ -53,6 +53,8 @@ enum Command {
         /// rows), delete them and start afresh instead of refusing.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Check a spec's results against the paper's reported numbers and claims and against
     /// our own golden file: reuses finished results (running what is missing), writes
@@ -99,6 +101,8 @@ enum Command {
         /// resolves (e.g. 1.2).
         #[arg(long, value_name = "FACTOR")]
         sensitivity: Option<f64>,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Combine the output folders of shards of one spec into one folder and render its
     /// tables. Refuses folders of different specs (compared by content, not text). When
@@ -126,7 +130,8 @@ enum Command {
         manifests: Option<PathBuf>,
     },
     /// Check a spec: parse it, resolve data sets and methods, expand grids and, when the
-    /// data folder is known, verify every data file's sha256 and shape.
+    /// data folder is known, verify every data file's sha256 and shape; print the number
+    /// of tasks with a rough estimate of the memory, disk and time they take.
     Validate {
         /// The spec file (YAML).
         spec: PathBuf,
@@ -137,6 +142,8 @@ enum Command {
         /// Folder of data set manifests.
         #[arg(long)]
         manifests: Option<PathBuf>,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Time one fit + predict of every method of a spec at one grid point (the LPDT
     /// paper's Table 6 protocol): on repetition 1's data with the run's seeded streams, one
@@ -242,6 +249,16 @@ enum Command {
         #[arg(long)]
         manifests: Option<PathBuf>,
     },
+}
+
+/// `--max-tasks` of the commands that run or size a spec.
+#[derive(clap::Args)]
+struct TaskLimit {
+    /// Refuse a spec of more than N tasks (runs.csv rows) instead of running out of
+    /// memory: the default needs about 35 GB. Raise it for a spec that is that large on
+    /// purpose.
+    #[arg(long, value_name = "N", default_value_t = dp_repro::run::limit::DEFAULT_MAX_TASKS)]
+    max_tasks: usize,
 }
 
 #[derive(Subcommand)]
@@ -561,6 +578,7 @@ fn check(
     jobs: Option<usize>,
     quiet: bool,
     force: bool,
+    max_tasks: usize,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
         abbreviation_map, compare_golden, compare_reported, epsilon_matches,
@@ -584,6 +602,7 @@ fn check(
         return Err(bad_input(anyhow!("--jobs must be at least 1")));
     }
     use_threads(jobs);
+    dp_repro::run::limit::check_run_size(&exp, max_tasks).map_err(bad_input)?;
     dp_repro::run::check_output_folder(&out).map_err(|e| bad_input(e.for_results_flag()))?;
     let opts = RunOptions {
         out: out.clone(),
@@ -977,6 +996,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             quiet,
             shard,
             force,
+            limit,
         } => {
             let (mut exp, text) = load_experiment(&spec, manifests)?;
             if let Some(r) = reps {
@@ -989,6 +1009,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 return Err(bad_input(anyhow!("--jobs must be at least 1")));
             }
             use_threads(jobs);
+            dp_repro::run::limit::check_run_size(&exp, limit.max_tasks).map_err(bad_input)?;
             let out = out.unwrap_or_else(|| match shard {
                 Some((i, n)) => {
                     Path::new("results").join(format!("{}-shard-{i}-of-{n}", exp.spec.name))
@@ -1039,10 +1060,21 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             quiet,
             force,
             sensitivity,
+            limit,
         } => match sensitivity {
             Some(factor) => check_sensitivity(spec, results, manifests, factor),
             None => check(
-                spec, results, reps, golden, bless, data_dir, manifests, jobs, quiet, force,
+                spec,
+                results,
+                reps,
+                golden,
+                bless,
+                data_dir,
+                manifests,
+                jobs,
+                quiet,
+                force,
+                limit.max_tasks,
             ),
         },
         Command::Table {
@@ -1067,6 +1099,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             spec,
             data_dir,
             manifests,
+            limit,
         } => {
             let (exp, _) = load_experiment(&spec, manifests)?;
             let data_dir = resolve_data_dir(data_dir.as_deref());
@@ -1078,6 +1111,9 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             };
             let shapes = dp_repro::run::dataset_shapes(&exp, &data);
             let tasks = dp_repro::run::task_count(&exp, &shapes);
+            let footprint =
+                dp_repro::run::limit::check_task_limit(&exp, &tasks, &shapes, limit.max_tasks)
+                    .map_err(bad_input)?;
             println!(
                 "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {}{}",
                 spec.display(),
@@ -1092,6 +1128,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                     ""
                 }
             );
+            println!("estimate: {footprint}");
             Ok(())
         }
         Command::Bench {

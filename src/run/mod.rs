@@ -8,6 +8,7 @@ pub mod bench;
 pub mod curves;
 pub mod keys;
 pub mod ledger;
+pub mod limit;
 pub mod masks;
 mod merge;
 pub mod occupancy;
@@ -465,13 +466,17 @@ pub fn task_count(exp: &Experiment, shapes: &[Option<(usize, usize)>]) -> TaskCo
             } else {
                 1
             };
-            let per_point = m.mechanism.len() * epsilons * rows_per_task * exp.repetitions;
+            // Saturating: a spec of absurd size is counted (and refused), not wrapped.
+            let per_point = (m.mechanism.len())
+                .saturating_mul(epsilons)
+                .saturating_mul(rows_per_task)
+                .saturating_mul(exp.repetitions);
             for si in 0..m.structural.len() {
                 match skip_reason(m, si, *shape) {
-                    None => count.tasks += per_point,
+                    None => count.tasks = count.tasks.saturating_add(per_point),
                     Some(reason) => {
                         count.skipped_grid_points += m.mechanism.len();
-                        count.skipped_tasks += per_point;
+                        count.skipped_tasks = count.skipped_tasks.saturating_add(per_point);
                         match count.reasons.iter_mut().find(|(r, _)| *r == reason) {
                             Some((_, labels)) if labels.contains(&m.label) => {}
                             Some((_, labels)) => labels.push(m.label.clone()),
