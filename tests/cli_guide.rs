@@ -570,3 +570,31 @@ fn occupancy_dataset_without_a_manifest_entry_fails_validation() {
     validates(&synthetic.replace("occupancy: dataset", "occupancy: 25"));
     validates(&synthetic.replace("occupancy: dataset", "occupancy: dataset, depth: 3"));
 }
+
+/// Item 12, further: `private_share: 0` of a subsampling composition, refused at the fit
+/// until now, fails in validate too.
+#[test]
+fn a_zero_private_share_fails_validation() {
+    let text = "name: ps
+seed: 1
+repetitions: 1
+datasets:
+  - {name: sine, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}
+epsilons: [1]
+methods:
+  - label: H
+    compose:
+      partition: {rule: histogram, grown_on: none}
+      cell_mechanism: laplace
+      label_mechanism: laplace_vector
+      estimator: histogram
+      subsample: true
+    grid: {bins: [2], t: [0.05], private_share: [0, 1]}
+";
+    let (_tmp, p) = spec(text);
+    red(
+        &["validate", s(&p)],
+        &["field `methods[0].grid.private_share`", "must be > 0"],
+    );
+    validates(&text.replace("[0, 1]", "[0.5, 1]"));
+}
