@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod cli;
 pub mod data;
 pub mod estimate;
 pub mod forest;

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Context};
 use clap::{Parser, Subcommand, ValueEnum};
-use dp_repro::data::{default_manifest_dirs, list_manifests, resolve_data_dir};
+use dp_repro::data::{default_manifest_dirs, list_manifests, require_manifests, resolve_data_dir};
 use dp_repro::methods::{registry, ParamRole, PrivacyModel};
 use dp_repro::run::{finish, run, RunOptions};
 use dp_repro::spec::{parse_file, validate, Experiment};
@@ -53,6 +53,8 @@ enum Command {
         /// rows), delete them and start afresh instead of refusing.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Check a spec's results against the paper's reported numbers and claims and against
     /// our own golden file: reuses finished results (running what is missing), writes
@@ -99,6 +101,8 @@ enum Command {
         /// resolves (e.g. 1.2).
         #[arg(long, value_name = "FACTOR")]
         sensitivity: Option<f64>,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Combine the output folders of shards of one spec into one folder and render its
     /// tables. Refuses folders of different specs (compared by content, not text). When
@@ -126,7 +130,8 @@ enum Command {
         manifests: Option<PathBuf>,
     },
     /// Check a spec: parse it, resolve data sets and methods, expand grids and, when the
-    /// data folder is known, verify every data file's sha256 and shape.
+    /// data folder is known, verify every data file's sha256 and shape; print the number
+    /// of tasks with a rough estimate of the memory, disk and time they take.
     Validate {
         /// The spec file (YAML).
         spec: PathBuf,
@@ -137,6 +142,8 @@ enum Command {
         /// Folder of data set manifests.
         #[arg(long)]
         manifests: Option<PathBuf>,
+        #[command(flatten)]
+        limit: TaskLimit,
     },
     /// Time one fit + predict of every method of a spec at one grid point (the LPDT
     /// paper's Table 6 protocol): on repetition 1's data with the run's seeded streams, one
@@ -255,6 +262,16 @@ enum Command {
     Schema,
 }
 
+/// `--max-tasks` of the commands that run or size a spec.
+#[derive(clap::Args)]
+struct TaskLimit {
+    /// Refuse a spec of more than N tasks (runs.csv rows) instead of running out of
+    /// memory: the default needs about 35 GB. Raise it for a spec that is that large on
+    /// purpose.
+    #[arg(long, value_name = "N", default_value_t = dp_repro::run::limit::DEFAULT_MAX_TASKS)]
+    max_tasks: usize,
+}
+
 #[derive(Subcommand)]
 enum DataAction {
     /// Download data files from the pinned sources their manifests name, apply the declared
@@ -302,7 +319,7 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
             data_dir,
             manifests,
         } => {
-            let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
+            let list = require_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             let dir = resolve_data_dir_with_origin(data_dir.as_deref());
             let rows = fetch::list_status(&list, dir.as_ref().map(|(d, _)| d.as_path()))
                 .map_err(failed)?;
@@ -319,7 +336,7 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
         } => {
             let dirs = manifest_dirs(manifests);
             let selected = if names.is_empty() {
-                list_manifests(&dirs).map_err(bad_input)?
+                require_manifests(&dirs).map_err(bad_input)?
             } else {
                 let found: Result<Vec<_>, _> =
                     names.iter().map(|n| find_manifest(n, &dirs)).collect();
@@ -529,8 +546,10 @@ fn check_sensitivity(
         )));
     }
     let dirs = manifest_dirs(manifests.clone());
-    let (exp, _) = load_experiment(&spec, manifests)?;
+    let (exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    let resolved = dp_repro::spec::resolve(&exp, &text).map_err(bad_input)?;
+    dp_repro::run::output::check_results_belong(&out, &resolved).map_err(bad_input)?;
     let selected_csv = out.join("selected.csv");
     if !selected_csv.is_file() {
         return Err(bad_input(anyhow!(
@@ -571,6 +590,7 @@ fn check(
     jobs: Option<usize>,
     quiet: bool,
     force: bool,
+    max_tasks: usize,
 ) -> Result<(), Failure> {
     use dp_repro::check::{
         abbreviation_map, compare_golden, compare_reported, epsilon_matches,
@@ -594,7 +614,8 @@ fn check(
         return Err(bad_input(anyhow!("--jobs must be at least 1")));
     }
     use_threads(jobs);
-    dp_repro::run::check_output_folder(&out).map_err(bad_input)?;
+    dp_repro::run::limit::check_run_size(&exp, max_tasks).map_err(bad_input)?;
+    dp_repro::run::check_output_folder(&out).map_err(|e| bad_input(e.for_results_flag()))?;
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),
@@ -604,7 +625,10 @@ fn check(
         force,
     };
     // `summary` holds the folder's lock until the check report is written.
-    let summary = run(&exp, &text, &opts).map_err(run_failure)?;
+    let summary = run(&exp, &text, &opts).map_err(|e| match e {
+        dp_repro::run::RunError::Folder(e) => bad_input(e.for_results_flag()),
+        e => run_failure(e),
+    })?;
     let opts_data_dir = opts.data_dir.clone();
     finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
     warn_repetitions(&exp);
@@ -960,6 +984,7 @@ fn use_threads(jobs: Option<usize>) {
 }
 
 fn main() -> ExitCode {
+    dp_repro::cli::quiet_on_closed_pipe();
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -983,6 +1008,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             quiet,
             shard,
             force,
+            limit,
         } => {
             let (mut exp, text) = load_experiment(&spec, manifests)?;
             if let Some(r) = reps {
@@ -995,6 +1021,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                 return Err(bad_input(anyhow!("--jobs must be at least 1")));
             }
             use_threads(jobs);
+            dp_repro::run::limit::check_run_size(&exp, limit.max_tasks).map_err(bad_input)?;
             let out = out.unwrap_or_else(|| match shard {
                 Some((i, n)) => {
                     Path::new("results").join(format!("{}-shard-{i}-of-{n}", exp.spec.name))
@@ -1020,11 +1047,8 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             for (_, md) in &done.markdown {
                 println!("{md}");
             }
-            if summary.cut_bytes > 0 {
-                eprintln!(
-                    "dropped a partial last line of {} bytes from runs.csv (an interrupted run)",
-                    summary.cut_bytes
-                );
+            for note in summary.repairs() {
+                eprintln!("{note}");
             }
             eprintln!(
                 "{} tasks computed, {} reused, in {:.1} s; {} rows in {}",
@@ -1048,10 +1072,21 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             quiet,
             force,
             sensitivity,
+            limit,
         } => match sensitivity {
             Some(factor) => check_sensitivity(spec, results, manifests, factor),
             None => check(
-                spec, results, reps, golden, bless, data_dir, manifests, jobs, quiet, force,
+                spec,
+                results,
+                reps,
+                golden,
+                bless,
+                data_dir,
+                manifests,
+                jobs,
+                quiet,
+                force,
+                limit.max_tasks,
             ),
         },
         Command::Table {
@@ -1076,7 +1111,25 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             spec,
             data_dir,
             manifests,
+            limit,
         } => {
+            // A method file (a composition, e.g. specs/methods/lpdt-m.yaml) is checked as one.
+            let text = std::fs::read_to_string(&spec)
+                .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", spec.display())))?;
+            if dp_repro::methods::compose::is_method_file(&text) {
+                let m = dp_repro::methods::compose::parse_method_file(
+                    &spec.display().to_string(),
+                    &text,
+                )
+                .map_err(|e| bad_input(anyhow::anyhow!(e)))?;
+                println!(
+                    "{}: ok — method file `{}`: {}",
+                    spec.display(),
+                    m.name,
+                    m.description
+                );
+                return Ok(());
+            }
             let (exp, _) = load_experiment(&spec, manifests)?;
             let data_dir = resolve_data_dir(data_dir.as_deref());
             let needs_files = exp.datasets.iter().any(|d| !d.source.is_synthetic());
@@ -1087,6 +1140,9 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             };
             let shapes = dp_repro::run::dataset_shapes(&exp, &data);
             let tasks = dp_repro::run::task_count(&exp, &shapes);
+            let footprint =
+                dp_repro::run::limit::check_task_limit(&exp, &tasks, &shapes, limit.max_tasks)
+                    .map_err(bad_input)?;
             println!(
                 "{}: ok — {} data sets, {} methods, {} epsilons, {} repetitions, {}{}",
                 spec.display(),
@@ -1101,6 +1157,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
                     ""
                 }
             );
+            println!("estimate: {footprint}");
             Ok(())
         }
         Command::Bench {
@@ -1215,7 +1272,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
             manifests,
             ..
         } => {
-            let list = list_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
+            let list = require_manifests(&manifest_dirs(manifests)).map_err(bad_input)?;
             for m in list {
                 let paper = m
                     .paper

@@ -232,7 +232,11 @@ pub fn load_manifest_with_rule(
         missing: m.missing,
     };
     let encoding = m.encode.clone().unwrap_or_default();
-    let (loaded, public) = load_rows(&path, &m.name, format, &encoding, Some((column, values)))?;
+    let (loaded, public) = load_rows(&path, &m.name, format, &encoding, Some((column, values)))
+        .map_err(|e| {
+            let setting = format!("its manifest {}.yaml", m.name);
+            super::hints::with_hint(e, &path, m.has_header, &setting)
+        })?;
     super::load::check_shape(m, &path, &loaded)?;
     Ok((loaded, public))
 }

@@ -120,7 +120,8 @@ pub enum DataError {
 
     /// No manifest `<name>.yaml` exists in the manifest folders.
     #[error(
-        "unknown data set `{name}`: no {name}.yaml in {}; valid names: {}",
+        "unknown data set `{name}`{}: no {name}.yaml in {}; valid names: {}",
+        crate::spec::suggest::did_you_mean(name, valid.iter().map(String::as_str)),
         dirs(searched),
         names(valid)
     )]
@@ -131,6 +132,27 @@ pub enum DataError {
         searched: Vec<PathBuf>,
         /// The data-set names found there, sorted.
         valid: Vec<String>,
+    },
+
+    /// An error with a hint at its likely cause (see [`crate::data::hints`]).
+    #[error("{error}; {hint}")]
+    Hinted {
+        /// The error.
+        error: Box<DataError>,
+        /// The likely cause and its fix.
+        hint: String,
+    },
+
+    /// No manifest at all in the manifest folders (`data list`, `data fetch`, `list
+    /// datasets`).
+    #[error(
+        "no manifests (*.yaml) in {}{}; pass --manifests DIR with the folder of data set manifests (the crate's datasets/ by default)",
+        dirs(searched),
+        if searched.iter().any(|d| !d.is_dir()) { " (not a folder)" } else { "" }
+    )]
+    NoManifests {
+        /// The folders searched, in order.
+        searched: Vec<PathBuf>,
     },
 
     /// No folder of data files was given, and there is no per-user data folder (no home

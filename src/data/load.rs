@@ -508,7 +508,10 @@ pub fn load_manifest_dataset_cached(
     let mut loaded = match cached {
         Some(l) => l,
         None => {
-            let l = parse_checked(m, &path, !known && hit.is_none())?;
+            let l = parse_checked(m, &path, !known && hit.is_none()).map_err(|e| {
+                let setting = format!("its manifest {}.yaml", m.name);
+                super::hints::with_hint(e, &path, m.has_header, &setting)
+            })?;
             check_shape(m, &path, &l)?;
             if let Some(e) = &entry {
                 match e.store(&l) {

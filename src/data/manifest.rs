@@ -373,6 +373,22 @@ pub fn list_manifests(dirs: &[PathBuf]) -> Result<Vec<Manifest>, DataError> {
         .collect()
 }
 
+/// [`list_manifests`] for the commands that list or fetch data sets: finding no manifest
+/// at all is an error (a `--manifests` folder that is empty, misspelled or not the
+/// manifests'), not an empty list.
+///
+/// # Errors
+/// Those of [`list_manifests`], and [`DataError::NoManifests`] naming the folders.
+pub fn require_manifests(dirs: &[PathBuf]) -> Result<Vec<Manifest>, DataError> {
+    let list = list_manifests(dirs)?;
+    if list.is_empty() {
+        return Err(DataError::NoManifests {
+            searched: dirs.to_vec(),
+        });
+    }
+    Ok(list)
+}
+
 /// The default manifest folders: `./datasets` if it exists, then the crate's own
 /// `datasets/` (`CARGO_MANIFEST_DIR/datasets`, skipped if it is the same folder).
 pub fn default_manifest_dirs() -> Vec<PathBuf> {

@@ -6,6 +6,7 @@ pub mod encode;
 pub mod error;
 mod fast_csv;
 pub mod fetch;
+pub mod hints;
 pub mod load;
 pub mod manifest;
 pub mod mask;
@@ -25,8 +26,8 @@ pub use load::{
     DataDirOrigin, Loaded,
 };
 pub use manifest::{
-    default_manifest_dirs, find_manifest, list_manifests, load_manifest, FetchSpec, Manifest,
-    PaperRef, Source,
+    default_manifest_dirs, find_manifest, list_manifests, load_manifest, require_manifests,
+    FetchSpec, Manifest, PaperRef, Source,
 };
 pub use mask::{MaskRule, MaskSource, PrivacyMask};
 pub use matrix::{Buffer, Matrix, Values};

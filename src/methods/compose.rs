@@ -918,6 +918,13 @@ impl Method for Composed {
         if self.composition.forest.is_some() {
             return Ok(());
         }
+        // Refused at the fit otherwise, after the data are loaded.
+        if self.composition.subsample && points.iter().any(|p| p.f64("private_share") <= 0.0) {
+            return Err(
+                "private_share: must be > 0 (the share of the private users the fit uses; 0 leaves none)"
+                    .into(),
+            );
+        }
         super::mask_params::check_mask_grid(points)
     }
     fn score(&self, task: Task, params: &Params, y: &[f64], pred: &[f64]) -> f64 {

@@ -295,9 +295,10 @@ pub fn find(name: &str) -> Result<Arc<dyn Method>, String> {
         .find(|m| m.name() == name)
         .cloned()
         .ok_or_else(|| {
-            let names: Vec<_> = all.iter().map(|m| m.name().to_string()).collect();
+            let names: Vec<_> = all.iter().map(|m| m.name()).collect();
             format!(
-                "unknown method '{name}'; valid methods: {}",
+                "unknown method '{name}'{}; valid methods: {}",
+                crate::spec::suggest::did_you_mean(name, names.iter().copied()),
                 names.join(", ")
             )
         })

@@ -128,7 +128,9 @@ pub struct Table {
 /// let l: Layout = serde_yaml::from_str("{transpose: true}").unwrap();
 /// assert!(l.transpose && !l.split && !l.landscape);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Layout {
     /// Data sets as columns and methods as rows, grouped under one heading row per column

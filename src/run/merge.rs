@@ -180,8 +180,9 @@ pub fn merge(
         copy_spec_files(first_dir, out)?
     };
     let runs_path = out.join("runs.csv");
-    let (existing, _, mut w) = open_for_append(&runs_path)?;
-    let mut seen: HashSet<String> = existing.into_iter().map(|r| r.task).collect();
+    let appending = open_for_append(&runs_path)?;
+    let mut w = appending.writer;
+    let mut seen: HashSet<String> = appending.rows.into_iter().map(|r| r.task).collect();
     let mut rows_added = 0;
     for d in dirs {
         if same_folder(d, out) {

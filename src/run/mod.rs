@@ -8,6 +8,7 @@ pub mod bench;
 pub mod curves;
 pub mod keys;
 pub mod ledger;
+pub mod limit;
 pub mod masks;
 mod merge;
 pub mod occupancy;
@@ -465,13 +466,17 @@ pub fn task_count(exp: &Experiment, shapes: &[Option<(usize, usize)>]) -> TaskCo
             } else {
                 1
             };
-            let per_point = m.mechanism.len() * epsilons * rows_per_task * exp.repetitions;
+            // Saturating: a spec of absurd size is counted (and refused), not wrapped.
+            let per_point = (m.mechanism.len())
+                .saturating_mul(epsilons)
+                .saturating_mul(rows_per_task)
+                .saturating_mul(exp.repetitions);
             for si in 0..m.structural.len() {
                 match skip_reason(m, si, *shape) {
-                    None => count.tasks += per_point,
+                    None => count.tasks = count.tasks.saturating_add(per_point),
                     Some(reason) => {
                         count.skipped_grid_points += m.mechanism.len();
-                        count.skipped_tasks += per_point;
+                        count.skipped_tasks = count.skipped_tasks.saturating_add(per_point);
                         match count.reasons.iter_mut().find(|(r, _)| *r == reason) {
                             Some((_, labels)) if labels.contains(&m.label) => {}
                             Some((_, labels)) => labels.push(m.label.clone()),
@@ -497,6 +502,31 @@ pub struct RunSummary {
     pub reused: usize,
     /// Bytes of a partial last line (left by a crash) cut from runs.csv.
     pub cut_bytes: u64,
+    /// Lines of runs.csv whose rows were damaged (cut short, or run together with
+    /// another) and removed; their tasks were computed again.
+    pub damaged_lines: Vec<usize>,
+}
+
+impl RunSummary {
+    /// What the run repaired in runs.csv, one line each, for the user: damaged rows
+    /// removed (and computed again), a partial last line cut.
+    pub fn repairs(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.damaged_lines.is_empty() {
+            notes.push(format!(
+                "removed {} damaged rows from runs.csv (lines {:?}) and computed their tasks again",
+                self.damaged_lines.len(),
+                self.damaged_lines
+            ));
+        }
+        if self.cut_bytes > 0 {
+            notes.push(format!(
+                "dropped a partial last line of {} bytes from runs.csv (an interrupted run)",
+                self.cut_bytes
+            ));
+        }
+        notes
+    }
 }
 
 /// One unit of work: (data set index, repetition, method index, structural grid point).
@@ -643,10 +673,10 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     )?;
     let record_path = opts.out.join("run.json");
     let runs_path = opts.out.join("runs.csv");
-    let (existing, cut_bytes, writer) =
-        results::open_for_append(&runs_path).map_err(RunError::Results)?;
-    let done: HashSet<String> = existing.into_iter().map(|r| r.task).collect();
-    let writer = Mutex::new(writer);
+    let appending = results::open_for_append(&runs_path).map_err(RunError::Results)?;
+    let (cut_bytes, damaged_lines) = (appending.cut_bytes, appending.damaged_lines);
+    let done: HashSet<String> = appending.rows.into_iter().map(|r| r.task).collect();
+    let writer = Mutex::new(appending.writer);
 
     let contexts = keys::dataset_contexts(exp);
     // Keys of each unit's rows, in the order the unit computes them.
@@ -768,6 +798,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         computed: computed.into_inner(),
         reused,
         cut_bytes,
+        damaged_lines,
     };
     let data: Vec<Option<Arc<Dataset>>> = slots
         .into_iter()
@@ -794,6 +825,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         "tasks_computed": summary.computed,
         "tasks_reused": summary.reused,
         "partial_bytes_cut": summary.cut_bytes,
+        "damaged_lines_removed": summary.damaged_lines,
         "privacy": privacy,
         // Rows left out for missing values, per data set with `missing: drop_rows`.
         "dropped_rows": dropped_rows,

@@ -14,6 +14,15 @@ pub struct OutputFolderError {
     pub reason: String,
 }
 
+impl OutputFolderError {
+    /// The same error for a command whose results folder is given by `--results`
+    /// (`check`) rather than `--out`: the advice names that flag.
+    pub fn for_results_flag(mut self) -> Self {
+        self.reason = self.reason.replace("--out", "--results");
+        self
+    }
+}
+
 /// Whether a file can be created in the existing folder `dir` (a probe file is created
 /// and removed at once).
 fn writable(dir: &Path) -> Result<(), std::io::Error> {
@@ -296,6 +305,60 @@ impl OutputFolder {
         }
         std::fs::write(&spec_path, resolved.text(source))
             .map_err(|e| fail(&spec_path, e.to_string()))
+    }
+}
+
+/// The message for a results folder `out` whose runs.csv holds `rows` rows and none of
+/// them a task of `exp` (rendering it would print a table of dashes): the spec the rows
+/// belong to, as its run.json records it, and the two ways out.
+pub(crate) fn foreign_rows(exp: &crate::spec::Experiment, out: &Path, rows: usize) -> String {
+    let record = std::fs::read_to_string(out.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let whose = match record
+        .as_ref()
+        .and_then(|v| Some((v["spec_name"].as_str()?, v["spec"].as_str()?)))
+    {
+        Some((name, path)) => {
+            format!("its run.json says they were computed by spec `{name}` ({path})")
+        }
+        None => "the folder has no run.json saying which spec computed them".to_string(),
+    };
+    format!(
+        "results folder {}: none of the {rows} rows of its runs.csv is a task of spec `{}` ({}); {whose}. Pass that spec's own results folder, or run `dp-repro run {} --out {}` to compute this spec's rows",
+        out.display(),
+        exp.spec.name,
+        exp.path.display(),
+        exp.path.display(),
+        out.display()
+    )
+}
+
+/// Checks, without locking or writing anything, that the results folder `dir` holds
+/// results of the spec `resolved` (one that computes the same rows), for commands that
+/// only read a folder (`check --sensitivity`). A folder without spec.yaml passes.
+///
+/// # Errors
+/// [`OutputFolderError`] naming the folder, the spec it holds and the differing fields,
+/// or a spec.yaml that cannot be read.
+pub fn check_results_belong(
+    dir: &Path,
+    resolved: &crate::spec::ResolvedSpec,
+) -> Result<(), OutputFolderError> {
+    let fail = |reason: String| OutputFolderError {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    match held_spec(dir).map_err(fail)? {
+        Some(old) if crate::spec::resolve::computed_hash(&old) != resolved.computed_hash() => {
+            let fields = crate::spec::resolve::differing_fields(&old, &resolved.value, true);
+            let name = old.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            Err(fail(format!(
+                "it holds the results of another spec (`{name}`; differing fields: {}); pass this spec's results folder with --results",
+                fields.join(", ")
+            )))
+        }
+        _ => Ok(()),
     }
 }
 

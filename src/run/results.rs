@@ -187,9 +187,103 @@ fn records<'a>(
         .from_reader(input)
         .into_deserialize::<RunRow>()
         .enumerate()
-        .map(move |(i, r)| {
-            r.map_err(|e| format!("{}: line {}: {e}", path.display(), first_line + i))
-        })
+        .map(move |(i, r)| r.map_err(|e| damaged(path, first_line + i, &e)))
+}
+
+/// The number of fields of a runs.csv row.
+fn runs_fields() -> usize {
+    RUNS_HEADER.split(',').count()
+}
+
+/// The command that recomputes the damaged rows of the runs.csv in `dir`: `run` on the
+/// folder's own spec.yaml, with the folder's shard when run.json records one.
+pub(crate) fn rerun_command(dir: &Path) -> String {
+    let shard = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["shard"].as_str().map(|s| format!(" --shard {s}")))
+        .unwrap_or_default();
+    format!(
+        "dp-repro run {} --out {}{shard}",
+        dir.join("spec.yaml").display(),
+        dir.display()
+    )
+}
+
+/// The message for a row of the runs.csv at `path` that does not parse (line `line`):
+/// what is wrong with it and the command that recomputes it.
+fn damaged(path: &Path, line: usize, e: &csv::Error) -> String {
+    let what = match e.kind() {
+        csv::ErrorKind::UnequalLengths { len, .. } => {
+            format!("the row has {len} fields, not {}", runs_fields())
+        }
+        csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+        _ => e.to_string(),
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    format!(
+        "{}: line {line}: {what}, so the row is damaged (an interrupted or concurrent write); run `{}` to recompute the damaged rows",
+        path.display(),
+        rerun_command(dir)
+    )
+}
+
+/// Every row of a runs.csv that parses, read in one sequential pass, with the line
+/// numbers of those that do not (damaged rows: cut short by a crash, or run together
+/// by a write that lost its line break).
+///
+/// # Errors
+/// A file that cannot be read, or a header that is not [`RUNS_HEADER`].
+fn read_runs_skipping_damage(path: &Path) -> Result<(Vec<RunRow>, Vec<usize>), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let text = std::fs::read(path).map_err(|e| err(&e))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_slice());
+    let (mut rows, mut damaged) = (Vec::new(), Vec::new());
+    let mut record = csv::StringRecord::new();
+    let mut first = true;
+    loop {
+        let line = reader.position().line() as usize;
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) if first => {
+                first = false;
+                if record.iter().collect::<Vec<_>>().join(",") != RUNS_HEADER {
+                    return Err(format!(
+                        "{}: not a runs.csv of this dp-repro version (header should be `{RUNS_HEADER}`)",
+                        path.display()
+                    ));
+                }
+            }
+            Ok(true) if record.len() == runs_fields() => match record.deserialize::<RunRow>(None) {
+                Ok(row) => rows.push(row),
+                Err(_) => damaged.push(line),
+            },
+            Ok(true) => damaged.push(line),
+            Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => return Err(err(&e)),
+            Err(_) => damaged.push(line),
+        }
+    }
+    Ok((rows, damaged))
+}
+
+/// runs.csv opened for appending by [`open_for_append`].
+pub(crate) struct Appending {
+    /// The rows already there (without the damaged ones).
+    pub rows: Vec<RunRow>,
+    /// Bytes of a partial last line cut off.
+    pub cut_bytes: u64,
+    /// Lines of damaged rows removed from the file (their tasks count as not computed).
+    pub damaged_lines: Vec<usize>,
+    /// Appends rows.
+    pub writer: csv::Writer<File>,
 }
 
 /// Writes `rows` as the whole of runs.csv at `path` (through a temporary file renamed over
@@ -215,12 +309,13 @@ pub fn rewrite_runs(path: &Path, rows: &[RunRow]) -> Result<(), String> {
 }
 
 /// Opens runs.csv for appending, creating it with its header when absent. A last line
-/// without its newline — what a crash while writing leaves — is cut off first. Returns the
-/// rows already there and the number of bytes cut.
+/// without its newline — what a crash while writing leaves — is cut off first, and rows
+/// that do not parse (damaged otherwise) are removed, so their tasks are computed again.
+/// Returns the rows already there, the bytes cut and the lines removed.
 ///
 /// # Errors
-/// I/O errors and malformed rows, naming the file.
-pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<File>), String> {
+/// I/O errors and a header of another format, naming the file.
+pub(crate) fn open_for_append(path: &Path) -> Result<Appending, String> {
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let mut cut = 0;
     let existing = if path.exists() {
@@ -239,8 +334,19 @@ pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<Fil
     } else {
         false
     };
+    let mut damaged_lines = Vec::new();
     let rows = if existing {
-        read_runs(path)?
+        match read_runs(path) {
+            Ok(rows) => rows,
+            Err(_) => {
+                let (rows, damaged) = read_runs_skipping_damage(path)?;
+                if !damaged.is_empty() {
+                    rewrite_runs(path, &rows)?;
+                }
+                damaged_lines = damaged;
+                rows
+            }
+        }
     } else {
         Vec::new()
     };
@@ -255,7 +361,12 @@ pub fn open_for_append(path: &Path) -> Result<(Vec<RunRow>, u64, csv::Writer<Fil
     let writer = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(file);
-    Ok((rows, cut, writer))
+    Ok(Appending {
+        rows,
+        cut_bytes: cut,
+        damaged_lines,
+        writer,
+    })
 }
 
 /// The length of the file at `path` (`len` bytes) up to and including its last line

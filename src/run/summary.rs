@@ -51,6 +51,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         || read_runs(&out.join("runs.csv")),
     );
     let mut runs = runs?;
+    let read = runs.len();
     let keep: Vec<bool> = {
         use rayon::prelude::*;
         runs.par_iter().map(|r| keys.contains(&r.task)).collect()
@@ -58,6 +59,9 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     let mut keep = keep.into_iter();
     runs.retain(|_| keep.next().unwrap_or(false));
     drop(keys);
+    if read > 0 && runs.is_empty() {
+        return Err(super::output::foreign_rows(exp, out, read));
+    }
     let lower = exp.lower_is_better();
 
     // Canonical orders from the spec: data sets, methods, ε, grid points.

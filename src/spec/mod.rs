@@ -1,9 +1,12 @@
 //! Specs: the YAML schema ([`raw`]) and its validation into an [`Experiment`]
 //! (docs/architecture.md, `spec/`). Parse first, validate second.
 
+pub mod brackets;
+pub mod duplicates;
 pub mod raw;
 pub mod resolve;
 pub mod schema;
+pub mod suggest;
 mod validate;
 pub mod yaml;
 
@@ -90,7 +93,7 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Re
             path: path.to_path_buf(),
         });
     }
-    serde_yaml::from_str(text).map_err(|e| {
+    let error = |e: serde_yaml::Error| {
         let (line, column, message) = yaml::explain(&e, text);
         SpecError::Yaml {
             path: path.to_path_buf(),
@@ -98,5 +101,12 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Re
             column,
             message,
         }
-    })
+    };
+    let value = serde_yaml::from_str(text).map_err(error)?;
+    // serde fills a map field (a method's `grid`) from the last of two equal keys without
+    // a word; the plain YAML value refuses them.
+    match serde_yaml::from_str::<serde_yaml::Value>(text) {
+        Err(e) if duplicates::duplicated_key(&e.to_string()).is_some() => Err(error(e)),
+        _ => Ok(value),
+    }
 }

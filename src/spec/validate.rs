@@ -2,10 +2,12 @@
 //! budgets and splits checked. Data files are loaded separately ([`DatasetPlan::load`]) so
 //! tables can be re-rendered without data.
 
+use super::duplicates::first_repeat;
 use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
     SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
 };
+use super::suggest::did_you_mean;
 use super::SpecError;
 use crate::data::{
     find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,
@@ -273,7 +275,11 @@ impl DatasetPlan {
                 self.task,
                 *missing,
             )
-            .map(Some),
+            .map(Some)
+            .map_err(|e| {
+                let setting = format!("the spec's entry of data set `{}`", self.name);
+                crate::data::hints::with_hint(e, path, *has_header, &setting)
+            }),
             DataSource::Pair { public, private } => {
                 // Validation refuses `missing: drop_rows` in a pair: the runner splits the
                 // first `private.n_rows` rows.
@@ -310,6 +316,7 @@ impl DatasetPlan {
                 let mut dataset = loaded.dataset.select(&order);
                 dataset.fixed_public = public.iter().filter(|&&p| p).count();
                 dataset.name = self.name.clone();
+                dataset.leaf_occupancy = manifest.leaf_occupancy;
                 Ok(Some(Loaded {
                     dataset,
                     dropped_rows: loaded.dropped_rows,
@@ -392,6 +399,20 @@ impl DatasetPlan {
                 Some((public + private + test, d))
             }
             DataSource::File { .. } => None,
+        }
+    }
+
+    /// The expected leaf occupancy the manifest declares (`leaf_occupancy`, read by the
+    /// forests' `occupancy: dataset`): a manifest's, a `pair`'s private one's, a
+    /// `public_by_rule` or `public_sample` data set's; None for inline files and synthetic
+    /// data sets, which have no manifest.
+    pub fn leaf_occupancy(&self) -> Option<usize> {
+        match &self.source {
+            DataSource::Manifest(m)
+            | DataSource::Pair { private: m, .. }
+            | DataSource::Rule { manifest: m, .. }
+            | DataSource::Sample { manifest: m, .. } => m.leaf_occupancy,
+            _ => None,
         }
     }
 
@@ -555,6 +576,16 @@ pub fn validate(
                 format!("epsilon must be a finite number > 0, got {e}"),
             ));
         }
+    }
+    if let Some((first, again)) = first_repeat(&spec.epsilons) {
+        return Err(invalid(
+            path,
+            format!("epsilons[{again}]"),
+            format!(
+                "epsilon {} is listed twice (epsilons[{first}] and epsilons[{again}]), which would compute its tasks twice; list each epsilon once",
+                spec.epsilons[again]
+            ),
+        ));
     }
     if let Some(rule) = &spec.significance {
         rule.validate()
@@ -939,14 +970,17 @@ pub fn validate(
             return Err(invalid(path, format!("{field}.label"), m));
         }
         let valid: Vec<&str> = method.params().iter().map(|p| p.name).collect();
-        for name in entry.grid.keys().chain(entry.params.keys()) {
+        let given = (entry.grid.keys().map(|k| ("grid", k)))
+            .chain(entry.params.keys().map(|k| ("params", k)));
+        for (section, name) in given {
             if !valid.contains(&name.as_str()) {
                 return Err(invalid(
                     path,
-                    format!("{field}.{name}"),
+                    format!("{field}.{section}.{name}"),
                     format!(
-                        "unknown parameter of {}; valid parameters: {}",
+                        "unknown parameter of {}{}; valid parameters: {}",
                         method.name(),
+                        did_you_mean(name, valid.iter().copied()),
                         valid.join(", ")
                     ),
                 ));
@@ -977,7 +1011,8 @@ pub fn validate(
                         "the grid is empty",
                     ));
                 }
-                seq.iter()
+                let values: Vec<ParamValue> = seq
+                    .iter()
                     .map(|x| {
                         ParamValue::from_yaml(x).ok_or_else(|| {
                             invalid(
@@ -987,7 +1022,21 @@ pub fn validate(
                             )
                         })
                     })
-                    .collect::<Result<_, _>>()?
+                    .collect::<Result<_, _>>()?;
+                // `1` and `1.0` are one value: compare the canonical text.
+                let texts: Vec<String> = values.iter().map(ToString::to_string).collect();
+                if let Some((first, again)) = first_repeat(&texts) {
+                    return Err(invalid(
+                        path,
+                        format!("{field}.grid.{}[{again}]", decl.name),
+                        format!(
+                            "{} is listed twice ({name}[{first}] and {name}[{again}]), which would compute its tasks twice; list each value once",
+                            texts[again],
+                            name = decl.name
+                        ),
+                    ));
+                }
+                values
             } else if let Some(v) = entry.params.get(decl.name) {
                 vec![ParamValue::from_yaml(v).ok_or_else(|| {
                     invalid(
@@ -1070,6 +1119,8 @@ pub fn validate(
         }
     }
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
+    check_dataset_occupancy(&spec, &methods_out, &datasets)
+        .map_err(|(field, message)| invalid(path, field, message))?;
     if spec.label_bounds == LabelBoundsFrom::Public {
         for d in &datasets {
             let no_public = match (&d.source, d.source.synthetic_sizes()) {
@@ -1120,6 +1171,64 @@ pub fn validate(
     Ok(exp)
 }
 
+/// `occupancy: dataset` (the forests' depth rule with the manifest's `leaf_occupancy`)
+/// needs every data set the method runs on to declare one; checked here rather than
+/// when the first fit fails. A grid point with an integer `depth` does not read it. An
+/// error is (the field at fault, what is wrong and the fix).
+fn check_dataset_occupancy(
+    spec: &Spec,
+    methods: &[MethodPlan],
+    datasets: &[DatasetPlan],
+) -> Result<(), (String, String)> {
+    fn named<'p>(p: &'p Params, name: &str) -> Option<&'p ParamValue> {
+        p.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+    for (i, m) in methods.iter().enumerate() {
+        let reads_manifest = m.structural.iter().any(|s| {
+            m.mechanism.iter().any(|q| {
+                let point = s.join(q);
+                let dataset = ParamValue::Str("dataset".into());
+                named(&point, "occupancy") == Some(&dataset)
+                    && !matches!(named(&point, "depth"), Some(ParamValue::Int(_)))
+            })
+        });
+        if !reads_manifest {
+            continue;
+        }
+        let entry = &spec.methods[i];
+        let section = if entry.grid.contains_key("occupancy") {
+            "grid"
+        } else {
+            "params"
+        };
+        for d in datasets.iter().filter(|d| !m.skip.contains(&d.name)) {
+            if d.leaf_occupancy().is_none() {
+                let whose = match &d.source {
+                    DataSource::Manifest(_)
+                    | DataSource::Pair { .. }
+                    | DataSource::Rule { .. }
+                    | DataSource::Sample { .. } => format!(
+                        "the manifest of data set `{}` declares no `leaf_occupancy`",
+                        d.name
+                    ),
+                    _ => format!(
+                        "data set `{}` has no manifest, hence no `leaf_occupancy`",
+                        d.name
+                    ),
+                };
+                return Err((
+                    format!("methods[{i}].{section}.occupancy"),
+                    format!(
+                        "`dataset` reads the data set's declared leaf occupancy, but {whose}; give an integer occupancy (the DiPriMe paper's 25), add `leaf_occupancy:` to the manifest, or skip {} on `{}` (`skip:`)",
+                        m.label, d.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The `leaf_occupancy:` figures name a data set and methods of the spec, a private
 /// method's ε is on the spec's ε grid, the repetition was run, and the bins make sense.
 fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
@@ -1131,8 +1240,9 @@ fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
             return Err(bad(
                 "dataset",
                 format!(
-                    "`{}` is not a data set of the spec ({})",
+                    "`{}`{} is not a data set of the spec ({})",
                     f.dataset,
+                    did_you_mean(&f.dataset, names.iter().copied()),
                     names.join(", ")
                 ),
             ));
@@ -1168,8 +1278,9 @@ fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
                     bad(
                         &format!("panels[{j}].method"),
                         format!(
-                            "`{}` is not a method label of the spec ({})",
+                            "`{}`{} is not a method label of the spec ({})",
                             p.method,
+                            did_you_mean(&p.method, labels.iter().copied()),
                             labels.join(", ")
                         ),
                     )
@@ -1254,6 +1365,7 @@ fn apply_skips(
     path: &Path,
 ) -> Result<(), SpecError> {
     let all = labels(methods);
+    let label_list: Vec<String> = methods.iter().map(|m| m.label.clone()).collect();
     for (i, s) in skip.iter().enumerate() {
         let m = methods
             .iter_mut()
@@ -1262,7 +1374,11 @@ fn apply_skips(
                 invalid(
                     path,
                     format!("skip[{i}].method"),
-                    format!("unknown method `{}`; methods of this spec: {all}", s.method),
+                    format!(
+                        "unknown method `{}`{}; methods of this spec: {all}",
+                        s.method,
+                        did_you_mean(&s.method, label_list.iter().map(String::as_str))
+                    ),
                 )
             })?;
         for d in &s.datasets {
@@ -1272,7 +1388,8 @@ fn apply_skips(
                     path,
                     format!("skip[{i}].datasets"),
                     format!(
-                        "unknown data set `{d}`; data sets of this spec: {}",
+                        "unknown data set `{d}`{}; data sets of this spec: {}",
+                        did_you_mean(d, names.iter().copied()),
                         names.join(", ")
                     ),
                 ));
@@ -1293,6 +1410,16 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                 path,
                 format!("tables[{i}].name"),
                 format!("table `{}` is defined twice", t.name),
+            ));
+        }
+        if let Some((_, again)) = first_repeat(&t.epsilons) {
+            return Err(invalid(
+                path,
+                format!("tables[{i}].epsilons"),
+                format!(
+                    "epsilon {} is listed twice; list each epsilon once",
+                    t.epsilons[again]
+                ),
             ));
         }
         for e in &t.epsilons {
@@ -1326,7 +1453,10 @@ fn check_tables(spec: &Spec, methods: &[MethodPlan], path: &Path) -> Result<(), 
                     invalid(
                         path,
                         format!("tables[{i}]"),
-                        format!("unknown method `{m}`; methods of this spec: {all}"),
+                        format!(
+                            "unknown method `{m}`{}; methods of this spec: {all}",
+                            did_you_mean(m, methods.iter().map(|p| p.label.as_str()))
+                        ),
                     )
                 })?;
                 // A non-private method may compete in every ε block with its one result

@@ -71,6 +71,10 @@ fn char_at(text: &str, (line, column): Pos) -> Option<char> {
 /// the problem (0, 0 when serde_yaml gives none) and a message in plain words that does
 /// not repeat it.
 pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
+    // An unclosed bracket makes YAML read on far past it: name the bracket instead.
+    if let Some(u) = super::brackets::unbalanced(text) {
+        return (u.line, u.column, u.message);
+    }
     let raw = e.to_string();
     let (problem, context) = match raw.split_once(", while ") {
         Some((p, c)) => (p, Some(c)),
@@ -83,6 +87,21 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
         .map(|l| (l.line(), l.column()))
         .or(problem_pos)
         .unwrap_or((0, 0));
+    // serde_yaml places a repeated key at the start of its mapping: find the second one.
+    if let Some(key) = super::duplicates::duplicated_key(problem) {
+        if let Some(r) = super::duplicates::repeated_key(text, pos, key) {
+            let at = problem.find("duplicate").unwrap_or(0);
+            return (
+                r.line,
+                r.column,
+                format!(
+                    "{}`{key}` is given twice in one mapping (first at line {}); keep one of them",
+                    &problem[..at],
+                    r.first_line
+                ),
+            );
+        }
+    }
     let message = plain_message(problem, context, pos, text);
     (pos.0, pos.1, message)
 }
@@ -167,7 +186,7 @@ fn plain_message(
         }
         return "a `key: value` inside a value (a second `: ` on the line); put the value in quotes if it contains `: `".to_string();
     }
-    let mut message = problem.to_string();
+    let mut message = with_suggestion(problem);
     // A value that swallowed the next line: `seed: 1` followed by an over-indented key.
     if problem.contains("invalid type: string") {
         if let (Some(col), Some((next, next_col))) = (this_column, next_content_line(text, line)) {
@@ -186,6 +205,38 @@ fn plain_message(
         message.push_str(&format!(" (while reading {what} that starts at line {l2})"));
     }
     message
+}
+
+/// serde's `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`) with
+/// the closest expected name suggested right after the unknown one (see
+/// [`super::suggest`]); other messages unchanged.
+pub fn with_suggestion(problem: &str) -> String {
+    let Some(start) = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| problem.find(p).map(|i| i + p.len()))
+    else {
+        return problem.to_string();
+    };
+    let Some(len) = problem[start..].find('`') else {
+        return problem.to_string();
+    };
+    let name = &problem[start..start + len];
+    let after = start + len + 1;
+    let Some(expected) = problem[after..].find("expected") else {
+        return problem.to_string();
+    };
+    // The expected names are the backquoted words after `expected`.
+    let valid: Vec<&str> = problem[after + expected..]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    format!(
+        "{}{}{}",
+        &problem[..after],
+        super::suggest::did_you_mean(name, valid),
+        &problem[after..]
+    )
 }
 
 #[cfg(test)]
@@ -211,6 +262,23 @@ mod tests {
             ("did not find expected key", Some((10, 7)))
         );
         assert_eq!(strip_position("no position"), ("no position", None));
+    }
+
+    #[test]
+    fn unknown_fields_and_variants_get_a_suggestion() {
+        assert_eq!(
+            with_suggestion("unknown field `epsilon`, expected one of `seed`, `epsilons`"),
+            "unknown field `epsilon` (did you mean `epsilons`?), expected one of `seed`, `epsilons`"
+        );
+        assert_eq!(
+            with_suggestion("unknown variant `Best_Mean`, expected `best_mean` or `cv`"),
+            "unknown variant `Best_Mean` (did you mean `best_mean`?), expected `best_mean` or `cv`"
+        );
+        assert_eq!(
+            with_suggestion("unknown field `zzz`, expected `a` or `b`"),
+            "unknown field `zzz`, expected `a` or `b`"
+        );
+        assert_eq!(with_suggestion("invalid type"), "invalid type");
     }
 
     #[test]
