@@ -730,19 +730,7 @@ fn markdown_row_label(r: &Row) -> String {
 fn superscript(k: i32) -> String {
     k.to_string()
         .chars()
-        .map(|c| match c {
-            '-' => '⁻',
-            '0' => '⁰',
-            '1' => '¹',
-            '2' => '²',
-            '3' => '³',
-            '4' => '⁴',
-            '5' => '⁵',
-            '6' => '⁶',
-            '7' => '⁷',
-            '8' => '⁸',
-            _ => '⁹',
-        })
+        .map(|c| superscript_char(c).unwrap_or(c))
         .collect()
 }
 

@@ -669,13 +669,7 @@ pub fn build_table(
     selected: &SelectedMap,
     mode: Selection,
 ) -> Result<Table, String> {
-    let task = exp
-        .datasets
-        .first()
-        .map(|d| d.task)
-        .unwrap_or(Task::Regression);
-    let lower = task.lower_is_better();
-    let metric = task.metric_name();
+    let (task, lower, metric) = task_direction(exp);
     let datasets: Vec<(String, String)> = exp
         .datasets
         .iter()
@@ -847,13 +841,7 @@ fn short_note(
     reps: usize,
     missing: bool,
 ) -> String {
-    let task = exp
-        .datasets
-        .first()
-        .map(|d| d.task)
-        .unwrap_or(Task::Regression);
-    let lower = task.lower_is_better();
-    let metric = task.metric_name();
+    let (_, lower, metric) = task_direction(exp);
     let metric = if metric == "mse" { "MSE" } else { metric };
     let mut parts = vec![match &t.value {
         TableValue::Metric => format!("Mean test {metric} over {reps} repetitions"),
@@ -937,4 +925,15 @@ fn short_note(
         out.push_str(". ");
     }
     out.trim_end().to_string()
+}
+
+/// The experiment's task (the first data set's; regression without data sets), whether
+/// lower values are better (MSE) or higher (accuracy), and the metric's name.
+fn task_direction(exp: &Experiment) -> (Task, bool, &'static str) {
+    let task = exp
+        .datasets
+        .first()
+        .map(|d| d.task)
+        .unwrap_or(Task::Regression);
+    (task, task.lower_is_better(), task.metric_name())
 }
