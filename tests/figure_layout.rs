@@ -3,7 +3,7 @@
 //! spacing (no `1. 253`, no `DP-ERTcalled`).
 
 use dp_repro::report::figure::{
-    has_markers, panel_svg, svg_to_png, PanelLayout, MARKER_MAX_POINTS,
+    has_markers, panel_svg, svg_to_png, PanelLayout, PixelRect, MARKER_MAX_POINTS,
 };
 use dp_repro::report::{write_panel, LegendPosition, Line, Panel, Point};
 use resvg::tiny_skia::Pixmap;
@@ -173,6 +173,42 @@ fn curves_that_fill_the_plot_push_a_corner_legend_below_it() {
         LegendPosition::Below,
         "the upper-left point is under it"
     );
+}
+
+#[test]
+fn a_band_that_fills_a_corner_keeps_the_legend_out_of_it() {
+    // A flat line low in the plot with a band from the bottom to the top: the upper-right
+    // box would sit on the band.
+    let xs = [1.0, 2.0, 4.0, 8.0];
+    let pts = xs
+        .iter()
+        .map(|&x| Point {
+            lo: Some(0.0),
+            hi: Some(1.0),
+            ..point(x, 0.1)
+        })
+        .collect();
+    let p = panel("band", vec![line("wide band", pts)]);
+    let (_, l) = layout(&p, LegendPosition::UpperRight);
+    assert_eq!(l.legend_position, LegendPosition::Below);
+    assert!(l.lines_under_legend(0).is_empty());
+    // A box inside a band's polygon meets the band though it meets neither edge.
+    let lower = vec![(0, 500), (900, 500)];
+    let upper = vec![(0, 10), (900, 10)];
+    let inside = PixelRect {
+        left: 700,
+        top: 40,
+        right: 880,
+        bottom: 90,
+    };
+    assert!(!inside.meets_polyline(&lower) && !inside.meets_polyline(&upper));
+    assert!(inside.meets_band(&[lower.clone(), upper.clone()]));
+    let outside = PixelRect {
+        top: 520,
+        bottom: 560,
+        ..inside
+    };
+    assert!(!outside.meets_band(&[lower, upper]));
 }
 
 #[test]

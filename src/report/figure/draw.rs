@@ -522,19 +522,50 @@ pub struct PanelLayout {
 }
 
 impl PanelLayout {
-    /// The indices of the lines (or their band edges) that the legend box meets, with a
+    /// The indices of the lines (or their bands) that the legend box meets, with a
     /// margin of `margin` pixels around the box; empty for a legend outside the plot.
     pub fn lines_under_legend(&self, margin: i32) -> Vec<usize> {
         let Some(r) = self.legend.map(|r| r.grown(margin)) else {
             return Vec::new();
         };
         (0..self.lines.len())
-            .filter(|&i| {
-                r.meets_polyline(&self.lines[i])
-                    || self.bands[i].iter().any(|edge| r.meets_polyline(edge))
-            })
+            .filter(|&i| r.meets_polyline(&self.lines[i]) || r.meets_band(&self.bands[i]))
             .collect()
     }
+}
+
+impl PixelRect {
+    /// Whether the rectangle meets a band given by its edges (lower, upper): an edge
+    /// crosses it, or it lies inside the band's polygon.
+    pub fn meets_band(&self, edges: &[Vec<(i32, i32)>]) -> bool {
+        if edges.iter().any(|e| self.meets_polyline(e)) {
+            return true;
+        }
+        let [lower, upper] = edges else {
+            return false;
+        };
+        let polygon: Vec<(i32, i32)> = lower.iter().chain(upper.iter().rev()).copied().collect();
+        let centre = (
+            f64::from(self.left + self.right) / 2.0,
+            f64::from(self.top + self.bottom) / 2.0,
+        );
+        polygon.len() >= 3 && inside_polygon(centre, &polygon)
+    }
+}
+
+/// Whether `p` lies inside the polygon (even-odd rule).
+fn inside_polygon((x, y): (f64, f64), polygon: &[(i32, i32)]) -> bool {
+    let mut inside = false;
+    let mut j = polygon.len() - 1;
+    for i in 0..polygon.len() {
+        let (xi, yi) = (f64::from(polygon[i].0), f64::from(polygon[i].1));
+        let (xj, yj) = (f64::from(polygon[j].0), f64::from(polygon[j].1));
+        if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
 }
 
 /// Legend text size, row height and sample width (pixels).
@@ -799,7 +830,7 @@ fn draw<DB: DrawingBackend>(
             let (lines, bands) = pixel_lines(panel, &probe);
             let r = corner_box(plot_rect(&probe), corner, &entries).grown(LEGEND_CLEARANCE);
             let covers = lines.iter().any(|l| r.meets_polyline(l))
-                || bands.iter().flatten().any(|e| r.meets_polyline(e));
+                || bands.iter().any(|edges| r.meets_band(edges));
             if covers {
                 LegendPosition::Below
             } else {
