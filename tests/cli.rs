@@ -10,24 +10,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The binary, run from the repository root with no data folder of its own (no
-/// DP_REPRO_DATA, an empty per-user folder): the real-data tests pass --data-dir.
 fn cmd() -> Command {
-    let mut c = Command::cargo_bin("dp-repro").unwrap();
-    c.current_dir(root())
-        .env_remove("DP_REPRO_DATA")
-        .envs(common::no_user_data());
-    c
+    common::bare_cmd()
 }
 
-/// Runs the binary and returns (exit code, stdout, stderr).
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = cmd().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_bare(args)
 }
 
 fn write_spec(dir: &Path, name: &str, text: &str) -> PathBuf {

@@ -147,3 +147,23 @@ pub fn selected_row(
         params: String::new(),
     }
 }
+
+/// The binary, run from the repository root with no data folder of its own (no
+/// `DP_REPRO_DATA`, an empty per-user folder): tests that need data pass `--data-dir`.
+pub fn bare_cmd() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("dp-repro").unwrap();
+    c.current_dir(root())
+        .env_remove("DP_REPRO_DATA")
+        .envs(no_user_data());
+    c
+}
+
+/// Runs [`bare_cmd`] with `args`; returns (exit code, stdout, stderr).
+pub fn run_bare(args: &[&str]) -> (i32, String, String) {
+    let out = bare_cmd().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
