@@ -13,11 +13,11 @@ Needs numpy, scikit-learn, scipy and numba, and the authors' package: installed
     python scripts/time-authors-abalone.py --data-dir DIR [--repeats 20] [--lpdt-src DIR]
 """
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from peer_timing import time_case
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--data-dir", required=True, help="folder holding abalone.csv")
@@ -49,12 +49,4 @@ def sklearn_dt():
 
 
 for name, fit in [("authors LPDT-M", authors_lpdt_m), ("sklearn DT max_depth=4", sklearn_dt)]:
-    fit()
-    seconds = []
-    for _ in range(args.repeats):
-        t0 = time.perf_counter()
-        fit()
-        seconds.append(time.perf_counter() - t0)
-    print(f"{name}: n_train={len(pri)} n_public={len(pub)} n_test={len(test)} "
-          f"median={statistics.median(seconds):.6f} s min={min(seconds):.6f} s "
-          f"over {args.repeats}")
+    time_case(name, fit, args.repeats, n_train=len(pri), n_public=len(pub), n_test=len(test))
