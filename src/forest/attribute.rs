@@ -1,7 +1,6 @@
 //! Candidate attributes and the choice among them (card docs/methods/diprime.md §3.6 `split_count`).
 
 use super::ranges::Split;
-use crate::data::Matrix;
 use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{exponential_mechanism, permute_and_flip, Normalisation};
 use rand::Rng;
@@ -31,18 +30,43 @@ impl AttributeMechanism {
     }
 }
 
-/// Population variance of `y[rows]` times the count (Σ (y − ȳ)²); 0 for no rows.
-fn sse(y: &[f64], rows: impl Iterator<Item = usize> + Clone) -> (usize, f64) {
-    let (mut n, mut s, mut s2) = (0usize, 0.0, 0.0);
-    for i in rows {
-        n += 1;
-        s += y[i];
-        s2 += y[i] * y[i];
+/// Running Σ 1, Σ y, Σ y² of a set of rows, in the order they are added.
+#[derive(Clone, Copy, Default)]
+struct Moments {
+    n: usize,
+    s: f64,
+    s2: f64,
+}
+
+impl Moments {
+    #[inline]
+    fn add(&mut self, v: f64) {
+        self.n += 1;
+        self.s += v;
+        self.s2 += v * v;
     }
-    if n == 0 {
-        return (0, 0.0);
+
+    /// Population variance times the count (Σ (y − ȳ)²); 0 for no rows.
+    fn sse(&self) -> f64 {
+        if self.n == 0 {
+            return 0.0;
+        }
+        (self.s2 - self.s * self.s / self.n as f64).max(0.0)
     }
-    (n, (s2 - s * s / n as f64).max(0.0))
+}
+
+/// The (upper, lower) children's moments of `split` over `rows`, each summed in row order;
+/// `col[i]` is row i's value of the split column.
+fn child_moments(col: &[f64], y: &[f64], rows: &[usize], split: &Split) -> (Moments, Moments) {
+    let (mut up, mut low) = (Moments::default(), Moments::default());
+    for &i in rows {
+        if split.upper_value(col[i]) {
+            up.add(y[i]);
+        } else {
+            low.add(y[i]);
+        }
+    }
+    (up, low)
 }
 
 /// The score of a candidate split (card §3.6 step 3): the size-weighted within-child
@@ -50,9 +74,9 @@ fn sse(y: &[f64], rows: impl Iterator<Item = usize> + Clone) -> (usize, f64) {
 /// parent's variance when one child is empty; `40 B∞²` when both are (n = 0).
 /// With `categorical_bug` a subset split is scored as the reference code does: both
 /// "children" are the rows in `C`, giving `2 n_C Var(y_C) / n`, and `40 B∞²` when
-/// `n_C = 0`.
+/// `n_C = 0`. `col[i]` is row i's value of the split column (`col` indexed like `y`).
 pub fn split_mse(
-    x: &Matrix,
+    col: &[f64],
     y: &[f64],
     rows: &[usize],
     split: &Split,
@@ -64,32 +88,29 @@ pub fn split_mse(
     if n == 0 {
         return worst;
     }
-    let up = rows.iter().cloned().filter(|&i| split.upper(x.row(i)));
-    let (n_up, sse_up) = sse(y, up);
+    let (up, low) = child_moments(col, y, rows, split);
     if categorical_bug && matches!(split, Split::Subset { .. }) {
-        return if n_up == 0 {
+        return if up.n == 0 {
             worst
         } else {
-            2.0 * sse_up / n as f64
+            2.0 * up.sse() / n as f64
         };
     }
-    let low = rows.iter().cloned().filter(|&i| !split.upper(x.row(i)));
-    let (n_low, sse_low) = sse(y, low);
-    if n_up == 0 || n_low == 0 {
-        let (_, all) = sse(y, rows.iter().cloned());
-        return all / n as f64;
+    if up.n == 0 || low.n == 0 {
+        // The non-empty child holds every row, summed in the same order.
+        let all = if up.n == 0 { low } else { up };
+        return all.sse() / n as f64;
     }
-    (sse_up + sse_low) / n as f64
+    (up.sse() + low.sse()) / n as f64
 }
 
 /// The within-child sum of squared errors of a candidate split, Σ_child Σ (y − ȳ_child)²
 /// (n times [`split_mse`] without the categorical bug; 0 for no rows). One row added or
 /// removed moves it by at most (2B∞)² = 4B∞² (the DP mode's attribute score; no node count
-/// enters it).
-pub fn split_sse(x: &Matrix, y: &[f64], rows: &[usize], split: &Split) -> f64 {
-    let up = rows.iter().cloned().filter(|&i| split.upper(x.row(i)));
-    let low = rows.iter().cloned().filter(|&i| !split.upper(x.row(i)));
-    sse(y, up).1 + sse(y, low).1
+/// enters it). `col[i]` is row i's value of the split column.
+pub fn split_sse(col: &[f64], y: &[f64], rows: &[usize], split: &Split) -> f64 {
+    let (up, low) = child_moments(col, y, rows, split);
+    up.sse() + low.sse()
 }
 
 /// What the errors handed to [`choose`] are, which sets the sensitivity the choice is
@@ -185,6 +206,107 @@ pub fn choose<R: Rng + ?Sized>(
                 epsilon,
                 if floors { 1e-12 } else { 0.0 },
             )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// Σ (y − ȳ)² of `y[rows]` as it was computed before the fused pass: one pass per set.
+    fn sse_alone(y: &[f64], rows: impl Iterator<Item = usize>) -> (usize, f64) {
+        let (mut n, mut s, mut s2) = (0usize, 0.0, 0.0);
+        for i in rows {
+            n += 1;
+            s += y[i];
+            s2 += y[i] * y[i];
+        }
+        if n == 0 {
+            return (0, 0.0);
+        }
+        (n, (s2 - s * s / n as f64).max(0.0))
+    }
+
+    /// [`split_mse`] as it was: the upper rows, the lower rows and (one side empty) all rows
+    /// summed in separate passes.
+    fn split_mse_by_passes(
+        col: &[f64],
+        y: &[f64],
+        rows: &[usize],
+        split: &Split,
+        b_inf: f64,
+        bug: bool,
+    ) -> f64 {
+        let n = rows.len();
+        let worst = 40.0 * b_inf * b_inf;
+        if n == 0 {
+            return worst;
+        }
+        let up = rows.iter().cloned().filter(|&i| split.upper_value(col[i]));
+        let (n_up, sse_up) = sse_alone(y, up);
+        if bug && matches!(split, Split::Subset { .. }) {
+            return if n_up == 0 {
+                worst
+            } else {
+                2.0 * sse_up / n as f64
+            };
+        }
+        let low = rows.iter().cloned().filter(|&i| !split.upper_value(col[i]));
+        let (n_low, sse_low) = sse_alone(y, low);
+        if n_up == 0 || n_low == 0 {
+            return sse_alone(y, rows.iter().cloned()).1 / n as f64;
+        }
+        (sse_up + sse_low) / n as f64
+    }
+
+    #[test]
+    fn one_pass_scores_equal_the_scores_of_separate_passes() {
+        let mut rng = Pcg64::seed_from_u64(4);
+        for case in 0..500 {
+            let n = 30;
+            let col: Vec<f64> = (0..n).map(|_| rng.gen_range(0..4) as f64).collect();
+            let y: Vec<f64> = (0..n).map(|_| rng.gen::<f64>()).collect();
+            let mut rows: Vec<usize> = (0..n).filter(|_| rng.gen_bool(0.7)).collect();
+            if case % 7 == 0 {
+                rows.reverse();
+            }
+            let split = if case % 2 == 0 {
+                Split::Threshold {
+                    attr: 0,
+                    r: rng.gen_range(0..5) as f64,
+                }
+            } else {
+                Split::Subset {
+                    attr: 0,
+                    subset: vec![rng.gen_range(0..4) as f64],
+                    rest: vec![],
+                }
+            };
+            for bug in [false, true] {
+                assert_eq!(
+                    split_mse(&col, &y, &rows, &split, 1.0, bug).to_bits(),
+                    split_mse_by_passes(&col, &y, &rows, &split, 1.0, bug).to_bits(),
+                    "case {case}"
+                );
+            }
+            let (up, low) = child_moments(&col, &y, &rows, &split);
+            let passes = sse_alone(
+                y.as_slice(),
+                rows.iter().cloned().filter(|&i| split.upper_value(col[i])),
+            )
+            .1 + sse_alone(
+                y.as_slice(),
+                rows.iter().cloned().filter(|&i| !split.upper_value(col[i])),
+            )
+            .1;
+            assert_eq!(
+                split_sse(&col, &y, &rows, &split).to_bits(),
+                passes.to_bits()
+            );
+            assert_eq!(up.n + low.n, rows.len());
         }
     }
 }

@@ -2,6 +2,7 @@
 //! seeded sub-stream per tree, predictions averaged.
 
 use super::budget::{Privacy, TreeRows};
+use super::columns::Columns;
 use super::ranges::Ranges;
 use super::tree::{Tree, TreeConfig};
 use super::ForestError;
@@ -110,12 +111,13 @@ impl Forest {
             }
         }
         let seeds: Vec<u64> = shares.iter().map(|_| rng.gen()).collect();
+        let cols = Columns::new(x);
         let trees = shares
             .into_iter()
             .zip(seeds)
             .map(|(rows, seed)| {
                 let mut r = Pcg64::seed_from_u64(seed);
-                Tree::fit(x, y, rows, ranges.clone(), cfg, &mut r)
+                Tree::fit_columns(&cols, y, rows, ranges.clone(), cfg, &mut r)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Forest { trees })

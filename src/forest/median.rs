@@ -69,14 +69,22 @@ fn charge_median(rows: &[usize], coefficient: f64) {
     );
 }
 
-/// The exact median of `v` (mean of the two middle values for even length); `v` non-empty.
+/// The exact median of `v` (mean of the two middle values for even length, the lower
+/// first); `v` non-empty. Found by selection in the order of `f64::total_cmp`, linear in
+/// `v.len()`; `v` is left permuted. The same value as sorting `v` and reading the middle.
 pub fn exact_median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
     let m = v.len();
+    let (below, &mut upper, _) = v.select_nth_unstable_by(m / 2, f64::total_cmp);
     if m % 2 == 1 {
-        v[m / 2]
+        upper
     } else {
-        0.5 * (v[m / 2 - 1] + v[m / 2])
+        // The (m/2 − 1)-th order statistic: the largest of the values below position m/2.
+        let lower = below
+            .iter()
+            .copied()
+            .max_by(f64::total_cmp)
+            .expect("an even, non-empty v has a value below its middle");
+        0.5 * (lower + upper)
     }
 }
 
@@ -142,7 +150,8 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
     if mech == MedianMechanism::Exact {
         return exact_median(v);
     }
-    v.sort_by(f64::total_cmp);
+    // Values equal under total_cmp are the same bits, so any sort gives the same list.
+    v.sort_unstable_by(f64::total_cmp);
     let m = v.len();
     let bin = match mech {
         MedianMechanism::Exponential => {
@@ -285,4 +294,44 @@ pub fn categorical_split<R: Rng + ?Sized>(
     };
     let (subset, rest) = partition_of(j, cats);
     Ok(Split::Subset { attr, subset, rest })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    /// The median as it was computed before selection: sort, read the middle.
+    fn median_by_sorting(v: &[f64]) -> f64 {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        let m = v.len();
+        if m % 2 == 1 {
+            v[m / 2]
+        } else {
+            0.5 * (v[m / 2 - 1] + v[m / 2])
+        }
+    }
+
+    #[test]
+    fn selection_gives_the_median_of_the_sorted_values_bit_for_bit() {
+        let mut rng = Pcg64::seed_from_u64(3);
+        for case in 0..2000 {
+            let m = 1 + case % 37;
+            let v: Vec<f64> = (0..m)
+                .map(|_| match case % 3 {
+                    0 => rng.gen::<f64>(),
+                    1 => [0.0, -0.0, 0.5, 1.0, -1.0][rng.gen_range(0..5)],
+                    _ => (rng.gen_range(0..7) as f64) / 3.0 - 1.0,
+                })
+                .collect();
+            let mut w = v.clone();
+            assert_eq!(
+                exact_median(&mut w).to_bits(),
+                median_by_sorting(&v).to_bits(),
+                "{v:?}"
+            );
+        }
+    }
 }

@@ -15,13 +15,14 @@
 //! test rows); and the K candidate medians composed as one ε_s on the same rows (the
 //! paper's accounting, not standard sequential composition).
 //!
-//! Modules: [`depth_rule`] (§5), [`ranges`] (§3.1, §3.7), [`median`] (§3.4–§3.5),
+//! Modules: [`columns`] (the features column-major, shared by a fit's trees), [`depth_rule`] (§5), [`ranges`] (§3.1, §3.7), [`median`] (§3.4–§3.5),
 //! [`attribute`] (§3.6), [`leaf`] (§3.8), [`budget`] (§3.2), [`tree`] (§3.3),
 //! [`ensemble`] (§3.9); the baselines [`sklearn`] (RF, ERT, §4.1), [`dp_rf`] (§4.4–§4.5),
 //! [`dp_df`] (§4.6) and [`discretize`] (§4.7).
 
 pub mod attribute;
 pub mod budget;
+pub mod columns;
 pub mod depth_rule;
 pub mod ensemble;
 pub mod leaf;
@@ -37,6 +38,7 @@ pub mod sklearn;
 
 pub use attribute::AttributeMechanism;
 pub use budget::{node_budgets, MedianBudget, NodeBudgets, TreeRows};
+pub use columns::Columns;
 pub use depth_rule::{d_full, d_mult, d_part, depth_rule};
 pub use ensemble::Forest;
 pub use median::{MedianMechanism, MedianOptions, PfWidth};

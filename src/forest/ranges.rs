@@ -57,9 +57,16 @@ impl Split {
     /// child; used both for training rows and for routing test rows (card §3.7).
     #[inline]
     pub fn upper(&self, x: &[f64]) -> bool {
+        self.upper_value(x[self.attr()])
+    }
+
+    /// Whether a row whose split-column value is `v` goes to the upper child ([`Split::upper`]
+    /// given `x[attr]`).
+    #[inline]
+    pub fn upper_value(&self, v: f64) -> bool {
         match self {
-            Split::Threshold { attr, r } => x[*attr] >= *r,
-            Split::Subset { attr, subset, .. } => subset.contains(&x[*attr]),
+            Split::Threshold { r, .. } => v >= *r,
+            Split::Subset { subset, .. } => subset.contains(&v),
         }
     }
 }
@@ -73,27 +80,42 @@ impl Ranges {
     /// an empty sample.
     pub fn root(parts: &[&Matrix], categorical: &[usize]) -> Ranges {
         let d = parts.first().map_or(0, |m| m.d);
-        let mut out = Vec::with_capacity(d);
-        for a in 0..d {
-            let values = || {
-                parts
-                    .iter()
-                    .flat_map(|m| (0..m.n).map(move |i| m.get(i, a)))
-            };
-            if values().next().is_none() {
-                continue;
+        if parts.iter().all(|m| m.n == 0) {
+            return Ranges::default();
+        }
+        // One pass over the rows (row-major), each column folded in row order, part by part.
+        let is_cat: Vec<bool> = (0..d).map(|a| categorical.contains(&a)).collect();
+        let mut lo = vec![f64::INFINITY; d];
+        let mut hi = vec![f64::NEG_INFINITY; d];
+        let mut codes: Vec<Vec<f64>> = vec![Vec::new(); d];
+        for m in parts {
+            for i in 0..m.n {
+                for (a, &v) in m.row(i).iter().enumerate() {
+                    if is_cat[a] {
+                        codes[a].push(v);
+                    } else {
+                        lo[a] = lo[a].min(v);
+                        hi[a] = hi[a].max(v);
+                    }
+                }
             }
-            if categorical.contains(&a) {
-                let mut codes: Vec<f64> = values().collect();
+        }
+        let mut out = Vec::with_capacity(d);
+        for (a, mut codes) in codes.into_iter().enumerate() {
+            if is_cat[a] {
                 codes.sort_by(f64::total_cmp);
                 codes.dedup();
                 if codes.len() > 1 {
                     out.push((a, AttrRange::Categorical(codes)));
                 }
             } else {
-                let lo = values().fold(f64::INFINITY, f64::min);
-                let hi = values().fold(f64::NEG_INFINITY, f64::max);
-                out.push((a, AttrRange::Continuous { lo, hi }));
+                out.push((
+                    a,
+                    AttrRange::Continuous {
+                        lo: lo[a],
+                        hi: hi[a],
+                    },
+                ));
             }
         }
         Ranges(out)
@@ -144,5 +166,67 @@ impl Ranges {
             }
         }
         (Ranges(up), Ranges(low))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// [`Ranges::root`] as it was: each column folded on its own, column by column.
+    fn root_by_columns(parts: &[&Matrix], categorical: &[usize]) -> Ranges {
+        let d = parts.first().map_or(0, |m| m.d);
+        let mut out = Vec::with_capacity(d);
+        for a in 0..d {
+            let values = || {
+                parts
+                    .iter()
+                    .flat_map(|m| (0..m.n).map(move |i| m.get(i, a)))
+            };
+            if values().next().is_none() {
+                continue;
+            }
+            if categorical.contains(&a) {
+                let mut codes: Vec<f64> = values().collect();
+                codes.sort_by(f64::total_cmp);
+                codes.dedup();
+                if codes.len() > 1 {
+                    out.push((a, AttrRange::Categorical(codes)));
+                }
+            } else {
+                let lo = values().fold(f64::INFINITY, f64::min);
+                let hi = values().fold(f64::NEG_INFINITY, f64::max);
+                out.push((a, AttrRange::Continuous { lo, hi }));
+            }
+        }
+        Ranges(out)
+    }
+
+    #[test]
+    fn one_pass_root_equals_the_column_by_column_root() {
+        let mut rng = Pcg64::seed_from_u64(6);
+        for case in 0..200 {
+            let d = 1 + case % 5;
+            let mut part = |n: usize| {
+                let data: Vec<f64> = (0..n * d)
+                    .map(|_| match rng.gen_range(0..4) {
+                        0 => [0.0, -0.0][rng.gen_range(0..2)],
+                        1 => rng.gen_range(0..3) as f64,
+                        _ => rng.gen::<f64>() * 4.0 - 2.0,
+                    })
+                    .collect();
+                Matrix::new(n, d, data)
+            };
+            let (a, b) = (part(case % 9), part(case % 4));
+            let categorical: Vec<usize> = (0..d).filter(|k| (k + case) % 3 == 0).collect();
+            for parts in [vec![&a, &b], vec![&a], vec![&b]] {
+                let new = Ranges::root(&parts, &categorical);
+                let old = root_by_columns(&parts, &categorical);
+                // Bit for bit (PartialEq would let -0.0 equal 0.0).
+                assert_eq!(format!("{new:?}"), format!("{old:?}"), "case {case}");
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::attribute::{choose, split_mse, split_sse, AttributeMechanism, ScoreForm};
 use super::budget::Privacy;
+use super::columns::Columns;
 use super::leaf::leaf_value;
 use super::median::{categorical_split, continuous_threshold, MedianMechanism, MedianOptions};
 use super::ranges::{AttrRange, Ranges, Split};
@@ -87,56 +88,35 @@ impl Tree {
         cfg: &TreeConfig,
         rng: &mut R,
     ) -> Result<Tree, ForestError> {
-        let mut tree = Tree { nodes: Vec::new() };
-        tree.grow(x, y, rows, ranges, 0, cfg, rng)?;
-        Ok(tree)
+        Tree::fit_columns(&Columns::new(x), y, rows, ranges, cfg, rng)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn grow<R: Rng + ?Sized>(
-        &mut self,
-        x: &Matrix,
+    /// [`Tree::fit`] on the features already column-major (`cols`, n×d, built once for
+    /// every tree of a forest).
+    ///
+    /// # Errors
+    /// A categorical attribute with too many categories ([`ForestError`]).
+    pub fn fit_columns<R: Rng + ?Sized>(
+        cols: &Columns,
         y: &[f64],
         rows: Vec<usize>,
         ranges: Ranges,
-        depth: usize,
         cfg: &TreeConfig,
         rng: &mut R,
-    ) -> Result<usize, ForestError> {
-        let id = self.nodes.len();
-        if depth >= cfg.depth || ranges.is_empty() {
-            let ys: Vec<f64> = rows.iter().map(|&i| y[i]).collect();
-            let value = leaf_value(
-                rng,
-                &ys,
-                &rows,
-                cfg.task,
-                cfg.bounds,
-                cfg.eps_leaf,
-                cfg.privacy,
-            );
-            self.nodes.push(Node::Leaf {
-                value,
-                count: rows.len(),
-            });
-            return Ok(id);
-        }
-        let split = find_split(x, y, &rows, &ranges, cfg, rng)?;
-        let (up_rows, low_rows): (Vec<usize>, Vec<usize>) =
-            rows.iter().partition(|&&i| split.upper(x.row(i)));
-        let (up_ranges, low_ranges) = ranges.children(&split);
-        self.nodes.push(Node::Internal {
-            split,
-            upper: 0,
-            lower: 0,
-        });
-        let up = self.grow(x, y, up_rows, up_ranges, depth + 1, cfg, rng)?;
-        let low = self.grow(x, y, low_rows, low_ranges, depth + 1, cfg, rng)?;
-        if let Node::Internal { upper, lower, .. } = &mut self.nodes[id] {
-            *upper = up;
-            *lower = low;
-        }
-        Ok(id)
+    ) -> Result<Tree, ForestError> {
+        let m = rows.len();
+        let mut g = Grower {
+            cols,
+            y,
+            cfg,
+            rng,
+            rows,
+            scratch: Vec::with_capacity(m),
+            values: Vec::with_capacity(m),
+            tree: Tree { nodes: Vec::new() },
+        };
+        g.grow(0, m, ranges, 0)?;
+        Ok(g.tree)
     }
 
     /// The leaf `x` falls in (routing by the same rules as training, card §3.7).
@@ -176,6 +156,86 @@ impl Tree {
     }
 }
 
+/// Growth state of one tree. A node is a range `a..b` of positions in `rows`, which holds
+/// its rows in their original order; a split partitions the range stably (upper child
+/// first), so every node sees its rows in the order the tree was given them.
+struct Grower<'a, R: ?Sized> {
+    cols: &'a Columns,
+    y: &'a [f64],
+    cfg: &'a TreeConfig,
+    rng: &'a mut R,
+    rows: Vec<usize>,
+    scratch: Vec<usize>,
+    values: Vec<f64>,
+    tree: Tree,
+}
+
+impl<R: Rng + ?Sized> Grower<'_, R> {
+    fn grow(
+        &mut self,
+        a: usize,
+        b: usize,
+        ranges: Ranges,
+        depth: usize,
+    ) -> Result<usize, ForestError> {
+        let id = self.tree.nodes.len();
+        let cfg = self.cfg;
+        if depth >= cfg.depth || ranges.is_empty() {
+            let rows = &self.rows[a..b];
+            self.values.clear();
+            self.values.extend(rows.iter().map(|&i| self.y[i]));
+            let value = leaf_value(
+                self.rng,
+                &self.values,
+                rows,
+                cfg.task,
+                cfg.bounds,
+                cfg.eps_leaf,
+                cfg.privacy,
+            );
+            self.tree.nodes.push(Node::Leaf {
+                value,
+                count: b - a,
+            });
+            return Ok(id);
+        }
+        let split = find_split(self.cols, self.y, &self.rows[a..b], &ranges, cfg, self.rng)?;
+        let n_up = self.partition(a, b, &split);
+        let (up_ranges, low_ranges) = ranges.children(&split);
+        self.tree.nodes.push(Node::Internal {
+            split,
+            upper: 0,
+            lower: 0,
+        });
+        let up = self.grow(a, a + n_up, up_ranges, depth + 1)?;
+        let low = self.grow(a + n_up, b, low_ranges, depth + 1)?;
+        if let Node::Internal { upper, lower, .. } = &mut self.tree.nodes[id] {
+            *upper = up;
+            *lower = low;
+        }
+        Ok(id)
+    }
+
+    /// Moves the rows of positions `a..b` that go to `split`'s upper child first, each
+    /// side in its order; returns their number.
+    fn partition(&mut self, a: usize, b: usize, split: &Split) -> usize {
+        let col = self.cols.column(split.attr());
+        self.scratch.clear();
+        let mut at = a;
+        for j in a..b {
+            let i = self.rows[j];
+            if split.upper_value(col[i]) {
+                self.rows[at] = i;
+                at += 1;
+            } else {
+                self.scratch.push(i);
+            }
+        }
+        self.rows[at..b].copy_from_slice(&self.scratch);
+        at - a
+    }
+}
+
 /// The median a node draws on a continuous attribute with values `v` of its rows `rows`
 /// (indices into the private training sample) and range `[lo, hi]`: as published,
 /// [`continuous_threshold`] as is; in the DP mode the values are first clamped into the
@@ -212,7 +272,7 @@ pub fn node_median<R: Rng + ?Sized>(
 /// replacement, a median draw on each with ε_s, the within-child mse of each (only when
 /// the attribute mechanism reads it), and the choice with ε_a.
 fn find_split<R: Rng + ?Sized>(
-    x: &Matrix,
+    cols: &Columns,
     y: &[f64],
     rows: &[usize],
     ranges: &Ranges,
@@ -228,7 +288,8 @@ fn find_split<R: Rng + ?Sized>(
         let (attr, range) = &ranges.0[c];
         let split = match range {
             AttrRange::Continuous { lo, hi } => {
-                let mut v: Vec<f64> = rows.iter().map(|&i| x.get(i, *attr)).collect();
+                let col = cols.column(*attr);
+                let mut v: Vec<f64> = rows.iter().map(|&i| col[i]).collect();
                 let r = node_median(
                     rng,
                     &mut v,
@@ -242,7 +303,8 @@ fn find_split<R: Rng + ?Sized>(
                 Split::Threshold { attr: *attr, r }
             }
             AttrRange::Categorical(cats) => {
-                let v: Vec<f64> = rows.iter().map(|&i| x.get(i, *attr)).collect();
+                let col = cols.column(*attr);
+                let v: Vec<f64> = rows.iter().map(|&i| col[i]).collect();
                 categorical_split(
                     rng,
                     *attr,
@@ -263,10 +325,22 @@ fn find_split<R: Rng + ?Sized>(
     let b_inf = cfg.bounds.lo.abs().max(cfg.bounds.hi.abs());
     let mse: Vec<f64> = match cfg.attribute {
         AttributeMechanism::Uniform => vec![0.0; splits.len()],
-        _ if dp => splits.iter().map(|s| split_sse(x, y, rows, s)).collect(),
+        _ if dp => splits
+            .iter()
+            .map(|s| split_sse(cols.column(s.attr()), y, rows, s))
+            .collect(),
         _ => splits
             .iter()
-            .map(|s| split_mse(x, y, rows, s, b_inf, cfg.categorical_bug))
+            .map(|s| {
+                split_mse(
+                    cols.column(s.attr()),
+                    y,
+                    rows,
+                    s,
+                    b_inf,
+                    cfg.categorical_bug,
+                )
+            })
             .collect(),
     };
     let form = if dp {

@@ -10,7 +10,7 @@ use super::builder::{
     lpdt_stop, reduction, reduction_above, score_tolerance, split_score, stable_partition,
     tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
 };
-use super::presort::Presorter;
+use super::presort::{column_major, presort_columns};
 use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
 
@@ -371,19 +371,10 @@ struct Grower<'a> {
 
 impl<'a> Grower<'a> {
     fn new(x: &'a Matrix, y: &'a [f64]) -> Self {
-        let (n, d) = (x.n, x.d);
-        let mut col = vec![0.0; n * d];
-        for i in 0..n {
-            for (k, &v) in x.row(i).iter().enumerate() {
-                col[k * n + i] = v;
-            }
-        }
+        let n = x.n;
+        let col = column_major(x);
         // Each feature's rows sorted stably by value (ties by row, NaN last).
-        let mut order = Vec::with_capacity(n * d);
-        let mut presorter = Presorter::default();
-        for k in 0..d {
-            presorter.sort_column(&col[k * n..(k + 1) * n], &mut order);
-        }
+        let order = presort_columns(&col, n);
         Grower {
             x,
             y,

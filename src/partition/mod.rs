@@ -12,7 +12,7 @@ pub mod grid;
 pub mod hist_tree;
 pub mod masked_tree;
 pub mod max_edge;
-mod presort;
+pub(crate) mod presort;
 pub mod random_max_edge;
 
 pub use adaptive::{adaptive_objective, adaptive_shape, default_bins, AdaptiveShape};

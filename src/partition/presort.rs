@@ -4,6 +4,8 @@
 //! order, NaN last): the CART split scans and their floating-point sums depend on it, so
 //! every path below must give exactly that permutation.
 
+use crate::data::Matrix;
+
 /// Maps `v` to a `u64` whose unsigned order is `f64::total_cmp`'s order, with every NaN
 /// (whatever its sign bit) mapped to `u64::MAX`, i.e. missing values last.
 #[inline]
@@ -113,6 +115,32 @@ impl Presorter {
         }
         order.extend(self.sorted.iter().map(|&i| i as usize));
     }
+}
+
+/// The n×d matrix `x` copied column-major: `col[k·n + i]` = x_ik (cache-friendly scans of
+/// one feature over a node's rows).
+pub(crate) fn column_major(x: &Matrix) -> Vec<f64> {
+    let (n, d) = (x.n, x.d);
+    let mut col = vec![0.0; n * d];
+    for i in 0..n {
+        for (k, &v) in x.row(i).iter().enumerate() {
+            col[k * n + i] = v;
+        }
+    }
+    col
+}
+
+/// Every column of the column-major n×d `col` ([`column_major`]) presorted: `order[k·n ..
+/// (k+1)·n]` holds the rows 0..n sorted stably by [`total_order_key`] of x_k (ties in row
+/// order, NaN last), the order [`Presorter::sort_column`] gives.
+pub(crate) fn presort_columns(col: &[f64], n: usize) -> Vec<usize> {
+    let d = if n == 0 { 0 } else { col.len() / n };
+    let mut order = Vec::with_capacity(n * d);
+    let mut presorter = Presorter::default();
+    for k in 0..d {
+        presorter.sort_column(&col[k * n..(k + 1) * n], &mut order);
+    }
+    order
 }
 
 /// Stable insertion sort of the rows `run` by `key`.
