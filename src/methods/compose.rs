@@ -15,16 +15,16 @@ use crate::data::{Dataset, Matrix, Task};
 use crate::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig, Simulation,
 };
-use crate::partition::{
-    cart_quantile, cart_quantile_entropy, cart_with, complete_max_edge, grid_allowed, max_edge,
-    max_edge_entropy, random_max_edge, CartParams, Grid, Missing, Partition, TreeParams,
-};
+use crate::partition::{grid_allowed, random_max_edge, Grid, Partition, SharedPublic, TreeParams};
 use crate::privacy::{Budget, BudgetError};
+use grower::Grower;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 pub mod forest;
+mod grower;
 mod lpct;
 mod release;
 mod semi_feature;
@@ -952,6 +952,18 @@ impl Method for Composed {
         p: &Params,
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        self.prepare_shared(data, p, rng, None)
+    }
+
+    /// Trees grown on the public sample (`grown_on: public`, any rule but
+    /// `random_max_edge`) are taken from `shared` when given ([`Grower::grow_shared`]).
+    fn prepare_shared(
+        &self,
+        data: &RepData,
+        p: &Params,
+        rng: &mut Pcg64,
+        shared: Option<&SharedPublic<'_>>,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         let c = &self.composition;
         if c.forest.is_some() {
             return forest::prepare(c, data);
@@ -1029,52 +1041,16 @@ impl Method for Composed {
                 (&mixed.0, Some(&mixed.1))
             }
         };
-        let entropy = c.partition.criterion == SplitCriterion::Entropy;
-        let grow = |depth: usize| -> Result<Partition, MethodError> {
-            if c.partition.rule == Rule::CartExhaustive {
-                let g = grown.expect("validated: CART grows on data");
-                let min_samples_leaf = match c.partition.option {
-                    RuleOption::MinSamplesLeaf => p.usize("min_samples_leaf"),
-                    _ => 1,
-                };
-                return Ok(cart_with(
-                    &g.x,
-                    &g.y,
-                    &CartParams {
-                        max_depth: p.usize("max_depth"),
-                        min_samples_leaf,
-                        missing: Missing::Refuse,
-                    },
-                ));
-            }
-            let params = TreeParams {
-                depth,
-                ..tree_params(p, grown.is_some())
-            };
-            Ok(match (c.partition.rule, grown) {
-                (Rule::MaxEdge, Some(g)) if entropy => max_edge_entropy(&g.x, &g.y, &params),
-                (Rule::MaxEdge, Some(g)) => max_edge(&g.x, &g.y, &params),
-                (Rule::MaxEdge, None) => complete_max_edge(d, depth),
-                (Rule::Cart, Some(g)) if entropy => {
-                    cart_quantile_entropy(&g.x, &g.y, &params, p.usize("search_number"))
-                }
-                (Rule::Cart, Some(g)) => {
-                    cart_quantile(&g.x, &g.y, &params, p.usize("search_number"))
-                }
-                _ => {
-                    return Err(MethodError::Other(
-                        "this partition needs data (validated earlier)".into(),
-                    ))
-                }
-            })
+        let grow = |depth: usize| -> Result<Arc<Partition>, MethodError> {
+            Ok(Grower::of(c, p, depth, d, grown.is_some())?.grow_shared(c, grown, shared))
         };
         let partition = match c.partition.rule {
-            Rule::RandomMaxEdge => random_max_edge(
+            Rule::RandomMaxEdge => Arc::new(random_max_edge(
                 grown.map(|g| (&g.x, g.y.as_slice())),
                 d,
                 &tree_params(p, grown.is_some()),
                 rng,
-            ),
+            )),
             Rule::CartExhaustive => grow(0)?,
             _ => grow(p.usize("depth"))?,
         };
@@ -1217,7 +1193,7 @@ impl Prepared for PreparedFixed {
 
 /// A tree partition with the ratio estimator.
 struct PreparedTree {
-    partition: Partition,
+    partition: Arc<Partition>,
     private_leaves: Vec<usize>,
     test_leaves: Vec<usize>,
     test_in_domain: Vec<bool>,

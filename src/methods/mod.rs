@@ -241,6 +241,22 @@ pub trait Method: AsAny + Send + Sync {
         structural: &Params,
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError>;
+    /// [`Method::prepare`], with the trees grown on `data.public` shared through `shared`
+    /// when the runner gives one (a public sample that is the same in every repetition of
+    /// the data set; see [`crate::partition::shared`]). A method may take from it only
+    /// trees that depend on nothing but the public sample and the structural parameters
+    /// (no random draws, no private data), so that the result is exactly
+    /// [`Method::prepare`]'s. The default ignores `shared`.
+    fn prepare_shared(
+        &self,
+        data: &RepData,
+        structural: &Params,
+        rng: &mut Pcg64,
+        shared: Option<&crate::partition::SharedPublic<'_>>,
+    ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        let _ = shared;
+        self.prepare(data, structural, rng)
+    }
 }
 
 /// The `k=v` pairs of `params` whose declaration in `decls` has role

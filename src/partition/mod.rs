@@ -14,6 +14,7 @@ pub mod masked_tree;
 pub mod max_edge;
 pub(crate) mod presort;
 pub mod random_max_edge;
+pub mod shared;
 
 pub use adaptive::{adaptive_objective, adaptive_shape, default_bins, AdaptiveShape};
 pub use builder::TreeParams;
@@ -28,6 +29,7 @@ pub use masked_tree::{
 };
 pub use max_edge::{complete_max_edge, max_edge, max_edge_entropy};
 pub use random_max_edge::random_max_edge;
+pub use shared::{PartitionCache, SharedPublic};
 
 /// A node of a [`Partition`] tree.
 #[derive(Debug, Clone, PartialEq)]

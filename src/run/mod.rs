@@ -30,7 +30,8 @@ use crate::data::{
 };
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, Params, Prepared, RepData};
-use crate::spec::raw::{LabelBoundsFrom, Scaling, ValidationReleases};
+use crate::partition::{PartitionCache, SharedPublic};
+use crate::spec::raw::{LabelBoundsFrom, Scaling, TableValue, ValidationReleases};
 use crate::spec::{DataSource, DatasetPlan, Experiment, MethodPlan};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -369,6 +370,36 @@ fn split_repetition(
         bounds,
         masks,
     })
+}
+
+/// Whether the public sample of `plan` is the same in every repetition: a file data set
+/// whose split gives the public part no share, so that its public rows are the data set's
+/// fixed public rows (a pair's public file, the rows a `public_by_rule` or `public_sample`
+/// makes public) in file order, scaled by a rule that does not vary by repetition
+/// (`scaling: public` is fitted on those same rows, `whole` once at load). Synthetic data
+/// sets draw theirs per repetition. The trees shared on this ground are still keyed by the
+/// public sample's content ([`SharedPublic`]), so a wrong answer here costs memory, never
+/// a wrong row.
+pub fn public_is_fixed(exp: &Experiment, plan: &DatasetPlan) -> bool {
+    let synthetic = matches!(
+        plan.source,
+        DataSource::LpdtSine { .. }
+            | DataSource::SemiFeatureSine { .. }
+            | DataSource::TaxiShape { .. }
+            | DataSource::LpctDrift { .. }
+    );
+    !synthetic && exp.split.is_some_and(|s| s.public == 0.0)
+}
+
+/// Whether the repetitions of a run share trees grown on a fixed public sample (see
+/// [`crate::partition::shared`]): yes unless a table of the spec shows seconds, whose rows
+/// must each time a full fit, the tree grown included (LPCT Table 3, LPDT Table 6). The
+/// rows are the same either way but for their seconds.
+pub fn shares_partitions(exp: &Experiment) -> bool {
+    !exp.spec
+        .tables
+        .iter()
+        .any(|t| t.value == TableValue::Seconds)
 }
 
 /// Shape (n rows, d features) of each data set of the experiment: from the loaded data
@@ -758,6 +789,17 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
             slot.clone()
         }
     };
+    // Trees grown on a public sample that every repetition shares, one cache per data set,
+    // emptied when the data set's last pending repetition is done.
+    let caches: Vec<Option<PartitionCache>> = exp
+        .datasets
+        .iter()
+        .map(|p| (shares_partitions(exp) && public_is_fixed(exp, p)).then(PartitionCache::new))
+        .collect();
+    let unfinished: Vec<AtomicUsize> = pending
+        .iter()
+        .map(|n| AtomicUsize::new(n.load(Ordering::SeqCst)))
+        .collect();
     let computed = AtomicUsize::new(0);
     let threads = pool.current_num_threads();
     let result = pool.install(|| {
@@ -765,7 +807,10 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
             let plan = &exp.datasets[*d];
             let rep_data = repetition_data_owned(exp, plan, take_rows(*d), *rep)?;
             let tuning = tuning_data(exp, plan, &rep_data, *rep);
-            list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
+            let shared = caches[*d]
+                .as_ref()
+                .map(|c| SharedPublic::new(c, &rep_data.public));
+            let done_rep = list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
                 let rows = run_structural_point(
                     exp,
                     plan,
@@ -775,6 +820,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
                     &exp.methods[*mi],
                     *si,
                     keys,
+                    shared.as_ref(),
                 )?;
                 let new: Vec<&RunRow> = rows.iter().filter(|r| !done.contains(&r.task)).collect();
                 let mut w = writer.lock().expect("writer lock");
@@ -786,7 +832,13 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
                 computed.fetch_add(new.len(), Ordering::Relaxed);
                 bar.inc(keys.iter().filter(|k| !done.contains(*k)).count() as u64);
                 Ok::<(), RunError>(())
-            })
+            });
+            if unfinished[*d].fetch_sub(1, Ordering::SeqCst) == 1 {
+                if let Some(c) = &caches[*d] {
+                    c.clear();
+                }
+            }
+            done_rep
         })
     });
     bar.finish_and_clear();
@@ -991,7 +1043,10 @@ fn validation_score(
 
 /// All rows of one (data set, repetition, method, structural grid point): the partition
 /// is built once and reused for every mechanism grid point and ε. `keys` are the task keys
-/// of the rows in the order they are computed (mechanism grid point, then ε).
+/// of the rows in the order they are computed (mechanism grid point, then ε). `shared`:
+/// the repetition's public sample with its data set's tree cache, when the repetitions
+/// share trees grown on it ([`shares_partitions`], [`public_is_fixed`]); the cv folds and
+/// the private-validation split have the same public sample.
 #[allow(clippy::too_many_arguments)]
 fn run_structural_point(
     exp: &Experiment,
@@ -1002,6 +1057,7 @@ fn run_structural_point(
     m: &MethodPlan,
     si: usize,
     keys: &[String],
+    shared: Option<&SharedPublic<'_>>,
 ) -> Result<Vec<RunRow>, RunError> {
     let structural = &m.structural[si];
     let start = Instant::now();
@@ -1016,7 +1072,7 @@ fn run_structural_point(
         || seeds::partition_stream(exp.spec.seed, &plan.name, rep, &m.label, &structural.key());
     let prepare = |d: &RepData| {
         m.method
-            .prepare(d, structural, &mut partition_stream())
+            .prepare_shared(d, structural, &mut partition_stream(), shared)
             .map_err(|e| err(structural.key(), e))
     };
     let Some(prepared) = prepare(data)? else {

@@ -13,6 +13,7 @@ use crate::estimate::{
 use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::partition::{Partition, TreeShape};
 use rand_pcg::Pcg64;
+use std::sync::Arc;
 
 /// The release every private user of LPCT composition `c` makes over `k` leaves at the
 /// round budget ε (docs/methods/lpct.md §3; [`lpct_round_epsilon`] for LPCT-prune): the composition's
@@ -53,7 +54,7 @@ pub fn lpct_round_epsilon(c: &Composition, m: &Params, epsilon: f64) -> f64 {
 /// A partition with the leaves of the private users, of the test points (None outside
 /// [0,1]^d, docs/methods/lpct.md §4.4) and the public counts U_Q, V_Q of every leaf.
 struct LeafData {
-    partition: Partition,
+    partition: Arc<Partition>,
     /// Parents and depths of the partition's nodes, for LPCT-prune's walks.
     shape: TreeShape,
     /// The order in which the V1 code walks the leaves ([`code_walk_order`]).
@@ -71,7 +72,7 @@ fn in_unit_box(x: &[f64]) -> bool {
 }
 
 impl LeafData {
-    fn new(partition: Partition, data: &RepData) -> LeafData {
+    fn new(partition: Arc<Partition>, data: &RepData) -> LeafData {
         let leaves = |d: &crate::data::Dataset| -> Vec<usize> { partition.leaves_of(&d.x) };
         let (u_q, v_q) = public_counts(&leaves(&data.public), &data.public.y, partition.n_leaves());
         LeafData {
@@ -108,8 +109,8 @@ impl LpctFit {
     /// `partition` grown on `data.public` with depth `p0`; `second` the depth-`p_min`
     /// partition for LPCT-prune's second round.
     pub(super) fn new(
-        partition: Partition,
-        second: Option<Partition>,
+        partition: Arc<Partition>,
+        second: Option<Arc<Partition>>,
         data: &RepData,
         (p0, p_min): (usize, usize),
     ) -> LpctFit {
