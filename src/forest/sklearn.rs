@@ -707,7 +707,7 @@ mod tests {
                 .collect();
             let mut x = Matrix::new(n, d, data);
             if case == 5 {
-                let mut data = x.data.as_slice().to_vec();
+                let mut data = x.data.to_vec();
                 data[d] = f64::NAN;
                 x = Matrix::new(n, d, data);
             }
