@@ -46,7 +46,9 @@ impl Grower {
         with_data: bool,
     ) -> Result<Grower, MethodError> {
         let entropy = c.partition.criterion == SplitCriterion::Entropy;
-        let params = TreeParams {
+        // Read only by the growers that take tree parameters (not `cart_exhaustive`,
+        // whose grid has `max_depth` and no `depth`).
+        let params = || TreeParams {
             depth,
             ..super::tree_params(p, with_data)
         };
@@ -59,10 +61,13 @@ impl Grower {
                 },
                 missing: Missing::Refuse,
             }),
-            (Rule::MaxEdge, true) => Grower::MaxEdge { params, entropy },
+            (Rule::MaxEdge, true) => Grower::MaxEdge {
+                params: params(),
+                entropy,
+            },
             (Rule::MaxEdge, false) => Grower::CompleteMaxEdge { d, depth },
             (Rule::Cart, true) => Grower::Cart {
-                params,
+                params: params(),
                 search_number: p.usize("search_number"),
                 entropy,
             },
