@@ -37,6 +37,7 @@
 //! [`deconvolution_nw_bandwidths`]) leaves O(n_test·n·d) for the squared distances, shared
 //! by the bandwidths, plus the product and exp for the reports that count.
 
+use super::lane_exp::{exp_lanes, LANES};
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Matrix, Task};
 use crate::estimate::LabelBounds;
@@ -149,8 +150,6 @@ pub fn deconvolution_kernel(u: f64, b_over_h: f64) -> f64 {
     phi * (1.0 + b_over_h * b_over_h * (1.0 - u * u))
 }
 
-/// Users handled together in the inner loop, their accumulators held in registers.
-const LANES: usize = 8;
 /// A nonzero correction factor 1 + c(1 − u²) = A − B·v² (A = 1 + c ≥ 1) computed in f64 has
 /// magnitude at least 2^−53: either B·v² ≤ A/2 and it exceeds 1/2, or both terms are ≥ 1/2
 /// and their nonzero difference is a multiple of ulp(1/2) = 2^−53.
@@ -196,7 +195,9 @@ pub enum Pruning {
 /// overflowing). Each weight is then sign·mantissa·exp(g_i − G) with
 /// g_i = exponent_i·ln 2 − ‖v‖²/(2h²) and G = max g_i: the largest weight has magnitude in
 /// [1, 2), i.e. the weights are rescaled by the largest magnitude up to the mantissa, which
-/// the ratio does not see; the constants (2π)^{−d/2} h^{−d} cancel. No other guard: when
+/// the ratio does not see; the constants (2π)^{−d/2} h^{−d} cancel. The exps are those of
+/// [`exp_lanes`] (within 1 ulp of `f64::exp`, and mostly the same bits), so predictions
+/// agree with a plain evaluation by `f64::exp` to a relative 1e-12, not to the bit. No other guard: when
 /// the denominator is exactly 0, or every weight is zero, the prediction is mean(Ỹ).
 /// Since the rescaling keeps the largest weight at magnitude ≥ 1, weights vanish all
 /// together only when every correction product is exactly 0; weights more than e^{−746}
@@ -290,9 +291,10 @@ pub fn deconvolution_nw_with(
         y: (0..groups * LANES)
             .map(|i| reports.y.get(i).copied().unwrap_or(0.0))
             .collect(),
-        y_exp,
         group_y_exp,
-        n,
+        real: (0..groups * LANES)
+            .map(|i| if i < n { 1.0 } else { 0.0 })
+            .collect(),
         d,
         groups,
         bands: &bands,
@@ -400,11 +402,10 @@ struct Kernel<'a> {
     packed: &'a [f64],
     /// Ỹ per padded slot (0 for padding, whose weight is 0).
     y: Vec<f64>,
-    /// [`label_exponent`] of each Ỹ_i, per padded slot (−1023 for padding).
-    y_exp: Vec<f64>,
-    /// The largest of `y_exp` in each group.
+    /// The largest [`label_exponent`] of each group's labels (−1023 for padding).
     group_y_exp: Vec<f64>,
-    n: usize,
+    /// 1 for a user's slot, 0 for padding (its mantissa is multiplied by it).
+    real: Vec<f64>,
     d: usize,
     /// ⌈n / LANES⌉.
     groups: usize,
@@ -477,8 +478,8 @@ fn label_exponent(y: f64) -> f64 {
 /// A term t with |t| < ulp(s)/4 leaves a normal sum s unchanged under round-to-nearest
 /// (the spacing of f64 around s is at least ulp(s)/2, even just below a power of 2). With
 /// e_s the binary exponent of s, ulp(s)/4 = 2^{e_s − 54}. A weight w = m·e^{shift} has
-/// |m| < 2, exp is within 1 ulp and the product is rounded once, so
-/// |w| ≤ 2·e^{shift}·(1 + 3·2^−53); with |Ỹ| < 2^{e_y + 1}, |fl(w·Ỹ)| ≤ |w|·2^{e_y + 1}·(1 + 2^−53).
+/// |m| < 2, [`exp_lanes`] is within 2 ulp of e^{shift} and the product is rounded once, so
+/// |w| ≤ 2·e^{shift}·(1 + 5·2^−53); with |Ỹ| < 2^{e_y + 1}, |fl(w·Ỹ)| ≤ |w|·2^{e_y + 1}·(1 + 2^−53).
 /// So the term is negligible in den when shift·log₂e + 1.01 ≤ e_den − 54 and in num when
 /// shift·log₂e + e_y + 2.02 ≤ e_num − 54. The computed shift·log₂e + e_y is off by less
 /// than 1e-12 (|shift| ≤ 746, |e_y| ≤ 1023), and one more unit of margin is taken: the
@@ -515,11 +516,9 @@ impl Sums {
         s2 < self.den_bound && s2 + e_y < self.num_bound
     }
 
-    /// Adds w·Ỹ to num and w to den.
+    /// Recomputes the bounds from the sums (after a group's terms were added).
     #[inline(always)]
-    fn add(&mut self, w: f64, y: f64) {
-        self.num += w * y;
-        self.den += w;
+    fn rebound(&mut self) {
         (self.den_bound, self.num_bound) = match (binade(self.num), binade(self.den)) {
             (Some(e_num), Some(e_den)) => ((e_den - 56) as f64, (e_num - 57) as f64),
             _ => (f64::NEG_INFINITY, f64::NEG_INFINITY),
@@ -529,12 +528,12 @@ impl Sums {
 
 /// m̂(x) at every bandwidth for one test point x (length d), into `out`.
 ///
-/// Compiled twice, for the baseline x86-64 and for AVX2 (chosen at run time when the CPU
-/// has it), so the lane loops run 4 rather than 2 wide. Only the instructions differ: each
-/// f64 operation is the same IEEE-754 operation in the same order (fused multiply-add is
-/// not enabled, and Rust never contracts a·b + c), exp and ln are the same library calls,
-/// so the bits are the same on every CPU.
-#[multiversion(targets("x86_64+avx2"))]
+/// Compiled twice, for the baseline x86-64 and for AVX2 with FMA (chosen at run time when
+/// the CPU has them), so the lane loops run 4 rather than 2 wide. Only the instructions
+/// differ: each f64 operation is the same IEEE-754 operation in the same order (Rust never
+/// contracts a·b + c; the fused multiply-adds of [`exp_lanes`] are explicit `mul_add`s,
+/// one rounding on every CPU), so the bits are the same on every CPU.
+#[multiversion(targets("x86_64+avx2+fma"))]
 fn predict_point(k: &Kernel<'_>, x: &[f64], s: &mut Scratch, out: &mut [f64]) {
     // The squared distances, shared by every bandwidth, accumulated coordinate by
     // coordinate in order from 0.
@@ -571,9 +570,11 @@ impl Kernel<'_> {
     }
 
     /// m̂(x) at one bandwidth, the squared distances in `s.sq`; `first` is the group of
-    /// the nearest report. Terms whose weight cannot change the running sums are skipped
-    /// ([`Sums::negligible`]), the others added in index order: the bits are those of the plain
-    /// sum over every report.
+    /// the nearest report. The terms are added in index order, their exps evaluated eight
+    /// at a time by [`exp_lanes`] (within 1 ulp of `f64::exp`: the result is within a
+    /// relative 1e-12 of the plain evaluation, tests/deconv.rs); a group whose terms cannot
+    /// change the running sums is skipped ([`Sums::negligible`]), which leaves the bits of
+    /// adding them.
     #[inline(always)]
     fn predict_band(&self, x: &[f64], band: &Band, first: usize, s: &mut Scratch) -> f64 {
         let (cut, first_top) = match self.pruning {
@@ -612,17 +613,23 @@ impl Kernel<'_> {
                 continue;
             }
             let lanes = grp * LANES..(grp + 1) * LANES;
-            for (((&m, &g), &e_y), &y) in s.mant[lanes.clone()]
-                .iter()
-                .zip(&s.g[lanes.clone()])
-                .zip(&self.y_exp[lanes.clone()])
-                .zip(&self.y[lanes])
-            {
-                let shift = g - top;
-                if m != 0.0 && shift >= EXP_ZERO_BELOW && !sums.negligible(shift, e_y) {
-                    sums.add(m * shift.exp(), y);
-                }
+            let (m, g, y) = (&s.mant[lanes.clone()], &s.g[lanes.clone()], &self.y[lanes]);
+            let mut shifts = [0.0f64; LANES];
+            for l in 0..LANES {
+                shifts[l] = g[l] - top;
             }
+            let e = exp_lanes(&shifts);
+            // The terms in index order. A term of a zero product or of a weight below
+            // e^{−746} of the largest is not added (−0 is the identity of +); every other
+            // term is, those too small to change the sums included, which leaves the
+            // bits of skipping them.
+            for l in 0..LANES {
+                let counts = m[l] != 0.0 && shifts[l] >= EXP_ZERO_BELOW;
+                let w = m[l] * e[l];
+                sums.num += if counts { w * y[l] } else { -0.0 };
+                sums.den += if counts { w } else { -0.0 };
+            }
+            sums.rebound();
         }
         if sums.den == 0.0 {
             self.mean_y
@@ -656,16 +663,27 @@ impl Kernel<'_> {
             renormalize(&mut prod, &mut exp2);
             k0 = k1;
         }
-        let base = grp * LANES;
-        let mut top = f64::NEG_INFINITY;
+        let lanes = grp * LANES..(grp + 1) * LANES;
+        let (sq, real) = (&s.sq[lanes.clone()], &self.real[lanes.clone()]);
+        let (gs, ms) = (&mut s.g[lanes.clone()], &mut s.mant[lanes]);
+        let mut counted = [f64::NEG_INFINITY; LANES];
         for l in 0..LANES {
-            let g = exp2[l] * std::f64::consts::LN_2 - s.sq[base + l] * band.half_inv_h2;
-            let m = if base + l < self.n { prod[l] } else { 0.0 };
-            s.g[base + l] = g;
-            s.mant[base + l] = m;
-            top = top.max(if m != 0.0 { g } else { f64::NEG_INFINITY });
+            let g = exp2[l] * std::f64::consts::LN_2 - sq[l] * band.half_inv_h2;
+            let m = prod[l] * real[l];
+            gs[l] = g;
+            ms[l] = m;
+            counted[l] = if m != 0.0 { g } else { f64::NEG_INFINITY };
         }
-        top
+        // The largest (no NaN arises: g is finite), pairwise so that it stays in registers.
+        let mut width = LANES / 2;
+        while width > 0 {
+            for l in 0..width {
+                let (a, b) = (counted[l], counted[l + width]);
+                counted[l] = if b > a { b } else { a };
+            }
+            width /= 2;
+        }
+        counted[0]
     }
 }
 

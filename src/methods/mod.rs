@@ -9,6 +9,7 @@ pub mod compose;
 pub mod deconv;
 pub mod diprime_baselines;
 pub mod krr;
+pub mod lane_exp;
 pub mod mask_params;
 mod params;
 pub mod pardt;
