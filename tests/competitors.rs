@@ -13,7 +13,7 @@
 mod common;
 
 use assert_cmd::Command;
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::pglm::{PglmSums, PGLM};
 use dp_repro::methods::{find, Method, ParamRole, ParamValue, Params, RepData};
@@ -30,16 +30,7 @@ fn dataset(n: usize, rng: &mut Pcg64) -> Dataset {
     let y = (0..n)
         .map(|i| f64::from(u8::from(x[2 * i] + x[2 * i + 1] > 1.0)))
         .collect();
-    Dataset {
-        name: "toy".into(),
-        x: Matrix::new(n, 2, x),
-        y,
-        task: Task::Classification,
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-    }
+    common::toy_dataset(2, x, y, Task::Classification)
 }
 
 fn toy(seed: u64) -> RepData {

@@ -5,7 +5,6 @@
 
 mod common;
 
-use assert_cmd::Command;
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{find, ParamValue, Params, RepData};
@@ -155,19 +154,7 @@ fn lpct_prune_recovers_a_clean_step_in_both_modes() {
     }
 }
 
-fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::dp_repro_in as cli;
 
 /// The mean accuracy of each (method, ε) in a results folder's selected.csv.
 fn selected(dir: &Path) -> Vec<(String, String, f64)> {

@@ -5,15 +5,13 @@
 
 mod common;
 
-use assert_cmd::Command;
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{complete_point, find, ParamValue, RepData};
 use dp_repro::partition::{PartitionCache, SharedPublic};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use std::fs;
-use std::path::Path;
 
 /// n points of a 2-D grid-like design with class 1{x0 + x1 > 1}, flipped when `flip`.
 fn sample(n: usize, salt: usize, flip: bool) -> Dataset {
@@ -25,16 +23,7 @@ fn sample(n: usize, salt: usize, flip: bool) -> Dataset {
         x.extend([a, b]);
         y.push(f64::from(u8::from((a + b > 1.0 || a < 0.2 * b) != flip)));
     }
-    Dataset {
-        name: "toy".into(),
-        x: Matrix::new(n, 2, x),
-        y,
-        task: Task::Classification,
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-    }
+    common::toy_dataset(2, x, y, Task::Classification)
 }
 
 /// For each method, structural grid point and mechanism grid point: the predictions of two
@@ -98,19 +87,7 @@ fn shared_trees_give_the_predictions_of_fresh_ones() {
     }
 }
 
-fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::dp_repro_in as cli;
 
 /// A run of LPCT methods on a public sample fixed by rule (Employee) shares its trees
 /// across repetitions; the same spec with a table of seconds (which switches sharing off,

@@ -42,6 +42,42 @@ pub fn dp_repro_with_data(data: Option<&Path>, args: &[&str]) -> (i32, String, S
     )
 }
 
+/// Runs the `dp-repro` binary with `args` from `dir` (no data folder set); returns
+/// (exit code, stdout, stderr).
+pub fn dp_repro_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::cargo_bin("dp-repro")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A toy data set named `toy`: `x` n×d row-major, labels `y` (n), no categorical or
+/// unbinned features, no fixed public rows.
+pub fn toy_dataset(
+    d: usize,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    task: dp_repro::data::Task,
+) -> dp_repro::data::Dataset {
+    dp_repro::data::Dataset {
+        name: "toy".into(),
+        x: dp_repro::data::Matrix::new(y.len(), d, x),
+        y,
+        task,
+        fixed_public: 0,
+        leaf_occupancy: None,
+        categorical: Vec::new(),
+        unbinned: Vec::new(),
+    }
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
