@@ -2,7 +2,8 @@
 //! end to end, the privacy validation of compositions, and the generic ratio estimator
 //! for every cell and label mechanism.
 
-use assert_cmd::Command;
+mod common;
+
 use dp_repro::data::{Dataset, Matrix, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{registry, Composed, Composition, Method, ParamValue, Params, RepData};
@@ -16,17 +17,7 @@ fn root() -> PathBuf {
 }
 
 fn dp_repro(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("dp-repro")
-        .unwrap()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::dp_repro_in(&root(), args)
 }
 
 #[test]

@@ -139,11 +139,7 @@ fn dp_repro(home: &Path, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::outcome(out)
 }
 
 /// The LF content of the toy data set and its CRLF source version.

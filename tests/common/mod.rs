@@ -35,11 +35,7 @@ pub fn dp_repro_with_data(data: Option<&Path>, args: &[&str]) -> (i32, String, S
         cmd.env("DP_REPRO_DATA", d);
     }
     let out = cmd.args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
 
 /// Runs the `dp-repro` binary with `args` from `dir` (no data folder set); returns
@@ -51,11 +47,7 @@ pub fn dp_repro_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .output()
         .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
 
 /// A toy data set named `toy`: `x` n×d row-major, labels `y` (n), no categorical or
@@ -76,6 +68,15 @@ pub fn toy_dataset(
         categorical: Vec::new(),
         unbinned: Vec::new(),
     }
+}
+
+/// A finished process as (exit code, -1 when killed by a signal; stdout; stderr).
+pub fn outcome(out: std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// The repository root.
@@ -197,9 +198,5 @@ pub fn bare_cmd() -> assert_cmd::Command {
 /// Runs [`bare_cmd`] with `args`; returns (exit code, stdout, stderr).
 pub fn run_bare(args: &[&str]) -> (i32, String, String) {
     let out = bare_cmd().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    outcome(out)
 }
