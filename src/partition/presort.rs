@@ -134,7 +134,7 @@ pub(crate) fn column_major(x: &Matrix) -> Vec<f64> {
 /// (k+1)·n]` holds the rows 0..n sorted stably by [`total_order_key`] of x_k (ties in row
 /// order, NaN last), the order [`Presorter::sort_column`] gives.
 pub(crate) fn presort_columns(col: &[f64], n: usize) -> Vec<usize> {
-    let d = if n == 0 { 0 } else { col.len() / n };
+    let d = col.len().checked_div(n).unwrap_or(0);
     let mut order = Vec::with_capacity(n * d);
     let mut presorter = Presorter::default();
     for k in 0..d {

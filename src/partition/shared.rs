@@ -15,11 +15,14 @@ use crate::data::Dataset;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// One cached tree: grown by the first thread that asks, waited for by the others.
+type Slot = Arc<OnceLock<Arc<Partition>>>;
+
 /// Trees keyed by (public sample fingerprint, grower description), shared by threads.
 /// Two threads asking for the same key grow it once: the second waits for the first.
 #[derive(Debug, Default)]
 pub struct PartitionCache {
-    trees: Mutex<HashMap<(u128, String), Arc<OnceLock<Arc<Partition>>>>>,
+    trees: Mutex<HashMap<(u128, String), Slot>>,
 }
 
 impl PartitionCache {
