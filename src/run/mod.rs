@@ -381,14 +381,7 @@ fn split_repetition(
 /// public sample's content ([`SharedPublic`]), so a wrong answer here costs memory, never
 /// a wrong row.
 pub fn public_is_fixed(exp: &Experiment, plan: &DatasetPlan) -> bool {
-    let synthetic = matches!(
-        plan.source,
-        DataSource::LpdtSine { .. }
-            | DataSource::SemiFeatureSine { .. }
-            | DataSource::TaxiShape { .. }
-            | DataSource::LpctDrift { .. }
-    );
-    !synthetic && exp.split.is_some_and(|s| s.public == 0.0)
+    !plan.source.is_synthetic() && exp.split.is_some_and(|s| s.public == 0.0)
 }
 
 /// Whether the repetitions of a run share trees grown on a fixed public sample (see
