@@ -39,13 +39,6 @@ struct Moments {
 }
 
 impl Moments {
-    #[inline]
-    fn add(&mut self, v: f64) {
-        self.n += 1;
-        self.s += v;
-        self.s2 += v * v;
-    }
-
     /// Population variance times the count (Σ (y − ȳ)²); 0 for no rows.
     fn sse(&self) -> f64 {
         if self.n == 0 {
@@ -60,11 +53,17 @@ impl Moments {
 fn child_moments(col: &[f64], y: &[f64], rows: &[usize], split: &Split) -> (Moments, Moments) {
     let (mut up, mut low) = (Moments::default(), Moments::default());
     for &i in rows {
-        if split.upper_value(col[i]) {
-            up.add(y[i]);
-        } else {
-            low.add(y[i]);
-        }
+        // Branch-free (the side of a median split is a coin flip to the predictor): each
+        // child adds the label or +0.0, and a sum that starts at +0.0 is unchanged by
+        // adding ±0.0, so each child's sums are bit for bit those over its own rows.
+        let (v, is_up) = (y[i], split.upper_value(col[i]));
+        let (vu, vl) = if is_up { (v, 0.0) } else { (0.0, v) };
+        up.n += usize::from(is_up);
+        up.s += vu;
+        up.s2 += vu * vu;
+        low.n += usize::from(!is_up);
+        low.s += vl;
+        low.s2 += vl * vl;
     }
     (up, low)
 }

@@ -219,6 +219,22 @@ pub fn partition_of(j: usize, cats: &[f64]) -> (Vec<f64>, Vec<f64>) {
     (c, rest)
 }
 
+/// The row count `n_C` of every partition `j` (0 ≤ j ≤ 2^(m−1) − 1, in the encoding of
+/// [`partition_of`]) from the per-category counts `c` (m ≥ 1 of them): by subset sums, j's
+/// count is that of j without its lowest set digit plus the count of the category that digit
+/// stands for, O(1) per partition. Exact integers, so the same counts as summing each
+/// partition's categories afresh.
+fn partition_counts(c: &[usize]) -> Vec<usize> {
+    let m = c.len();
+    let count = (1usize << (m - 1)) - 1;
+    let mut n_c = vec![0usize; count + 1];
+    for j in 1..=count {
+        let low = j.trailing_zeros() as usize;
+        n_c[j] = n_c[j & (j - 1)] + c[m - 1 - low];
+    }
+    n_c
+}
+
 /// The categorical median (card §3.5): node values `v`, category list `cats` (m ≥ 2).
 /// Scores `−|2 n_C − M|` over the `2^(m−1) − 1` partitions; exact = the first minimiser,
 /// EM with weights `e^{−ε|2n_C−M|/2}` (`+1e-6` with floors), PF (`+1e-12` with floors),
@@ -259,14 +275,10 @@ pub fn categorical_split<R: Rng + ?Sized>(
             }
         }
         let big_m = v.len() as f64;
-        let scores: Vec<f64> = (1..=count)
-            .map(|j| {
-                let n_c: usize = (0..m)
-                    .filter(|&k| j >> (m - 1 - k) & 1 == 1)
-                    .map(|k| c[k])
-                    .sum();
-                -(2.0 * n_c as f64 - big_m).abs()
-            })
+        let n_c = partition_counts(&c);
+        let scores: Vec<f64> = n_c[1..]
+            .iter()
+            .map(|&n| -(2.0 * n as f64 - big_m).abs())
             .collect();
         1 + match mech {
             MedianMechanism::Exact => {
@@ -311,6 +323,22 @@ mod tests {
             v[m / 2]
         } else {
             0.5 * (v[m / 2 - 1] + v[m / 2])
+        }
+    }
+
+    #[test]
+    fn subset_sums_give_each_partitions_count() {
+        let mut rng = Pcg64::seed_from_u64(5);
+        for m in 1..=MAX_CATEGORIES {
+            let c: Vec<usize> = (0..m).map(|_| rng.gen_range(0..1000)).collect();
+            let cats: Vec<f64> = (0..m).map(|k| k as f64).collect();
+            let n_c = partition_counts(&c);
+            assert_eq!(n_c.len(), 1 << (m - 1));
+            for (j, &n) in n_c.iter().enumerate() {
+                let (subset, _) = partition_of(j, &cats);
+                let direct: usize = subset.iter().map(|&k| c[k as usize]).sum();
+                assert_eq!(n, direct, "m = {m}, partition {j}");
+            }
         }
     }
 

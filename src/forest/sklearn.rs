@@ -43,6 +43,7 @@
 use super::columns::Columns;
 use crate::data::Matrix;
 use crate::partition::presort::presort_columns;
+use crate::partition::presort::stable_partition;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
@@ -321,16 +322,19 @@ fn fit_tree(pre: &Presorted, y: &[f64], target: Target, p: &ForestParams, rng: &
     let rows: Vec<usize> = (0..n).filter(|&i| w[i] > 0.0).collect();
     let m = rows.len();
     // Each feature's in-bag rows in presorted order, feature f at f·m .. (f+1)·m.
-    let mut sorted = Vec::with_capacity(if pre.order.is_empty() { 0 } else { cols.d * m });
+    // Branch-free (about 1 row in 3 is out of bag, at random): every row is written at the
+    // next slot, which advances only past in-bag rows. An out-of-bag row after feature f's
+    // last in-bag one lands on feature f + 1's first slot, written again after; the spare
+    // slot at the end takes the last feature's.
+    let mut sorted = Vec::new();
     if !pre.order.is_empty() {
-        for f in 0..cols.d {
-            sorted.extend(
-                pre.order[f * n..(f + 1) * n]
-                    .iter()
-                    .copied()
-                    .filter(|&i| w[i as usize] > 0.0),
-            );
+        sorted = vec![0u32; cols.d * m + 1];
+        let mut at = 0;
+        for &i in &pre.order {
+            sorted[at] = i;
+            at += usize::from(w[i as usize] > 0.0);
         }
+        sorted.truncate(cols.d * m);
     }
     let width = match target {
         Target::Regression => 1,
@@ -352,6 +356,7 @@ fn fit_tree(pre: &Presorted, y: &[f64], target: Target, p: &ForestParams, rng: &
         sorted,
         goes_left: vec![false; n],
         scratch: Vec::with_capacity(m),
+        row_scratch: Vec::with_capacity(m),
         values: Vec::with_capacity(m),
         left_classes: vec![0.0; width],
     };
@@ -387,6 +392,7 @@ struct Builder<'a> {
     sorted: Vec<u32>,
     goes_left: Vec<bool>,
     scratch: Vec<u32>,
+    row_scratch: Vec<usize>,
     values: Vec<f64>,
     left_classes: Vec<f64>,
 }
@@ -488,31 +494,16 @@ impl Builder<'_> {
         presorted: bool,
     ) -> usize {
         let col = self.cols.column(feature);
-        let mut n_left = 0;
         for &i in &self.rows[a..b] {
-            let left = col[i] <= threshold;
-            self.goes_left[i] = left;
-            n_left += usize::from(left);
+            self.goes_left[i] = col[i] <= threshold;
         }
-        self.scratch.clear();
-        let mut at = a;
-        for j in a..b {
-            let i = self.rows[j];
-            if self.goes_left[i] {
-                self.rows[at] = i;
-                at += 1;
-            } else {
-                self.scratch.push(i as u32);
-            }
-        }
-        for (slot, &i) in self.rows[at..b].iter_mut().zip(&self.scratch) {
-            *slot = i as usize;
-        }
+        let gl: &[bool] = &self.goes_left;
+        let n_left = stable_partition(&mut self.rows[a..b], &mut self.row_scratch, |i| gl[i]);
         if presorted && !self.sorted.is_empty() {
             let m = self.sorted.len() / self.cols.d;
             for f in 0..self.cols.d {
                 let list = &mut self.sorted[f * m + a..f * m + b];
-                stable_partition(list, &self.goes_left, &mut self.scratch);
+                stable_partition(list, &mut self.scratch, |i| gl[i as usize]);
             }
         }
         n_left
@@ -650,23 +641,6 @@ impl Builder<'_> {
         }
         Some(Some((self.proxy(st, wl, sl), f, t)))
     }
-}
-
-/// Reorders `list` so the rows with `goes_left[i]` come first, each side in its original
-/// order (`scratch` holds the right side meanwhile).
-fn stable_partition(list: &mut [u32], goes_left: &[bool], scratch: &mut Vec<u32>) {
-    scratch.clear();
-    let mut at = 0;
-    for j in 0..list.len() {
-        let i = list[j];
-        if goes_left[i as usize] {
-            list[at] = i;
-            at += 1;
-        } else {
-            scratch.push(i);
-        }
-    }
-    list[at..].copy_from_slice(scratch);
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use super::ranges::{AttrRange, Ranges, Split};
 use super::ForestError;
 use crate::data::{Matrix, Task};
 use crate::estimate::LabelBounds;
+use crate::partition::presort::stable_partition;
 use rand::seq::index::sample;
 use rand::Rng;
 
@@ -220,19 +221,9 @@ impl<R: Rng + ?Sized> Grower<'_, R> {
     /// side in its order; returns their number.
     fn partition(&mut self, a: usize, b: usize, split: &Split) -> usize {
         let col = self.cols.column(split.attr());
-        self.scratch.clear();
-        let mut at = a;
-        for j in a..b {
-            let i = self.rows[j];
-            if split.upper_value(col[i]) {
-                self.rows[at] = i;
-                at += 1;
-            } else {
-                self.scratch.push(i);
-            }
-        }
-        self.rows[at..b].copy_from_slice(&self.scratch);
-        at - a
+        stable_partition(&mut self.rows[a..b], &mut self.scratch, |i| {
+            split.upper_value(col[i])
+        })
     }
 }
 

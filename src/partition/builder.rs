@@ -226,32 +226,6 @@ pub(crate) fn distinct_rows_at_most(x: &Matrix, y: &[f64], idx: &[usize], limit:
     true
 }
 
-/// Reorders `seg` so that the entries with `goes_left` come first, each side keeping its
-/// order; returns the number of left entries. `scratch` is a reusable buffer. Branch-free
-/// (every entry is written to both sides and the side counter advanced), since the
-/// predicate is typically unpredictable.
-pub(crate) fn stable_partition(
-    seg: &mut [usize],
-    scratch: &mut Vec<usize>,
-    goes_left: impl Fn(usize) -> bool,
-) -> usize {
-    scratch.clear();
-    scratch.resize(seg.len(), 0);
-    // A plain slice, so its address stays in a register through the loop's stores.
-    let right = &mut scratch[..];
-    let (mut w, mut s) = (0, 0);
-    for r in 0..seg.len() {
-        let i = seg[r];
-        let left = goes_left(i);
-        seg[w] = i; // w ≤ r: seg[r] has been read already
-        right[s] = i;
-        w += usize::from(left);
-        s += usize::from(!left);
-    }
-    seg[w..].copy_from_slice(&right[..s]);
-    w
-}
-
 /// How many of `len` ordered candidates [code] tries: max(1, ⌊(len + 5)/10⌋), the
 /// "top ≈10%" rule of docs/methods/lpdt.md §3 step 4 and §4 step 4.
 #[inline]

@@ -7,10 +7,10 @@
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
 use super::builder::{
-    lpdt_stop, reduction, reduction_above, score_tolerance, split_score, stable_partition,
-    tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
+    lpdt_stop, reduction, reduction_above, score_tolerance, split_score, tie_tolerance,
+    top_by_reduction, Criterion, TreeBuilder,
 };
-use super::presort::{column_major, presort_columns};
+use super::presort::{column_major, presort_columns, stable_partition};
 use super::{Node, Partition, TreeParams};
 use crate::data::Matrix;
 

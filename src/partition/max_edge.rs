@@ -4,9 +4,9 @@
 //! LPDT without public data (docs/methods/lpdt.md §5).
 
 use super::builder::{
-    lpdt_stop, mean_of, score_tolerance, split_score, stable_partition, top_by_reduction,
-    Criterion, TreeBuilder,
+    lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion, TreeBuilder,
 };
+use super::presort::stable_partition;
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
 

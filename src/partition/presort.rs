@@ -175,6 +175,33 @@ fn two_valued(col: &[f64]) -> Option<u64> {
     Some(other.map_or(first, |o| o.min(first)))
 }
 
+/// Reorders `seg` so that the entries with `goes_left` come first, each side keeping its
+/// order; returns the number of left entries. `scratch` is a reusable buffer. Branch-free
+/// (every entry is written to both sides and the side counter advanced), since the
+/// predicate is typically unpredictable.
+#[inline]
+pub(crate) fn stable_partition<T: Copy + Default>(
+    seg: &mut [T],
+    scratch: &mut Vec<T>,
+    goes_left: impl Fn(T) -> bool,
+) -> usize {
+    scratch.clear();
+    scratch.resize(seg.len(), T::default());
+    // A plain slice, so its address stays in a register through the loop's stores.
+    let right = &mut scratch[..];
+    let (mut w, mut s) = (0, 0);
+    for r in 0..seg.len() {
+        let i = seg[r];
+        let left = goes_left(i);
+        seg[w] = i; // w ≤ r: seg[r] has been read already
+        right[s] = i;
+        w += usize::from(left);
+        s += usize::from(!left);
+    }
+    seg[w..].copy_from_slice(&right[..s]);
+    w
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,8 @@
 //! depend on labels at all (the data-independent tree of random-forest theory; docs/architecture.md
 //! lists it among the partition rules; a building block for baselines defined in YAML).
 
-use super::builder::{lpdt_stop, mean_of, stable_partition, TreeBuilder};
+use super::builder::{lpdt_stop, mean_of, TreeBuilder};
+use super::presort::stable_partition;
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
 use rand::Rng;
