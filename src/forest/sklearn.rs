@@ -40,9 +40,8 @@
 //! forests available (e.g. smartcore) vote classes instead of averaging probabilities and
 //! count bootstrap duplicates towards `min_samples_leaf`, which is not sklearn's behaviour.
 
-use super::columns::Columns;
+use super::columns::{Columns, Presorted};
 use crate::data::Matrix;
-use crate::partition::presort::presort_columns;
 use crate::partition::presort::stable_partition;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -269,45 +268,6 @@ pub(crate) fn argmax_first(v: &[f64]) -> usize {
     best
 }
 
-/// The training features as the growers read them, shared by the trees of a fit: the n×d
-/// matrix column-major and, for best splits, every feature's rows presorted once.
-struct Presorted {
-    /// The features column-major.
-    cols: Columns,
-    /// For best splits: `order[f·n .. (f+1)·n]` holds the rows sorted by (x_f under
-    /// `f64::total_cmp`, row) — the order `best_threshold` scans a feature in; empty for
-    /// random splits.
-    order: Vec<u32>,
-}
-
-impl Presorted {
-    fn new(x: &Matrix, presort: bool) -> Presorted {
-        let n = x.n;
-        assert!(n <= u32::MAX as usize, "forest: at most 2^32 rows");
-        let cols = Columns::new(x);
-        let order = if presort {
-            // The stable presort orders by total_cmp with ties in row order, except that it
-            // puts every NaN last in row order: a column with a NaN is sorted here instead.
-            let mut order: Vec<u32> = presort_columns(cols.as_slice(), n)
-                .into_iter()
-                .map(|i| i as u32)
-                .collect();
-            for f in 0..cols.d {
-                let c = cols.column(f);
-                if c.iter().any(|v| v.is_nan()) {
-                    order[f * n..(f + 1) * n].sort_unstable_by(|&a, &b| {
-                        c[a as usize].total_cmp(&c[b as usize]).then(a.cmp(&b))
-                    });
-                }
-            }
-            order
-        } else {
-            Vec::new()
-        };
-        Presorted { cols, order }
-    }
-}
-
 /// Fits one tree: bootstrap weights (when asked), then depth-first growth.
 fn fit_tree(pre: &Presorted, y: &[f64], target: Target, p: &ForestParams, rng: &mut Pcg64) -> Tree {
     let (cols, n) = (&pre.cols, pre.cols.n);
@@ -322,20 +282,7 @@ fn fit_tree(pre: &Presorted, y: &[f64], target: Target, p: &ForestParams, rng: &
     let rows: Vec<usize> = (0..n).filter(|&i| w[i] > 0.0).collect();
     let m = rows.len();
     // Each feature's in-bag rows in presorted order, feature f at f·m .. (f+1)·m.
-    // Branch-free (about 1 row in 3 is out of bag, at random): every row is written at the
-    // next slot, which advances only past in-bag rows. An out-of-bag row after feature f's
-    // last in-bag one lands on feature f + 1's first slot, written again after; the spare
-    // slot at the end takes the last feature's.
-    let mut sorted = Vec::new();
-    if !pre.order.is_empty() {
-        sorted = vec![0u32; cols.d * m + 1];
-        let mut at = 0;
-        for &i in &pre.order {
-            sorted[at] = i;
-            at += usize::from(w[i as usize] > 0.0);
-        }
-        sorted.truncate(cols.d * m);
-    }
+    let sorted = pre.lists_of(m, |i| w[i] > 0.0);
     let width = match target {
         Target::Regression => 1,
         Target::Classes(c) => c,
@@ -629,10 +576,26 @@ impl Builder<'_> {
         self.left_classes.fill(0.0);
         let data = (self.w, self.y, self.target);
         let (mut wl, mut sl, mut n_left) = (0.0, 0.0, 0usize);
-        for (&i, &v) in rows.iter().zip(&self.values) {
-            if v <= t {
-                n_left += 1;
-                add_left(data, &mut self.left_classes, i, &mut wl, &mut sl);
+        match self.target {
+            // Branch-free (a uniform threshold splits the rows at random to the predictor):
+            // a right row adds +0.0, which leaves a sum that starts at +0.0 unchanged, so
+            // the left sums are bit for bit those over the left rows alone.
+            Target::Regression => {
+                for (&i, &v) in rows.iter().zip(&self.values) {
+                    let left = v <= t;
+                    let wi = if left { self.w[i] } else { 0.0 };
+                    n_left += usize::from(left);
+                    wl += wi;
+                    sl += if left { self.w[i] * self.y[i] } else { 0.0 };
+                }
+            }
+            Target::Classes(_) => {
+                for (&i, &v) in rows.iter().zip(&self.values) {
+                    if v <= t {
+                        n_left += 1;
+                        add_left(data, &mut self.left_classes, i, &mut wl, &mut sl);
+                    }
+                }
             }
         }
         let msl = self.p.min_samples_leaf;
