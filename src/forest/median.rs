@@ -4,6 +4,7 @@
 
 use super::ranges::Split;
 use super::ForestError;
+use crate::partition::presort::sort_total_order;
 use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{
     draw_index, exponential_log_weights, exponential_probabilities, permute_and_flip, Normalisation,
@@ -85,29 +86,6 @@ pub fn exact_median(v: &mut [f64]) -> f64 {
             .max_by(f64::total_cmp)
             .expect("an even, non-empty v has a value below its middle");
         0.5 * (lower + upper)
-    }
-}
-
-/// Sorts `v` in the order of `f64::total_cmp` (the same list as `sort_by(f64::total_cmp)`:
-/// values equal under it are the same bits). Each value's bits are mapped in place to an
-/// integer of the same order (negative: all bits flipped; positive: the sign bit set), the
-/// integers sorted, and mapped back: integer comparisons instead of `total_cmp`'s.
-pub fn sort_total_order(v: &mut [f64]) {
-    const SIGN: u64 = 1 << 63;
-    let mut keys: Vec<u64> = v
-        .iter()
-        .map(|x| {
-            let b = x.to_bits();
-            if b & SIGN != 0 {
-                !b
-            } else {
-                b | SIGN
-            }
-        })
-        .collect();
-    keys.sort_unstable();
-    for (x, k) in v.iter_mut().zip(keys) {
-        *x = f64::from_bits(if k & SIGN != 0 { k & !SIGN } else { !k });
     }
 }
 
@@ -362,41 +340,6 @@ mod tests {
                 let direct: usize = subset.iter().map(|&k| c[k as usize]).sum();
                 assert_eq!(n, direct, "m = {m}, partition {j}");
             }
-        }
-    }
-
-    #[test]
-    fn integer_keys_sort_as_total_cmp_does() {
-        let mut rng = Pcg64::seed_from_u64(9);
-        let specials = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            -f64::NAN,
-            f64::MIN_POSITIVE / 4.0,
-            -f64::MIN_POSITIVE / 4.0,
-            f64::MAX,
-            f64::MIN,
-        ];
-        for case in 0..500 {
-            let m = case % 60;
-            let v: Vec<f64> = (0..m)
-                .map(|_| match case % 3 {
-                    0 => rng.gen::<f64>() * 2.0 - 1.0,
-                    1 => specials[rng.gen_range(0..specials.len())],
-                    _ => (rng.gen_range(0..5) as f64) - 2.0,
-                })
-                .collect();
-            let mut ours = v.clone();
-            sort_total_order(&mut ours);
-            let mut reference = v.clone();
-            reference.sort_by(f64::total_cmp);
-            let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&ours), bits(&reference), "{v:?}");
         }
     }
 

@@ -2,6 +2,7 @@
 //! (card docs/methods/diprime.md §3.1, §3.7 SPLITRANGE).
 
 use crate::data::Matrix;
+use crate::partition::presort::sort_total_order;
 
 /// The range of one attribute at a node.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +104,7 @@ impl Ranges {
         let mut out = Vec::with_capacity(d);
         for (a, mut codes) in codes.into_iter().enumerate() {
             if is_cat[a] {
-                codes.sort_by(f64::total_cmp);
+                sort_total_order(&mut codes);
                 codes.dedup();
                 if codes.len() > 1 {
                     out.push((a, AttrRange::Categorical(codes)));
@@ -190,7 +191,7 @@ mod tests {
             }
             if categorical.contains(&a) {
                 let mut codes: Vec<f64> = values().collect();
-                codes.sort_by(f64::total_cmp);
+                sort_total_order(&mut codes);
                 codes.dedup();
                 if codes.len() > 1 {
                     out.push((a, AttrRange::Categorical(codes)));
