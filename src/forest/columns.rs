@@ -85,7 +85,10 @@ impl Presorted {
     }
 
     /// The m rows `i` with `keep(i)` in each feature's presorted order, feature f at
-    /// `f·m .. (f+1)·m` (empty when not presorted). `keep` must hold for exactly m rows.
+    /// `f·m .. (f+1)·m` (empty when not presorted).
+    ///
+    /// # Panics
+    /// If `keep` does not hold for exactly m rows.
     pub fn lists_of(&self, m: usize, keep: impl Fn(usize) -> bool) -> Vec<u32> {
         if self.order.is_empty() {
             return Vec::new();
