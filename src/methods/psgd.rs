@@ -38,7 +38,7 @@ use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepar
 use crate::data::{Matrix, Task};
 use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{Budget, PrivUnitGParams};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -221,71 +221,118 @@ impl Model {
         }
     }
 
-    /// The gradient of the mean loss over the rows of `x` (n×d, nalgebra) with labels `y`.
-    /// Empty data gives a zero gradient.
-    pub fn batch_gradient(&self, x: &DMatrix<f64>, y: &[f64]) -> Vec<f64> {
-        let (n, d) = (x.nrows(), self.d);
+    /// The gradient of the mean loss over the rows of `x` (n×d) with labels `y` (length n).
+    /// Empty data gives a zero gradient. [`Model::batch_gradient_into`] on a batch of its
+    /// own.
+    pub fn batch_gradient(&self, x: &Matrix, y: &[f64]) -> Vec<f64> {
         let mut grad = vec![0.0; self.params.len()];
+        self.batch_gradient_into(&mut Batch::new(x, y), &mut grad);
+        grad
+    }
+
+    /// The gradient of the mean loss over `batch` (n×d rows, n labels), written into
+    /// `grad` (length [`Model::len_for`]); the batch keeps its scratch between calls, so
+    /// that the warm start's steps allocate nothing.
+    ///
+    /// The arithmetic is that of the textbook full-batch products in nalgebra, operation
+    /// for operation: the two matrix products (XW₁ᵀ and dHᵀX) are nalgebra's `gemm` on
+    /// views, and every matrix-vector product and column sum is accumulated in nalgebra's
+    /// `gemv` and `sum` order (a sum over rows that starts with row 0's product), fused
+    /// into one pass over the rows. The test
+    /// `batch_gradient_is_bit_identical_to_the_nalgebra_products` holds it to that.
+    ///
+    /// # Panics
+    /// A batch of another dimension than the model's.
+    pub fn batch_gradient_into(&self, batch: &mut Batch<'_>, grad: &mut [f64]) {
+        let (x, y) = (batch.x, batch.y);
+        assert_eq!(x.d, self.d, "batch and model dimensions");
+        let (n, d) = (x.n, self.d);
+        grad.fill(0.0);
         if n == 0 {
-            return grad;
+            return;
         }
         let scale = 1.0 / n as f64;
         match self.hidden {
             None => {
-                let w = DVector::from_column_slice(&self.params[..d]);
-                let logits = x * w;
-                let dz = DVector::from_iterator(
-                    n,
-                    logits
-                        .iter()
-                        .zip(y)
-                        .map(|(o, yi)| scale * logit_gradient(sigmoid(o + self.params[d]), *yi)),
-                );
-                grad[..d].copy_from_slice((x.transpose() * &dz).as_slice());
-                grad[d] = dz.sum();
+                let (w, b) = (&self.params[..d], self.params[d]);
+                let (gw, gb) = grad.split_at_mut(d);
+                let mut dz_sum = 0.0;
+                for i in 0..n {
+                    let xi = x.row(i);
+                    let dz = scale * logit_gradient(sigmoid(gemv_dot(xi, w) + b), y[i]);
+                    // Xᵀ dz: a sum over rows, started by row 0's product.
+                    accumulate(gw, xi.iter().map(|xk| xk * dz), i == 0);
+                    dz_sum += dz;
+                }
+                gb[0] = dz_sum;
             }
             Some(h) => {
                 let w1 = h * d;
-                let w1m = DMatrix::from_row_slice(h, d, &self.params[..w1]);
-                let b1 = &self.params[w1..w1 + h];
-                let w2 = &self.params[w1 + h..w1 + 2 * h];
-                let b2 = self.params[w1 + 2 * h];
-                // Pre-activations A = X W₁ᵀ + 1 b₁ᵀ (n×H).
-                let mut a = x * w1m.transpose();
-                for (j, mut col) in a.column_iter_mut().enumerate() {
-                    col.add_scalar_mut(b1[j]);
+                let (w1m, rest) = self.params.split_at(w1);
+                let (b1, w2, b2) = (&rest[..h], &rest[h..2 * h], rest[2 * h]);
+                // nalgebra 0.32's matrix-vector fallback of `gemm` (a dimension of 5 or
+                // less) reads each column of the left factor as a contiguous slice, so each
+                // product's left factor has contiguous columns: X column-major (copied once
+                // per batch), dHᵀ as the rows of dH.
+                if batch.columns.is_empty() {
+                    batch.columns = DMatrix::from_row_slice(n, d, &x.data).as_slice().to_vec();
                 }
-                let relu = a.map(|v| v.max(0.0));
-                let logits = &relu * DVector::from_column_slice(w2);
-                let dz = DVector::from_iterator(
-                    n,
-                    logits
-                        .iter()
-                        .zip(y)
-                        .map(|(o, yi)| scale * logit_gradient(sigmoid(o + b2), *yi)),
+                let a = &mut batch.rows;
+                // Overwritten whole by the product (β = 0): set only when its size changes.
+                if a.len() != n * h {
+                    a.clear();
+                    a.resize(n * h, 0.0);
+                }
+                // Pre-activations A = X W₁ᵀ (n×H, row-major), then + b₁ on every row.
+                DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(a, n, h, h, 1).gemm(
+                    1.0,
+                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(
+                        &batch.columns,
+                        n,
+                        d,
+                        1,
+                        n,
+                    ),
+                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(w1m, d, h, 1, d),
+                    0.0,
                 );
-                // dH = dz w₂ᵀ ⊙ 1{A > 0} (n×H).
-                let mut dh = a;
-                for (j, mut col) in dh.column_iter_mut().enumerate() {
-                    for (i, v) in col.iter_mut().enumerate() {
-                        *v = if *v > 0.0 { dz[i] * w2[j] } else { 0.0 };
+                let (gw1, rest) = grad.split_at_mut(w1);
+                let (gb1, rest) = rest.split_at_mut(h);
+                let (gw2, gb2) = rest.split_at_mut(h);
+                let mut dz_sum = 0.0;
+                for (i, row) in a.chunks_exact_mut(h).enumerate() {
+                    for (v, bj) in row.iter_mut().zip(b1) {
+                        *v += bj;
                     }
-                }
-                // dW₁ = dHᵀ X (H×d), stored row-major. An explicit transpose makes the
-                // product a blocked matrix multiply; `tr_mul` takes one dot product per
-                // entry and was most of the time of a fit.
-                let dw1 = dh.transpose() * x;
-                for j in 0..h {
-                    for k in 0..d {
-                        grad[j * d + k] = dw1[(j, k)];
+                    let relu = |v: &f64| v.max(0.0);
+                    let first = relu(&row[0]) * w2[0];
+                    let o = row[1..]
+                        .iter()
+                        .zip(&w2[1..])
+                        .fold(first, |o, (v, wj)| relu(v) * wj + o);
+                    let dz = scale * logit_gradient(sigmoid(o + b2), y[i]);
+                    // relu(A)ᵀ dz, a sum over rows started by row 0's product.
+                    accumulate(gw2, row.iter().map(|v| relu(v) * dz), i == 0);
+                    // dH = dz w₂ᵀ ⊙ 1{A > 0} in place of A; b₁'s gradient sums its columns.
+                    // (Simple loops, one per quantity, that the compiler vectorises.)
+                    for (v, wj) in row.iter_mut().zip(w2) {
+                        *v = if *v > 0.0 { dz * wj } else { 0.0 };
                     }
-                    grad[w1 + j] = dh.column(j).sum();
+                    for (g, v) in gb1.iter_mut().zip(&*row) {
+                        *g += v;
+                    }
+                    dz_sum += dz;
                 }
-                grad[w1 + h..w1 + 2 * h].copy_from_slice((relu.transpose() * &dz).as_slice());
-                grad[w1 + 2 * h] = dz.sum();
+                gb2[0] = dz_sum;
+                // dW₁ = dHᵀ X (H×d), written row-major into the gradient.
+                DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(gw1, h, d, d, 1).gemm(
+                    1.0,
+                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(a, h, n, 1, h),
+                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(&x.data, n, d, d, 1),
+                    0.0,
+                );
             }
         }
-        grad
     }
 
     /// Labels 1{p(x) > 1/2} (0.0 / 1.0) for the rows of `x` (n×d).
@@ -294,6 +341,54 @@ impl Model {
         (0..x.n)
             .map(|i| f64::from(u8::from(sigmoid(self.logit(x.row(i), &mut pre)) > 0.5)))
             .collect()
+    }
+}
+
+/// A full batch for [`Model::batch_gradient_into`]: n×d rows and n labels, with the
+/// scratch its gradients reuse (a column-major copy of the rows, made at the first
+/// gradient of a model with a hidden layer, and the n×H pre-activations).
+#[derive(Debug)]
+pub struct Batch<'a> {
+    x: &'a Matrix,
+    y: &'a [f64],
+    columns: Vec<f64>,
+    rows: Vec<f64>,
+}
+
+impl<'a> Batch<'a> {
+    /// The batch of rows `x` (n×d) and labels `y` (length n).
+    ///
+    /// # Panics
+    /// `y` not of length n.
+    pub fn new(x: &'a Matrix, y: &'a [f64]) -> Batch<'a> {
+        assert_eq!(x.n, y.len(), "one label per row");
+        Batch {
+            x,
+            y,
+            columns: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// Σ_k a_k b_k in nalgebra's matrix-vector order: a_0 b_0 first, then a_k b_k + sum.
+fn gemv_dot(a: &[f64], b: &[f64]) -> f64 {
+    match (a.first(), b.first()) {
+        (Some(a0), Some(b0)) => a[1..]
+            .iter()
+            .zip(&b[1..])
+            .fold(a0 * b0, |s, (x, y)| x * y + s),
+        _ => 0.0,
+    }
+}
+
+/// One row's terms added to running sums over rows, in nalgebra's matrix-vector order:
+/// the first row's terms start the sums (`first`), later rows' are added as term + sum.
+fn accumulate(sums: &mut [f64], terms: impl Iterator<Item = f64>, first: bool) {
+    if first {
+        sums.iter_mut().zip(terms).for_each(|(s, t)| *s = t);
+    } else {
+        sums.iter_mut().zip(terms).for_each(|(s, t)| *s += t);
     }
 }
 
@@ -309,15 +404,16 @@ fn step(params: &mut [f64], grad: &[f64], eta: f64) {
 }
 
 /// The warm start (card §7.5): [`WARM_START_STEPS`] full-batch gradient steps of size η
-/// on the public rows `x` (nalgebra, n_Q×d) with labels `y`; none when there are no
-/// public rows.
-pub fn warm_start(model: &Model, x: &DMatrix<f64>, y: &[f64], eta: f64) -> Model {
+/// on the public rows `x` (n_Q×d) with labels `y`; none when there are no public rows.
+pub fn warm_start(model: &Model, x: &Matrix, y: &[f64], eta: f64) -> Model {
     let mut m = model.clone();
-    if x.nrows() == 0 {
+    if x.n == 0 {
         return m;
     }
+    let mut batch = Batch::new(x, y);
+    let mut g = vec![0.0; m.params.len()];
     for _ in 0..WARM_START_STEPS {
-        let g = m.batch_gradient(x, y);
+        m.batch_gradient_into(&mut batch, &mut g);
         step(&mut m.params, &g, eta);
     }
     m
@@ -376,7 +472,6 @@ pub fn private_pass<R: Rng + ?Sized>(
 struct PreparedPsgd {
     private: (Matrix, Vec<f64>),
     public: (Matrix, Vec<f64>),
-    public_batch: DMatrix<f64>,
     test: Matrix,
     init: Model,
     warm: Mutex<Vec<(u64, Arc<Model>)>>,
@@ -395,12 +490,7 @@ impl PreparedPsgd {
         {
             return m.clone();
         }
-        let m = Arc::new(warm_start(
-            &self.init,
-            &self.public_batch,
-            &self.public.1,
-            eta,
-        ));
+        let m = Arc::new(warm_start(&self.init, &self.public.0, &self.public.1, eta));
         self.warm
             .lock()
             .expect("warm-start cache")
@@ -497,7 +587,6 @@ impl Method for Psgd {
         Ok(Some(Box::new(PreparedPsgd {
             private: (data.private.x.clone(), data.private.y.clone()),
             public: (public.clone(), data.public.y.clone()),
-            public_batch: DMatrix::from_row_slice(public.n, public.d, &public.data),
             test: data.test.x.clone(),
             init,
             warm: Mutex::new(Vec::new()),
@@ -573,13 +662,12 @@ mod tests {
     #[test]
     fn gradients_match_finite_differences_and_the_batch_is_the_mean() {
         let (x, y) = toy();
-        let batch = DMatrix::from_row_slice(x.n, x.d, &x.data);
         for hidden in [None, Some(5)] {
             let m = Model::init(3, hidden, &mut Pcg64::seed_from_u64(1));
             assert_eq!(m.params.len(), Model::len_for(3, hidden));
             let tensors = m.tensors();
             assert_eq!(tensors.last().unwrap().end, m.params.len());
-            let g = m.batch_gradient(&batch, &y);
+            let g = m.batch_gradient(&x, &y);
             // Mean of the point gradients.
             let mut mean = vec![0.0; m.params.len()];
             let mut pg = vec![0.0; m.params.len()];
@@ -601,6 +689,116 @@ mod tests {
                 let fd = (loss(&plus, &x, &y) - loss(&minus, &x, &y)) / 2e-6;
                 assert!((g[k] - fd).abs() < 1e-7, "{hidden:?} {k}: {} vs {fd}", g[k]);
             }
+        }
+    }
+
+    /// The full-batch gradient as textbook nalgebra products on a column-major copy (the
+    /// implementation before the fused pass): the oracle of the bit-identity test.
+    fn nalgebra_batch_gradient(m: &Model, x: &Matrix, y: &[f64]) -> Vec<f64> {
+        use nalgebra::{DMatrix, DVector};
+        let x = DMatrix::from_row_slice(x.n, x.d, &x.data);
+        let (n, d) = (x.nrows(), m.d);
+        let mut grad = vec![0.0; m.params.len()];
+        let scale = 1.0 / n as f64;
+        let dz_of = |logits: &DVector<f64>, b: f64| {
+            DVector::from_iterator(
+                n,
+                logits
+                    .iter()
+                    .zip(y)
+                    .map(|(o, yi)| scale * logit_gradient(sigmoid(o + b), *yi)),
+            )
+        };
+        match m.hidden {
+            None => {
+                let dz = dz_of(
+                    &(&x * DVector::from_column_slice(&m.params[..d])),
+                    m.params[d],
+                );
+                grad[..d].copy_from_slice((x.transpose() * &dz).as_slice());
+                grad[d] = dz.sum();
+            }
+            Some(h) => {
+                let w1 = h * d;
+                let w1m = DMatrix::from_row_slice(h, d, &m.params[..w1]);
+                let w2 = &m.params[w1 + h..w1 + 2 * h];
+                let mut a = &x * w1m.transpose();
+                for (j, mut col) in a.column_iter_mut().enumerate() {
+                    col.add_scalar_mut(m.params[w1 + j]);
+                }
+                let relu = a.map(|v| v.max(0.0));
+                let dz = dz_of(
+                    &(&relu * DVector::from_column_slice(w2)),
+                    m.params[w1 + 2 * h],
+                );
+                let mut dh = a;
+                for (j, mut col) in dh.column_iter_mut().enumerate() {
+                    for (i, v) in col.iter_mut().enumerate() {
+                        *v = if *v > 0.0 { dz[i] * w2[j] } else { 0.0 };
+                    }
+                }
+                let dw1 = dh.transpose() * &x;
+                for j in 0..h {
+                    for k in 0..d {
+                        grad[j * d + k] = dw1[(j, k)];
+                    }
+                    grad[w1 + j] = dh.column(j).sum();
+                }
+                grad[w1 + h..w1 + 2 * h].copy_from_slice((relu.transpose() * &dz).as_slice());
+                grad[w1 + 2 * h] = dz.sum();
+            }
+        }
+        grad
+    }
+
+    /// The fused pass gives the nalgebra products' gradient bit for bit, on shapes on both
+    /// sides of nalgebra's switch to blocked products (any dimension of 5 or less takes its
+    /// matrix-vector loops) and with more rows than one block of the product's inner
+    /// dimension (256), and so does a whole warm start: the fused pass changes no result.
+    #[test]
+    fn batch_gradient_is_bit_identical_to_the_nalgebra_products() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        for (n, d, hidden) in [
+            (1, 1, None),
+            (4, 3, Some(5)),
+            (9, 7, Some(3)),
+            (9, 3, Some(8)),
+            (40, 8, None),
+            (40, 8, Some(4)),
+            (300, 7, Some(7)),
+            (700, 12, Some(24)),
+            (700, 46, Some(92)),
+        ] {
+            let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen_range(-1.0..1.0)).collect());
+            let y: Vec<f64> = (0..n)
+                .map(|_| f64::from(u8::from(rng.gen_bool(0.4))))
+                .collect();
+            let m = Model::init(d, hidden, &mut rng);
+            let bits = |v: &[f64]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+            let want = nalgebra_batch_gradient(&m, &x, &y);
+            assert_eq!(
+                bits(&m.batch_gradient(&x, &y)),
+                bits(&want),
+                "{n}x{d} {hidden:?}"
+            );
+            // A warm start of the textbook products against the fused one.
+            let mut slow = m.clone();
+            for _ in 0..5 {
+                let g = nalgebra_batch_gradient(&slow, &x, &y);
+                step(&mut slow.params, &g, 0.5);
+            }
+            let mut fast = m.clone();
+            let mut batch = Batch::new(&x, &y);
+            let mut g = vec![0.0; m.params.len()];
+            for _ in 0..5 {
+                fast.batch_gradient_into(&mut batch, &mut g);
+                step(&mut fast.params, &g, 0.5);
+            }
+            assert_eq!(
+                bits(&fast.params),
+                bits(&slow.params),
+                "{n}x{d} {hidden:?} steps"
+            );
         }
     }
 
