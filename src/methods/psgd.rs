@@ -277,60 +277,74 @@ impl Model {
                 if batch.columns.is_empty() {
                     batch.columns = DMatrix::from_row_slice(n, d, &x.data).as_slice().to_vec();
                 }
-                let a = &mut batch.rows;
-                // Overwritten whole by the product (β = 0): set only when its size changes.
-                if a.len() != n * h {
-                    a.clear();
-                    a.resize(n * h, 0.0);
-                }
-                // Pre-activations A = X W₁ᵀ (n×H, row-major), then + b₁ on every row.
-                DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(a, n, h, h, 1).gemm(
-                    1.0,
-                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(
-                        &batch.columns,
-                        n,
-                        d,
-                        1,
-                        n,
-                    ),
-                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(w1m, d, h, 1, d),
-                    0.0,
-                );
                 let (gw1, rest) = grad.split_at_mut(w1);
                 let (gb1, rest) = rest.split_at_mut(h);
                 let (gw2, gb2) = rest.split_at_mut(h);
                 let mut dz_sum = 0.0;
-                for (i, row) in a.chunks_exact_mut(h).enumerate() {
-                    for (v, bj) in row.iter_mut().zip(b1) {
-                        *v += bj;
+                for (block_index, rows) in row_blocks(n).enumerate() {
+                    let m = rows.len();
+                    // Overwritten whole by the product (β = 0): grown, never cleared.
+                    if batch.rows.len() < m * h {
+                        batch.rows.resize(m * h, 0.0);
                     }
-                    let relu = |v: &f64| v.max(0.0);
-                    let first = relu(&row[0]) * w2[0];
-                    let o = row[1..]
-                        .iter()
-                        .zip(&w2[1..])
-                        .fold(first, |o, (v, wj)| relu(v) * wj + o);
-                    let dz = scale * logit_gradient(sigmoid(o + b2), y[i]);
-                    // relu(A)ᵀ dz, a sum over rows started by row 0's product.
-                    accumulate(gw2, row.iter().map(|v| relu(v) * dz), i == 0);
-                    // dH = dz w₂ᵀ ⊙ 1{A > 0} in place of A; b₁'s gradient sums its columns.
-                    // (Simple loops, one per quantity, that the compiler vectorises.)
-                    for (v, wj) in row.iter_mut().zip(w2) {
-                        *v = if *v > 0.0 { dz * wj } else { 0.0 };
+                    let a = &mut batch.rows[..m * h];
+                    // Pre-activations A = X W₁ᵀ (m×H, row-major) of the block's rows.
+                    DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(a, m, h, h, 1)
+                        .gemm(
+                            1.0,
+                            &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(
+                                &batch.columns[rows.start..],
+                                m,
+                                d,
+                                1,
+                                n,
+                            ),
+                            &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(w1m, d, h, 1, d),
+                            0.0,
+                        );
+                    for (row, i) in a.chunks_exact_mut(h).zip(rows.clone()) {
+                        for (v, bj) in row.iter_mut().zip(b1) {
+                            *v += bj;
+                        }
+                        let relu = |v: &f64| v.max(0.0);
+                        let first = relu(&row[0]) * w2[0];
+                        let o = row[1..]
+                            .iter()
+                            .zip(&w2[1..])
+                            .fold(first, |o, (v, wj)| relu(v) * wj + o);
+                        let dz = scale * logit_gradient(sigmoid(o + b2), y[i]);
+                        // relu(A)ᵀ dz, a sum over rows started by row 0's product.
+                        accumulate(gw2, row.iter().map(|v| relu(v) * dz), i == 0);
+                        // dH = dz w₂ᵀ ⊙ 1{A > 0} in place of A; b₁'s gradient sums its
+                        // columns. (Simple loops, one per quantity, that the compiler
+                        // vectorises; the ReLU's gate is a bit mask, not a branch that
+                        // half the units would mispredict: dz·w₂ⱼ where A > 0, else +0.0.)
+                        for (v, wj) in row.iter_mut().zip(w2) {
+                            let keep = u64::from(*v > 0.0).wrapping_neg();
+                            *v = f64::from_bits((dz * wj).to_bits() & keep);
+                        }
+                        for (g, v) in gb1.iter_mut().zip(&*row) {
+                            *g += v;
+                        }
+                        dz_sum += dz;
                     }
-                    for (g, v) in gb1.iter_mut().zip(&*row) {
-                        *g += v;
-                    }
-                    dz_sum += dz;
+                    // dW₁ = dHᵀ X (H×d, row-major in the gradient), a sum over the blocks'
+                    // rows: the first block writes it (β = 0), the others add (β = 1).
+                    DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(gw1, h, d, d, 1)
+                        .gemm(
+                            1.0,
+                            &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(a, h, m, 1, h),
+                            &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(
+                                &x.data[rows.start * d..],
+                                m,
+                                d,
+                                d,
+                                1,
+                            ),
+                            if block_index == 0 { 0.0 } else { 1.0 },
+                        );
                 }
                 gb2[0] = dz_sum;
-                // dW₁ = dHᵀ X (H×d), written row-major into the gradient.
-                DMatrixViewMut::<f64, Dyn, Dyn>::from_slice_with_strides_mut(gw1, h, d, d, 1).gemm(
-                    1.0,
-                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(a, h, n, 1, h),
-                    &DMatrixView::<f64, Dyn, Dyn>::from_slice_with_strides(&x.data, n, d, d, 1),
-                    0.0,
-                );
             }
         }
     }
@@ -369,6 +383,34 @@ impl<'a> Batch<'a> {
             rows: Vec::new(),
         }
     }
+}
+
+/// Rows per block of the full-batch gradient: the block's n×H pre-activations stay in
+/// cache from the product that makes them to the product that reads them.
+///
+/// The block size keeps dHᵀX bit-identical to one product over all rows: the blocked
+/// product (matrixmultiply, under nalgebra's `gemm`) cuts its inner dimension into
+/// chunks of 256 and adds each chunk's products to the running result, exactly as the
+/// next block's product with β = 1 does, so blocks whose sizes are multiples of 256 see
+/// the same chunks; and nalgebra takes its matrix-vector loops for an inner dimension of
+/// 5 or less, which a last block of 1 to 5 rows would be, so such rows join the block
+/// before. The bit-identity test runs more rows than two blocks.
+const ROW_BLOCK: usize = 1024;
+
+/// The row ranges of [`ROW_BLOCK`] rows that cover 0..n (the last one longer by the
+/// remainder when that is 5 rows or fewer).
+fn row_blocks(n: usize) -> impl Iterator<Item = Range<usize>> {
+    let mut blocks = n / ROW_BLOCK;
+    if n % ROW_BLOCK > 5 || blocks == 0 {
+        blocks += 1;
+    }
+    (0..blocks).map(move |b| {
+        b * ROW_BLOCK..if b + 1 == blocks {
+            n
+        } else {
+            (b + 1) * ROW_BLOCK
+        }
+    })
 }
 
 /// Σ_k a_k b_k in nalgebra's matrix-vector order: a_0 b_0 first, then a_k b_k + sum.
@@ -768,6 +810,9 @@ mod tests {
             (300, 7, Some(7)),
             (700, 12, Some(24)),
             (700, 46, Some(92)),
+            (2 * ROW_BLOCK + 3, 8, Some(6)),
+            (2 * ROW_BLOCK + 300, 9, Some(3)),
+            (3 * ROW_BLOCK + 7, 12, Some(10)),
         ] {
             let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen_range(-1.0..1.0)).collect());
             let y: Vec<f64> = (0..n)
@@ -798,6 +843,32 @@ mod tests {
                 bits(&fast.params),
                 bits(&slow.params),
                 "{n}x{d} {hidden:?} steps"
+            );
+        }
+    }
+
+    #[test]
+    fn row_blocks_cover_the_rows_in_order_with_no_short_last_block() {
+        for n in [
+            1,
+            5,
+            6,
+            ROW_BLOCK - 1,
+            ROW_BLOCK,
+            ROW_BLOCK + 5,
+            ROW_BLOCK + 6,
+            5000,
+        ] {
+            let blocks: Vec<_> = row_blocks(n).collect();
+            assert_eq!(blocks.first().unwrap().start, 0);
+            assert_eq!(blocks.last().unwrap().end, n);
+            for (b, pair) in blocks.windows(2).enumerate() {
+                assert_eq!(pair[0].end, pair[1].start);
+                assert_eq!(pair[0].len(), ROW_BLOCK, "block {b} of {n}");
+            }
+            assert!(
+                n <= 5 || blocks.iter().all(|r| r.len() > 5),
+                "{n}: {blocks:?}"
             );
         }
     }
