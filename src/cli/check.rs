@@ -1,0 +1,306 @@
+//! `dp-repro check`: run what is missing, then compare with the paper's reported numbers
+//! and claims, the golden file and the privacy audit; or, with `--sensitivity`, run
+//! nothing and show which scaled errors the check detects.
+
+use super::failure::{bad_input, failed, run_failure, Failure};
+use super::inputs::{load_experiment, manifest_dirs, recorded_repetitions, use_threads, TaskLimit};
+use super::outputs::{draw_refits, warn_repetitions};
+use crate::data::{list_manifests, resolve_data_dir};
+use crate::run::{finish, run, RunOptions};
+use anyhow::anyhow;
+use std::path::{Path, PathBuf};
+
+/// The flags of `dp-repro check`.
+#[derive(clap::Args)]
+pub(super) struct CheckArgs {
+    /// The spec file (YAML).
+    spec: PathBuf,
+    /// Results folder (default: results/<spec name>).
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Override the spec's number of repetitions (e.g. to check a folder run with
+    /// `run --reps N` without completing it to the spec's count).
+    #[arg(long)]
+    reps: Option<usize>,
+    /// Golden summary.csv to compare with (default: the spec's `golden.file`).
+    #[arg(long)]
+    golden: Option<PathBuf>,
+    /// Write this run's summary.csv as the golden file instead of comparing.
+    #[arg(long)]
+    bless: bool,
+    /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+    /// folder; see `dp-repro data list`).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Folder of data set manifests.
+    #[arg(long)]
+    manifests: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Hide the progress bar and print only one line per failing item (regressed
+    /// cell, failing claim, golden difference) and the verdict; the full report is in
+    /// check.md.
+    #[arg(long)]
+    quiet: bool,
+    /// When the results folder holds results of another spec, delete them and start
+    /// afresh instead of refusing.
+    #[arg(long)]
+    force: bool,
+    /// Run nothing: for each method of the finished results, multiply its errors
+    /// (MSE, or accuracy's error rate) by this factor, check the reported cells again
+    /// and print which methods the check detects, with the smallest factor each one
+    /// resolves (e.g. 1.2).
+    #[arg(long, value_name = "FACTOR")]
+    sensitivity: Option<f64>,
+    #[command(flatten)]
+    limit: TaskLimit,
+}
+
+/// Checks the spec's results (or their sensitivity).
+pub(super) fn execute(args: CheckArgs) -> Result<(), Failure> {
+    let CheckArgs {
+        spec,
+        results,
+        reps,
+        golden,
+        bless,
+        data_dir,
+        manifests,
+        jobs,
+        quiet,
+        force,
+        sensitivity,
+        limit,
+    } = args;
+    match sensitivity {
+        Some(factor) => check_sensitivity(spec, results, manifests, factor),
+        None => check(
+            spec,
+            results,
+            reps,
+            golden,
+            bless,
+            data_dir,
+            manifests,
+            jobs,
+            quiet,
+            force,
+            limit.max_tasks,
+        ),
+    }
+}
+
+/// `dp-repro check --sensitivity FACTOR`: run nothing; per method, errors × FACTOR against
+/// the reported cells of the finished results.
+fn check_sensitivity(
+    spec: PathBuf,
+    results: Option<PathBuf>,
+    manifests: Option<PathBuf>,
+    factor: f64,
+) -> Result<(), Failure> {
+    use crate::check::{abbreviation_map, read_selected, sensitivity};
+    if !(factor.is_finite() && factor > 1.0) {
+        return Err(bad_input(anyhow!(
+            "--sensitivity {factor}: give a factor > 1 (e.g. 1.2: every error 20 % larger)"
+        )));
+    }
+    let dirs = manifest_dirs(manifests.clone());
+    let (exp, text) = load_experiment(&spec, manifests)?;
+    let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    let resolved = crate::spec::resolve(&exp, &text).map_err(bad_input)?;
+    crate::run::output::check_results_belong(&out, &resolved).map_err(bad_input)?;
+    let selected_csv = out.join("selected.csv");
+    if !selected_csv.is_file() {
+        return Err(bad_input(anyhow!(
+            "{}: no selected.csv; --sensitivity re-checks finished results: run `dp-repro check {}` (or `run`) first, or pass --results DIR",
+            out.display(),
+            spec.display()
+        )));
+    }
+    let Some((r, dir)) = &exp.reported else {
+        return Err(bad_input(anyhow!(
+            "{}: the spec has no `reported:` section, so there are no paper cells to re-check",
+            spec.display()
+        )));
+    };
+    let selected = read_selected(&selected_csv).map_err(failed)?;
+    let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
+    let lower = exp.lower_is_better();
+    let rows = sensitivity::sensitivity(r, dir, &selected, &abbreviations, factor, lower)
+        .map_err(bad_input)?;
+    let title = format!("dp-repro check: {}", exp.spec.name);
+    print!(
+        "{}",
+        sensitivity::sensitivity_markdown(&rows, factor, &title)
+    );
+    Ok(())
+}
+
+/// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    spec: PathBuf,
+    results: Option<PathBuf>,
+    reps: Option<usize>,
+    golden: Option<PathBuf>,
+    bless: bool,
+    data_dir: Option<PathBuf>,
+    manifests: Option<PathBuf>,
+    jobs: Option<usize>,
+    quiet: bool,
+    force: bool,
+    max_tasks: usize,
+) -> Result<(), Failure> {
+    use crate::check::{
+        abbreviation_map, compare_golden, compare_reported, epsilon_matches,
+        evaluate_claims_with_leaves, rank_sum_checks, read_curve_points, read_leaf_balance,
+        read_selected, read_tests, render_check, CheckReport,
+    };
+    let dirs = manifest_dirs(manifests.clone());
+    let (mut exp, text) = load_experiment(&spec, manifests)?;
+    let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
+    match (reps, recorded_repetitions(&out)) {
+        (Some(0), _) => return Err(bad_input(anyhow!("--reps must be at least 1"))),
+        (Some(r), _) => exp.repetitions = r,
+        (None, Some(r)) if r < exp.repetitions => eprintln!(
+            "{} holds {r} repetitions; running the spec's {} (pass --reps {r} to check only those)",
+            out.display(),
+            exp.repetitions
+        ),
+        _ => {}
+    }
+    if jobs == Some(0) {
+        return Err(bad_input(anyhow!("--jobs must be at least 1")));
+    }
+    use_threads(jobs);
+    crate::run::limit::check_run_size(&exp, max_tasks).map_err(bad_input)?;
+    crate::run::check_output_folder(&out).map_err(|e| bad_input(e.for_results_flag()))?;
+    let opts = RunOptions {
+        out: out.clone(),
+        data_dir: resolve_data_dir(data_dir.as_deref()),
+        jobs,
+        progress: !quiet,
+        shard: None,
+        force,
+    };
+    // `summary` holds the folder's lock until the check report is written.
+    let summary = run(&exp, &text, &opts).map_err(|e| match e {
+        crate::run::RunError::Folder(e) => bad_input(e.for_results_flag()),
+        e => run_failure(e),
+    })?;
+    let opts_data_dir = opts.data_dir.clone();
+    finish(&exp, &out).map_err(|e| failed(anyhow!(e)))?;
+    warn_repetitions(&exp);
+    draw_refits(&exp, opts.data_dir.as_deref(), &out)?;
+    eprintln!(
+        "{} tasks computed, {} reused; results in {}",
+        summary.computed,
+        summary.reused,
+        out.display()
+    );
+    let selected = read_selected(&out.join("selected.csv")).map_err(failed)?;
+    let tests = read_tests(&out.join("tests.csv")).map_err(failed)?;
+    let spec_dir = spec.parent().unwrap_or(Path::new("."));
+    let lower = exp.lower_is_better();
+    let (cells, epsilon_matches, rank_sums) = match &exp.reported {
+        Some((r, dir)) => {
+            let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
+            (
+                compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?,
+                epsilon_matches(r, dir, &selected, &abbreviations).map_err(bad_input)?,
+                rank_sum_checks(r, dir, &exp, &selected).map_err(bad_input)?,
+            )
+        }
+        None => (Vec::new(), Vec::new(), Vec::new()),
+    };
+    let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
+    let leaves = read_leaf_balance(&out.join("figures")).map_err(failed)?;
+    let claims =
+        evaluate_claims_with_leaves(&exp.claims, &selected, &tests, &curves, &leaves, lower);
+    let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
+        (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
+        // The spec's golden file holds the spec's repetition count.
+        (None, Some(_)) if exp.repetitions != exp.spec.repetitions && !bless => {
+            eprintln!(
+                "golden file not compared: it holds {} repetitions, this check {} (pass --golden FILE to compare anyway)",
+                exp.spec.repetitions, exp.repetitions
+            );
+            (None, 0.0)
+        }
+        (None, Some(g)) => (Some(g.path(spec_dir)), g.relative_tolerance),
+        (None, None) => (None, 0.0),
+    };
+    let summary_csv = out.join("summary.csv");
+    let golden = match golden_path {
+        Some(p) => {
+            if bless {
+                crate::check::bless(&summary_csv, &p).map_err(failed)?;
+                eprintln!("blessed {} as {}", summary_csv.display(), p.display());
+            }
+            Some(compare_golden(&summary_csv, &p, tolerance).map_err(bad_input)?)
+        }
+        None if bless => {
+            return Err(bad_input(anyhow!(
+                "--bless needs --golden FILE or a `golden:` section in the spec"
+            )))
+        }
+        None => None,
+    };
+    let audit = match &exp.spec.audit {
+        None => None,
+        Some(req) => {
+            let (rows, ledger, verdict) =
+                crate::check::audit::privacy_check(&exp, req, opts_data_dir.as_deref()).map_err(
+                    |e| match e {
+                        crate::check::audit::PrivacyCheckError::Audit(e) => bad_input(e),
+                        e => failed(e),
+                    },
+                )?;
+            let p = out.join("audit.csv");
+            std::fs::write(&p, crate::audit::spec::audit_csv(&rows))
+                .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+            let p = out.join("ledger.csv");
+            std::fs::write(&p, crate::run::ledger::ledger_csv(&ledger))
+                .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+            Some(verdict)
+        }
+    };
+    let report = CheckReport {
+        cells,
+        claims,
+        golden,
+        epsilon_matches,
+        rank_sums,
+        audit,
+        provisional: (exp.repetitions < exp.spec.repetitions)
+            .then_some((exp.repetitions, exp.spec.repetitions)),
+        readings: exp
+            .reported
+            .iter()
+            .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
+            .collect(),
+    };
+    let title = format!("dp-repro check: {}", exp.spec.name);
+    let (md, tex) = render_check(&report, &title).map_err(failed)?;
+    let csv = crate::check::check_csv(&report);
+    for (name, text) in [("check.md", &md), ("check.tex", &tex), ("check.csv", &csv)] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+    }
+    if quiet {
+        // One line per failing item and the verdict; the full report is in check.md.
+        for line in crate::check::quiet_lines(&report, &title) {
+            println!("{line}");
+        }
+    } else {
+        println!("{md}");
+    }
+    if report.regressed() {
+        return Err(Failure {
+            code: 1,
+            error: anyhow!("regression: see {}", out.join("check.md").display()),
+        });
+    }
+    Ok(())
+}
