@@ -12,61 +12,10 @@
 //! beside all scores and the ε the file states.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::reported::{method_key, ratio_rows, DatasetNames, ReportedSpec};
+use super::reported_spec::{method_key, ratio_rows, DatasetNames, ReportedSpec};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
-
-/// The `epsilon_match:` part of a spec's `reported:` section: a reported file whose
-/// tables' ε are to be inferred rather than assumed. Every field but `group_column` and
-/// `require_stated` defaults to the `reported:` section's own (its one file,
-/// `method_columns`, `methods`, `value.ratio_to`, `value_column`), so
-/// `epsilon_match: {}` infers the ε of the cells the section checks.
-///
-/// ```yaml
-/// epsilon_match:
-///   file: histoftree_tables.csv          # relative to the spec's folder
-///   group_column: table                  # default `table`
-///   method_columns: [setting, method, partition]
-///   methods: {aligned/HistOfTree/ME: HistOfTree(ME) A, personalized/Hist: Hist}
-///   ratio_to: DT                         # ours = mean / mean of DT on the data set
-///   require_stated: false                # a disagreement is informational (default)
-/// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct EpsilonMatchSpec {
-    /// The reported CSV, relative to the spec's folder; default the section's only file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<PathBuf>,
-    /// The column naming each row's table; default `table`.
-    #[serde(default = "default_group_column")]
-    pub group_column: String,
-    /// The columns whose non-empty fields, joined by `/`, make the method key; default
-    /// the section's `method_columns`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method_columns: Option<Vec<String>>,
-    /// Method key → our method label; rows with other keys are left out. Default the
-    /// section's `methods` (required there or here).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub methods: Option<BTreeMap<String, String>>,
-    /// Compare our ratio to this method's mean on the same data set (MSE ratios);
-    /// default the section's `value.ratio_to`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ratio_to: Option<String>,
-    /// The value column; default the section's `value_column`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value_column: Option<String>,
-    /// Whether a best ε other than the stated one is a regression (default: no, the
-    /// stated ε may be an inference itself).
-    #[serde(default)]
-    pub require_stated: bool,
-}
-
-fn default_group_column() -> String {
-    "table".to_string()
-}
 
 /// One reported cell of a table whose ε is to be inferred.
 #[derive(Debug, Clone, PartialEq)]

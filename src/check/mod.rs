@@ -35,6 +35,7 @@ pub mod golden;
 pub mod rank_sums;
 pub mod render;
 pub mod reported;
+pub mod reported_spec;
 pub mod sensitivity;
 
 use std::collections::HashMap;
@@ -45,18 +46,14 @@ pub use claims::{
 };
 
 pub use check_csv::check_csv;
-pub use epsilon_match::{
-    epsilon_matches, match_epsilons, EpsilonMatch, EpsilonMatchSpec, EpsilonScore,
-};
+pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
-pub use rank_sums::{
-    compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck, RankSumSpec, RankSumTolerance,
-};
+pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
 pub use render::{quiet_lines, render_check};
-pub use reported::{
-    cell_verdict, compare_reported, ratio_rows, Band, CellCheck, DatasetNames, EpsilonReading,
-    KnownDeviation, NotAvailable, ReportedSpec, ReportedValue, RowIndex, Tolerance, Verdict,
-    NOT_IN_SPEC,
+pub use reported::{cell_verdict, compare_reported, CellCheck, RowIndex, NOT_IN_SPEC};
+pub use reported_spec::{
+    ratio_rows, Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, NotAvailable,
+    RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
 };
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,

@@ -21,73 +21,14 @@
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::reported::{method_key, KnownDeviation, ReportedSpec, Verdict};
+use super::reported_spec::{method_key, RankSumSpec, ReportedSpec, Verdict};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
 use crate::data::Task;
 use crate::run::table::{table_rows, Selected, SelectedMap, TableData};
 use crate::spec::raw::{RatioOf, SummaryRow, TableEntry, TableValue};
 use crate::stats::Summary;
-
-/// `reported.rank_sums`: a file of the paper's rank sums and the spec table ours come
-/// from. Method keys and labels are the section's `method_columns` and `methods`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RankSumSpec {
-    /// The CSV of rank sums, relative to the folder of the `reported:` file.
-    pub file: PathBuf,
-    /// The name of the spec's table (`tables[].name`) whose rank sums are ours, for every
-    /// table of the file; or give `tables`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<String>,
-    /// The paper's table (values of `group_column`) → the spec's table holding ours, when
-    /// the spec renders one table per paper table (`{T1: T1, C3a: C3a, C3b: C3b}`); rows
-    /// of unmapped tables are left out. Exactly one of `table` and `tables`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables: Option<BTreeMap<String, String>>,
-    /// The column naming the paper's table of a row; default `table`.
-    #[serde(default = "default_group_column")]
-    pub group_column: String,
-    /// The column naming the block of a row; default `setting`.
-    #[serde(default = "default_block_column")]
-    pub block_column: String,
-    /// The paper's block names (values of `block_column`) → our block labels
-    /// (`tables[].blocks[].label`); a table without blocks has the one block `""`.
-    pub blocks: BTreeMap<String, String>,
-    /// The column of the rank sums; default `rank_sum`.
-    #[serde(default = "default_value_column")]
-    pub value_column: String,
-    /// When our rank sum reproduces the paper's.
-    pub tolerance: RankSumTolerance,
-    /// Rank sums allowed outside the tolerance (`methods`, `epsilons`; `datasets` never
-    /// matches a rank sum), each with its reason.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub known_deviations: Vec<KnownDeviation>,
-}
-
-/// `|ours − paper| ≤ absolute` (rank sums are integers; 10 data sets and 5 methods give
-/// sums from 10 to 50).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RankSumTolerance {
-    /// Largest accepted difference, ≥ 0.
-    pub absolute: f64,
-}
-
-fn default_group_column() -> String {
-    "table".to_string()
-}
-
-fn default_block_column() -> String {
-    "setting".to_string()
-}
-
-fn default_value_column() -> String {
-    "rank_sum".to_string()
-}
 
 /// One reported rank sum compared with ours.
 #[derive(Debug, Clone, PartialEq)]

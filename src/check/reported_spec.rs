@@ -1,0 +1,856 @@
+//! The spec's `reported:` section as it is written: which files hold the paper's numbers,
+//! how their rows name data sets and methods, the tolerance and known deviations of a
+//! cell, its `epsilon_match:` and `rank_sums:` parts, and the verdict of a compared cell.
+//! Below the checks that read it (cells in `reported.rs`, ε inference in
+//! `epsilon_match.rs`, rank sums in `rank_sums.rs`), which import it and not each other.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{eps_text, CheckError, CsvTable, SelectedRow};
+
+/// The spec's `reported:` section: which files hold the paper's numbers and how each cell
+/// is compared with ours.
+///
+/// ```yaml
+/// reported:
+///   files: [reported/lpdt_table2.csv, reported/lpdt_table5.csv]  # relative to the spec
+///   dataset_names: abbreviation     # ABA → abalone through the manifests (default)
+///   tolerance: {relative: 0.25, se: 3}
+///   known_deviations:
+///     - {methods: [LPDT-M, LPDT-V], epsilons: [0.5, 1], reason: "docs/methods/lpdt.md §12 item 2"}
+///     - {methods: [DECONV], reason: "not implemented"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportedSpec {
+    /// CSV files of reported values, relative to the folder of the spec file. Cells that
+    /// appear identically (same data set, method, ε and value) in several files are
+    /// checked once; differing values are all kept.
+    pub files: Vec<PathBuf>,
+    /// How the `dataset` column of the files names data sets.
+    #[serde(default)]
+    pub dataset_names: DatasetNames,
+    /// When a cell counts as reproduced.
+    pub tolerance: Tolerance,
+    /// Cells allowed to fall outside the tolerance, each selector with its reason. The
+    /// first selector that matches gives the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_deviations: Vec<KnownDeviation>,
+    /// The column of the files holding the reported values (default `value`; the LPCT
+    /// files call it `accuracy`).
+    #[serde(
+        default = "default_value_column",
+        skip_serializing_if = "is_default_value_column"
+    )]
+    pub value_column: String,
+    /// Infer the ε of each table of a reported file instead of assuming it (the
+    /// HistOfTree tables, `docs/methods/histoftree.md` §10): one summary line per table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_match: Option<EpsilonMatchSpec>,
+    /// The columns whose non-empty fields, joined by `/`, make a row's method key
+    /// (default `[method]`): the HistOfTree file's `[setting, method, partition]` gives
+    /// `aligned/HistOfTree/ME` and `personalized/Hist`.
+    #[serde(
+        default = "default_method_columns",
+        skip_serializing_if = "is_default_method_columns"
+    )]
+    pub method_columns: Vec<String>,
+    /// Method key → our method label. Absent: the key is the label. Given: rows whose key
+    /// is not in the map are left out; several keys may map onto one label (both Hist
+    /// keys onto `Hist`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<BTreeMap<String, String>>,
+    /// What the reported values are, when not our plain means: `{ratio_to: DT}` = the
+    /// paper's MSE ratios, compared with our mean over the mean of the `ratio_to` row
+    /// (the non-private one, or the one at the same ε) on the same data set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ReportedValue>,
+    /// Rank sums of the paper (one row per table, block and method) against those our
+    /// spec table computes (`reported.rank_sums`, the HistOfTree tables' last rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_sums: Option<RankSumSpec>,
+    /// The column of the files holding ε (default `epsilon`; the DiPriMe files call the
+    /// nominal ε `eps_nominal`): empty for a non-private method.
+    #[serde(
+        default = "default_epsilon_column",
+        skip_serializing_if = "is_default_epsilon_column"
+    )]
+    pub epsilon_column: String,
+    /// The column holding the paper's 95 % interval half-width of each value (the
+    /// DiPriMe files' `mse_ci95_halfwidth` / `acc_ci95_halfwidth`, `docs/methods/diprime.md` §11):
+    /// printed beside the paper's value and needed by `tolerance.halfwidths`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halfwidth_column: Option<String>,
+    /// Reported data set name → our data set name, for names the manifests' abbreviations
+    /// do not map (the DiPriMe files' `turbine` → `gas_turbine`); checked before
+    /// `dataset_names`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub datasets: BTreeMap<String, String>,
+    /// The ε each of the paper's tables is read at, when the paper does not print it
+    /// legibly (the HistOfTree tables): overrides the files' ε column for every private
+    /// cell of a table named in the map. Stated in the spec with where the reading comes
+    /// from; `epsilon_match` shows in check.md how well every ε we ran fits each table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon_reading: Option<EpsilonReading>,
+    /// Reported data sets we cannot run (no data), each group with its reason: their
+    /// cells are listed with the verdict *not available* (never a regression) instead of
+    /// being left out silently (DiPriMe's Flight, HIGGS and PUC-Rio).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_available: Vec<NotAvailable>,
+}
+
+/// `reported.epsilon_reading`: the ε of each reported table, read rather than printed.
+///
+/// ```yaml
+/// epsilon_reading:
+///   column: table                      # the files' column naming each row's table
+///   epsilons: {T1: 2, C3a: 1, C3b: 4}  # table -> the ε its cells are compared at
+///   source: "inferred: the ε we ran whose cells fit each table best (epsilon_match)"
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpsilonReading {
+    /// The column naming each row's table.
+    pub column: String,
+    /// Table → ε (> 0).
+    pub epsilons: BTreeMap<String, f64>,
+    /// Where the reading comes from (printed in check.md), e.g. the method card's reading
+    /// or the inference of `epsilon_match`.
+    pub source: String,
+}
+
+impl EpsilonReading {
+    /// The line check.md prints: `ε read per table (source): T1 at 2, …`.
+    pub fn line(&self) -> String {
+        let tables: Vec<String> = self
+            .epsilons
+            .iter()
+            .map(|(t, e)| format!("{t} at ε = {e}"))
+            .collect();
+        format!("ε read per table ({}): {}.", self.source, tables.join(", "))
+    }
+}
+
+/// `reported.not_available`: reported data sets without data here, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotAvailable {
+    /// The data sets as the reported files name them.
+    pub datasets: Vec<String>,
+    /// Why they are not run (printed in the report).
+    pub reason: String,
+}
+
+fn default_epsilon_column() -> String {
+    "epsilon".to_string()
+}
+
+fn is_default_epsilon_column(c: &String) -> bool {
+    c == "epsilon"
+}
+
+/// `reported.value`: the reported numbers are ratios of our means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportedValue {
+    /// The denominator method's label (e.g. `DT`, the HistOfTree paper's non-private
+    /// tree, `docs/methods/histoftree.md` §10): ours = mean / mean of this method on the data set.
+    pub ratio_to: String,
+}
+
+fn default_method_columns() -> Vec<String> {
+    vec!["method".to_string()]
+}
+
+fn is_default_method_columns(c: &[String]) -> bool {
+    c == ["method"]
+}
+
+impl ReportedSpec {
+    /// The section with these files and tolerance and every other field at its YAML
+    /// default (abbreviated data set names, columns `dataset,method,epsilon,value`, no known
+    /// deviations).
+    pub fn new(files: Vec<PathBuf>, tolerance: Tolerance) -> ReportedSpec {
+        ReportedSpec {
+            files,
+            dataset_names: DatasetNames::default(),
+            tolerance,
+            known_deviations: Vec::new(),
+            value_column: default_value_column(),
+            epsilon_match: None,
+            method_columns: default_method_columns(),
+            methods: None,
+            value: None,
+            rank_sums: None,
+            epsilon_column: default_epsilon_column(),
+            halfwidth_column: None,
+            datasets: BTreeMap::new(),
+            epsilon_reading: None,
+            not_available: Vec::new(),
+        }
+    }
+
+    /// The denominator of `value: {ratio_to: …}`, if any.
+    pub fn ratio_to(&self) -> Option<&str> {
+        self.value.as_ref().map(|v| v.ratio_to.as_str())
+    }
+
+    /// The method label of a row: its key (the non-empty fields of `method_columns`
+    /// joined by `/`) through the `methods` map; `None` when a map is given and lacks
+    /// the key.
+    pub fn method_label(&self, key: &str) -> Option<String> {
+        match &self.methods {
+            None => Some(key.to_string()),
+            Some(m) => m.get(key).cloned(),
+        }
+    }
+}
+
+/// The method key of a CSV record: the non-empty fields of `columns`, joined by `/`.
+pub(crate) fn method_key(t: &CsvTable, r: &csv::StringRecord, columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|c| t.get(r, c))
+        .filter(|f| !f.is_empty())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Our rows as ratios to `denominator` (MSE ratios, `docs/methods/histoftree.md` §10): every row of
+/// another method whose data set has a `denominator` row at the same ε or a non-private
+/// one (preferred in that order) becomes mean / D, std / D, median / D with D the
+/// denominator's mean (the denominator's own noise is not propagated); rows without a
+/// denominator are left out, as are the denominator's own rows.
+pub fn ratio_rows(selected: &[SelectedRow], denominator: &str) -> Vec<SelectedRow> {
+    let mut means: HashMap<(&str, String), f64> = HashMap::new();
+    for r in selected.iter().filter(|r| r.method == denominator) {
+        let et = r.epsilon.map(eps_text).unwrap_or_default();
+        means.insert((r.dataset.as_str(), et), r.mean);
+    }
+    selected
+        .iter()
+        .filter(|r| r.method != denominator)
+        .filter_map(|r| {
+            let et = r.epsilon.map(eps_text).unwrap_or_default();
+            let d = means
+                .get(&(r.dataset.as_str(), et))
+                .or_else(|| means.get(&(r.dataset.as_str(), String::new())))?;
+            Some(SelectedRow {
+                mean: r.mean / d,
+                std: r.std / d,
+                median: r.median / d,
+                ..r.clone()
+            })
+        })
+        .collect()
+}
+
+fn default_value_column() -> String {
+    "value".to_string()
+}
+
+fn is_default_value_column(c: &String) -> bool {
+    c == "value"
+}
+
+/// How reported files name data sets.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetNames {
+    /// The paper's abbreviations (`ABA`), mapped to manifest names (`abalone`) through
+    /// `paper.abbreviation` of `datasets/<name>.yaml`; a name absent from the map is
+    /// used as it is.
+    #[default]
+    Abbreviation,
+    /// Our data set names, used as they are.
+    Name,
+}
+
+/// When our mean reproduces a reported value. A cell is within tolerance when
+/// `|ours − paper| / |paper| ≤ relative` **or** `|ours − paper| ≤ se × our standard
+/// error` (std / √reps over repetitions) **or** `|ours − paper| ≤ halfwidths ×
+/// √(h_paper² + h_ours²)`; any criterion given suffices, and at least one must be given.
+/// With `paper = 0` the relative criterion needs `ours = 0`.
+///
+/// `halfwidths` (the DiPriMe tables, whose runs are not replayable, `docs/methods/diprime.md` §6.1):
+/// `h_paper` is the paper's printed 95 % Student-t half-width of its mean
+/// (`reported.halfwidth_column`) and `h_ours` the same statistic of ours,
+/// `t_{0.975,n−1}·sd₀/√n` ([`crate::stats::ci95_halfwidth_from_std`]; 0 when we have one
+/// repetition). The paper's mean and ours are independent means of the same quantity
+/// when we reproduce it, so their difference has variance `σ_p²/n_p + σ_o²/n_o`, whose
+/// 95 % half-width is about `√(h_paper² + h_ours²)`: `halfwidths: 1` is a two-sided 5 %
+/// test of equal expectations per cell. The paper's half-width alone would ignore our own
+/// noise (a cell of a method noisier than the paper's run would fail by chance) and would
+/// make cells whose paper half-width rounds to 0 unreachable. With 10 repetitions each
+/// the band is `k · 2.146 · SE_diff` (t_{0.975,9}·√0.9, sd₀ against the sample sd), so
+/// `halfwidths: 2` rejects a reproducing cell with probability
+/// `P(|t_18| > 4.29) ≈ 4e-4`: about 0.03 false alarms over the 59 cells of DiPriMe
+/// Tables 1–2 (Bonferroni: ≤ 5 % family-wise), while a shift of 2 paper half-widths
+/// (≈ 4.5 of the paper's standard errors) is flagged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// Relative tolerance, a fraction (0.1 = 10 %); finite and ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative: Option<f64>,
+    /// Band half-width in units of our standard error of the mean; finite and ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub se: Option<f64>,
+    /// Band half-width in units of the combined 95 % half-width `√(h_paper² + h_ours²)`;
+    /// finite and ≥ 0; needs `reported.halfwidth_column`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halfwidths: Option<f64>,
+}
+
+impl Tolerance {
+    /// Whether `ours` (with standard error `se`) reproduces `paper`. Non-finite
+    /// differences are never within tolerance.
+    pub fn accepts(&self, ours: f64, se: f64, paper: f64) -> bool {
+        let diff = (ours - paper).abs();
+        diff.is_finite() && diff <= self.allowed(se, f64::NAN, 0, paper, None)
+    }
+
+    /// The largest |ours − paper| this tolerance accepts for a cell (in the unit of the
+    /// reported values): the largest of `relative × |paper|`, `se × our standard error`
+    /// and `halfwidths × √(h_paper² + h_ours²)`, over the criteria given (a criterion
+    /// whose inputs are missing or not finite gives nothing). `std` is our sample standard
+    /// deviation (denominator n − 1) over `reps` repetitions. `check.csv` writes it as the
+    /// cell's `tolerance`.
+    pub fn allowed(
+        &self,
+        se: f64,
+        std: f64,
+        reps: usize,
+        paper: f64,
+        paper_halfwidth: Option<f64>,
+    ) -> f64 {
+        let mut out = f64::NEG_INFINITY;
+        if let Some(r) = self.relative {
+            out = out.max(r * paper.abs());
+        }
+        if let Some(k) = self.se {
+            if se.is_finite() {
+                out = out.max(k * se);
+            }
+        }
+        if let (Some(k), Some(hp)) = (self.halfwidths, paper_halfwidth) {
+            let ho = if std.is_finite() {
+                crate::stats::ci95_halfwidth_from_std(std, reps).unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            let band = k * hp.hypot(ho);
+            if band.is_finite() {
+                out = out.max(band);
+            }
+        }
+        out
+    }
+
+    /// [`Tolerance::accepts`], or within `halfwidths × √(h_paper² + h_ours²)` when that
+    /// criterion is given and the paper's half-width `paper_halfwidth` is known; `std` is
+    /// our sample standard deviation (denominator n − 1) over `reps` repetitions, `se`
+    /// our standard error. Non-finite differences are never within tolerance.
+    ///
+    /// ```
+    /// use dp_repro::check::Tolerance;
+    /// let t = Tolerance { halfwidths: Some(2.0), ..Tolerance::default() };
+    /// // Paper 0.0159 ± 0.0007; ours 0.0170 with sd 0.001 over 10 runs (h ≈ 0.000679):
+    /// // |diff| = 0.0011 ≤ 2·√(0.0007² + 0.000679²) ≈ 0.00195.
+    /// assert!(t.accepts_cell(0.0170, 0.001 / 10f64.sqrt(), 0.001, 10, 0.0159, Some(0.0007)));
+    /// assert!(!t.accepts_cell(0.0185, 0.001 / 10f64.sqrt(), 0.001, 10, 0.0159, Some(0.0007)));
+    /// ```
+    pub fn accepts_cell(
+        &self,
+        ours: f64,
+        se: f64,
+        std: f64,
+        reps: usize,
+        paper: f64,
+        paper_halfwidth: Option<f64>,
+    ) -> bool {
+        let diff = (ours - paper).abs();
+        diff.is_finite() && diff <= self.allowed(se, std, reps, paper, paper_halfwidth)
+    }
+}
+
+/// A selector of reported cells that may deviate, with the band they are expected in and
+/// the reason. Each list restricts one coordinate; an absent list matches any value.
+/// `datasets` entries match our name (`abalone`) or the reported one (`ABA`); `epsilons`
+/// never match a non-private cell (empty ε).
+///
+/// A cell outside the tolerance that a selector matches is a *deviation* only while ours
+/// stays inside the selector's [`Band`]; outside it, it is a regression. The band is set
+/// from measured runs (their seed spread included) and written down before the check that
+/// uses it. The reason either names the spec that tested its hypothesis (`tested_by`) or
+/// starts with `unexplained`; the check counts explained and unexplained deviations apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KnownDeviation {
+    /// Data sets (ours or the paper's names); `None` = any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasets: Option<Vec<String>>,
+    /// Method labels; `None` = any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<Vec<String>>,
+    /// ε values; `None` = any (including non-private cells).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilons: Option<Vec<f64>>,
+    /// Where ours is expected: a ratio to the paper's value or an absolute range.
+    pub band: Band,
+    /// The spec(s) that tested the reason's hypothesis (paths as written, from the
+    /// repository root); absent only when the reason starts with `unexplained`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tested_by: Vec<String>,
+    /// Why these cells deviate (printed as a footnote of the report), e.g. a paper
+    /// section and the mechanism detail behind the gap, or `unexplained: …`.
+    pub reason: String,
+}
+
+/// The band a known deviation's cells are expected in (both ends included). In YAML
+/// `{ratio: [lo, hi]}` or `{absolute: [lo, hi]}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(try_from = "BandYaml", into = "BandYaml")]
+pub enum Band {
+    /// ours / paper in `[lo, hi]` (the paper's value must be non-zero).
+    Ratio([f64; 2]),
+    /// ours in `[lo, hi]`, in the unit of the reported values.
+    Absolute([f64; 2]),
+}
+
+/// [`Band`] as YAML writes it: exactly one of the two fields.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [{ "required": ["ratio"] }, { "required": ["absolute"] }]))]
+struct BandYaml {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ratio: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    absolute: Option<[f64; 2]>,
+}
+
+impl TryFrom<BandYaml> for Band {
+    type Error = String;
+    fn try_from(b: BandYaml) -> Result<Band, String> {
+        match (b.ratio, b.absolute) {
+            (Some(r), None) => Ok(Band::Ratio(r)),
+            (None, Some(a)) => Ok(Band::Absolute(a)),
+            _ => Err("give exactly one of `ratio: [lo, hi]` (ours / paper) and `absolute: [lo, hi]` (ours, in the values' unit)".into()),
+        }
+    }
+}
+
+impl From<Band> for BandYaml {
+    fn from(b: Band) -> BandYaml {
+        match b {
+            Band::Ratio(r) => BandYaml {
+                ratio: Some(r),
+                ..BandYaml::default()
+            },
+            Band::Absolute(a) => BandYaml {
+                absolute: Some(a),
+                ..BandYaml::default()
+            },
+        }
+    }
+}
+
+impl Band {
+    /// Whether ours lies in the band (`paper` is the reported value).
+    pub fn contains(&self, ours: f64, paper: f64) -> bool {
+        match *self {
+            Band::Ratio([lo, hi]) => {
+                paper != 0.0 && {
+                    let r = ours / paper;
+                    r.is_finite() && lo <= r && r <= hi
+                }
+            }
+            Band::Absolute([lo, hi]) => ours.is_finite() && lo <= ours && ours <= hi,
+        }
+    }
+
+    /// The band as the reports print it: `ratio 0.80–1.10` or `value 0.61–0.66`.
+    pub fn text(&self) -> String {
+        match self {
+            Band::Ratio([lo, hi]) => format!("ratio {lo}–{hi}"),
+            Band::Absolute([lo, hi]) => format!("value {lo}–{hi}"),
+        }
+    }
+
+    fn ends(&self) -> [f64; 2] {
+        match *self {
+            Band::Ratio(e) | Band::Absolute(e) => e,
+        }
+    }
+}
+
+impl KnownDeviation {
+    /// Whether the selector matches a cell of data set `ours` / `reported`, `method`, `ε`.
+    pub fn matches(&self, ours: &str, reported: &str, method: &str, epsilon: Option<f64>) -> bool {
+        let ds = self
+            .datasets
+            .as_ref()
+            .is_none_or(|v| v.iter().any(|d| d == ours || d == reported));
+        let m = self
+            .methods
+            .as_ref()
+            .is_none_or(|v| v.iter().any(|x| x == method));
+        let e = match (&self.epsilons, epsilon) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(v), Some(e)) => v.contains(&e),
+        };
+        ds && m && e
+    }
+
+    /// Whether the deviation is explained: its reason does not start with `unexplained`
+    /// (validation then requires `tested_by`).
+    pub fn explained(&self) -> bool {
+        !self.reason.trim_start().starts_with("unexplained")
+    }
+
+    /// The reason as a report prints it, with the specs that tested it.
+    pub fn note(&self) -> String {
+        if self.tested_by.is_empty() {
+            self.reason.clone()
+        } else {
+            format!("{} (tested by {})", self.reason, self.tested_by.join(", "))
+        }
+    }
+
+    /// Checks one entry (`field` is its path, e.g. `reported.known_deviations[2]`): a
+    /// non-empty reason that names `tested_by` specs or starts with `unexplained`,
+    /// non-empty selector lists, positive ε, a band with finite ends lo ≤ hi (a ratio
+    /// band's ends > 0).
+    ///
+    /// # Errors
+    /// [`CheckError::Invalid`] naming the field and what would be valid.
+    pub fn validate(&self, field: &str) -> Result<(), CheckError> {
+        let invalid = |name: &str, message: String| CheckError::Invalid {
+            field: format!("{field}.{name}"),
+            message,
+        };
+        if self.reason.trim().is_empty() {
+            return Err(invalid(
+                "reason",
+                "is empty; say why these cells deviate (e.g. the paper section or the mechanism detail behind the gap)".into(),
+            ));
+        }
+        if self.explained() && self.tested_by.is_empty() {
+            return Err(invalid(
+                "tested_by",
+                "is missing: name the spec(s) that tested the reason's hypothesis, or start the reason with `unexplained`".into(),
+            ));
+        }
+        if self.tested_by.iter().any(|t| t.trim().is_empty()) {
+            return Err(invalid("tested_by", "names an empty spec path".into()));
+        }
+        for (name, empty) in [
+            (
+                "datasets",
+                self.datasets.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+            (
+                "methods",
+                self.methods.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+            (
+                "epsilons",
+                self.epsilons.as_ref().is_some_and(|v| v.is_empty()),
+            ),
+        ] {
+            if empty {
+                return Err(invalid(
+                    name,
+                    "is an empty list, which matches nothing; omit the field to match any".into(),
+                ));
+            }
+        }
+        if let Some(e) = self
+            .epsilons
+            .iter()
+            .flatten()
+            .find(|e| !(e.is_finite() && **e > 0.0))
+        {
+            return Err(invalid("epsilons", format!("{e} is not a positive number")));
+        }
+        let [lo, hi] = self.band.ends();
+        let ratio = matches!(self.band, Band::Ratio(_));
+        if !(lo.is_finite() && hi.is_finite() && lo <= hi) || (ratio && lo <= 0.0) {
+            return Err(invalid(
+                "band",
+                format!(
+                    "[{lo}, {hi}] is not a band: give finite ends lo ≤ hi{}",
+                    if ratio { ", both > 0 for a ratio" } else { "" }
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ReportedSpec {
+    /// Checks the section: at least one file; a tolerance with at least one criterion,
+    /// each finite and ≥ 0; known deviations with a non-empty reason, non-empty selector
+    /// lists (omit a list to match any) and positive ε.
+    ///
+    /// # Errors
+    /// [`CheckError::Invalid`] naming the field (`reported.tolerance`,
+    /// `reported.known_deviations[i].reason`, …) and what would be valid.
+    pub fn validate(&self) -> Result<(), CheckError> {
+        let invalid = |field: String, message: &str| CheckError::Invalid {
+            field,
+            message: message.to_string(),
+        };
+        if self.files.is_empty() {
+            return Err(invalid(
+                "reported.files".into(),
+                "is empty; list at least one CSV of reported values (relative to the spec)",
+            ));
+        }
+        let t = &self.tolerance;
+        if t.relative.is_none() && t.se.is_none() && t.halfwidths.is_none() {
+            return Err(invalid(
+                "reported.tolerance".into(),
+                "gives no criterion; set `relative` (a fraction, e.g. 0.1), `se` (a band in standard errors, e.g. 3) and/or `halfwidths` (a band in 95 % half-widths, e.g. 2, with `halfwidth_column`)",
+            ));
+        }
+        if t.halfwidths.is_some() && self.halfwidth_column.is_none() {
+            return Err(invalid(
+                "reported.tolerance.halfwidths".into(),
+                "needs the paper's half-widths: set `reported.halfwidth_column` to the files' column holding them (e.g. mse_ci95_halfwidth)",
+            ));
+        }
+        if self.epsilon_column.trim().is_empty()
+            || self
+                .halfwidth_column
+                .as_ref()
+                .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(invalid(
+                "reported.epsilon_column".into(),
+                "an empty column name (epsilon_column or halfwidth_column); name a column of the files or omit the field",
+            ));
+        }
+        for (i, n) in self.not_available.iter().enumerate() {
+            if n.datasets.is_empty() || n.reason.trim().is_empty() {
+                return Err(invalid(
+                    format!("reported.not_available[{i}]"),
+                    "needs a non-empty `datasets` list and a `reason`",
+                ));
+            }
+        }
+        for (name, v) in [
+            ("relative", t.relative),
+            ("se", t.se),
+            ("halfwidths", t.halfwidths),
+        ] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(invalid(
+                        format!("reported.tolerance.{name}"),
+                        &format!("{v} is not a finite number ≥ 0"),
+                    ));
+                }
+            }
+        }
+        if self.method_columns.is_empty() || self.method_columns.iter().any(|c| c.trim().is_empty())
+        {
+            return Err(invalid(
+                "reported.method_columns".into(),
+                "is empty or names an empty column; list the columns whose fields make the method key, e.g. [setting, method, partition]",
+            ));
+        }
+        if let Some(m) = &self.methods {
+            if m.is_empty() {
+                return Err(invalid(
+                    "reported.methods".into(),
+                    "is an empty map, which leaves every row out; map each method key to our label or omit the field",
+                ));
+            }
+            if let Some((k, _)) = m.iter().find(|(_, v)| v.trim().is_empty()) {
+                return Err(invalid(
+                    format!("reported.methods.{k}"),
+                    "is empty; give our method label",
+                ));
+            }
+        }
+        if self.ratio_to().is_some_and(|d| d.trim().is_empty()) {
+            return Err(invalid(
+                "reported.value.ratio_to".into(),
+                "is empty; name the denominator method (e.g. DT)",
+            ));
+        }
+        for (i, k) in self.known_deviations.iter().enumerate() {
+            k.validate(&format!("reported.known_deviations[{i}]"))?;
+        }
+        if let Some(er) = &self.epsilon_reading {
+            if er.column.trim().is_empty() || er.epsilons.is_empty() || er.source.trim().is_empty()
+            {
+                return Err(invalid(
+                    "reported.epsilon_reading".into(),
+                    "needs a `column`, a non-empty `epsilons` map (table -> epsilon) and a `source` saying where the reading comes from",
+                ));
+            }
+            if let Some((t, e)) = er
+                .epsilons
+                .iter()
+                .find(|(_, e)| !(e.is_finite() && **e > 0.0))
+            {
+                return Err(invalid(
+                    format!("reported.epsilon_reading.epsilons.{t}"),
+                    &format!("{e} is not a positive number"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of one reported cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within [`Tolerance`].
+    Ok,
+    /// Outside tolerance, but a [`KnownDeviation`] matches; its reason.
+    KnownDeviation(String),
+    /// Outside tolerance and not a known deviation: a regression.
+    Regression,
+    /// Nothing to compare: the paper prints "−", or we have no result for this method or
+    /// ε (e.g. DECONV, not implemented). Not a regression.
+    NotRun,
+    /// The data set is listed in `reported.not_available` (we have no data for it); the
+    /// reason. Not a regression.
+    NotAvailable(String),
+}
+
+impl Verdict {
+    /// The verdict as `check.csv` writes it: `ok`, `deviation`, `regression` or
+    /// `not_run` (a data set without data is not run).
+    pub fn csv_name(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::KnownDeviation(_) => "deviation",
+            Verdict::Regression => "regression",
+            Verdict::NotRun | Verdict::NotAvailable(_) => "not_run",
+        }
+    }
+
+    /// Short name: `ok`, `known deviation`, `regression`, `not run`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::KnownDeviation(_) => "known deviation",
+            Verdict::Regression => "regression",
+            Verdict::NotRun => "not run",
+            Verdict::NotAvailable(_) => "not available",
+        }
+    }
+}
+
+/// The `epsilon_match:` part of a spec's `reported:` section: a reported file whose
+/// tables' ε are to be inferred rather than assumed. Every field but `group_column` and
+/// `require_stated` defaults to the `reported:` section's own (its one file,
+/// `method_columns`, `methods`, `value.ratio_to`, `value_column`), so
+/// `epsilon_match: {}` infers the ε of the cells the section checks.
+///
+/// ```yaml
+/// epsilon_match:
+///   file: histoftree_tables.csv          # relative to the spec's folder
+///   group_column: table                  # default `table`
+///   method_columns: [setting, method, partition]
+///   methods: {aligned/HistOfTree/ME: HistOfTree(ME) A, personalized/Hist: Hist}
+///   ratio_to: DT                         # ours = mean / mean of DT on the data set
+///   require_stated: false                # a disagreement is informational (default)
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpsilonMatchSpec {
+    /// The reported CSV, relative to the spec's folder; default the section's only file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// The column naming each row's table; default `table`.
+    #[serde(default = "default_group_column")]
+    pub group_column: String,
+    /// The columns whose non-empty fields, joined by `/`, make the method key; default
+    /// the section's `method_columns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method_columns: Option<Vec<String>>,
+    /// Method key → our method label; rows with other keys are left out. Default the
+    /// section's `methods` (required there or here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<BTreeMap<String, String>>,
+    /// Compare our ratio to this method's mean on the same data set (MSE ratios);
+    /// default the section's `value.ratio_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to: Option<String>,
+    /// The value column; default the section's `value_column`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_column: Option<String>,
+    /// Whether a best ε other than the stated one is a regression (default: no, the
+    /// stated ε may be an inference itself).
+    #[serde(default)]
+    pub require_stated: bool,
+}
+
+fn default_group_column() -> String {
+    "table".to_string()
+}
+
+/// `reported.rank_sums`: a file of the paper's rank sums and the spec table ours come
+/// from. Method keys and labels are the section's `method_columns` and `methods`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RankSumSpec {
+    /// The CSV of rank sums, relative to the folder of the `reported:` file.
+    pub file: PathBuf,
+    /// The name of the spec's table (`tables[].name`) whose rank sums are ours, for every
+    /// table of the file; or give `tables`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// The paper's table (values of `group_column`) → the spec's table holding ours, when
+    /// the spec renders one table per paper table (`{T1: T1, C3a: C3a, C3b: C3b}`); rows
+    /// of unmapped tables are left out. Exactly one of `table` and `tables`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<BTreeMap<String, String>>,
+    /// The column naming the paper's table of a row; default `table`.
+    #[serde(default = "default_group_column")]
+    pub group_column: String,
+    /// The column naming the block of a row; default `setting`.
+    #[serde(default = "default_block_column")]
+    pub block_column: String,
+    /// The paper's block names (values of `block_column`) → our block labels
+    /// (`tables[].blocks[].label`); a table without blocks has the one block `""`.
+    pub blocks: BTreeMap<String, String>,
+    /// The column of the rank sums; default `rank_sum`.
+    #[serde(default = "default_rank_sum_column")]
+    pub value_column: String,
+    /// When our rank sum reproduces the paper's.
+    pub tolerance: RankSumTolerance,
+    /// Rank sums allowed outside the tolerance (`methods`, `epsilons`; `datasets` never
+    /// matches a rank sum), each with its reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_deviations: Vec<KnownDeviation>,
+}
+
+/// `|ours − paper| ≤ absolute` (rank sums are integers; 10 data sets and 5 methods give
+/// sums from 10 to 50).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RankSumTolerance {
+    /// Largest accepted difference, ≥ 0.
+    pub absolute: f64,
+}
+
+fn default_block_column() -> String {
+    "setting".to_string()
+}
+
+fn default_rank_sum_column() -> String {
+    "rank_sum".to_string()
+}
