@@ -257,9 +257,9 @@ impl Model {
                 let (w, b) = (&self.params[..d], self.params[d]);
                 let (gw, gb) = grad.split_at_mut(d);
                 let mut dz_sum = 0.0;
-                for i in 0..n {
+                for (i, &yi) in y.iter().enumerate() {
                     let xi = x.row(i);
-                    let dz = scale * logit_gradient(sigmoid(gemv_dot(xi, w) + b), y[i]);
+                    let dz = scale * logit_gradient(sigmoid(gemv_dot(xi, w) + b), yi);
                     // Xᵀ dz: a sum over rows, started by row 0's product.
                     accumulate(gw, xi.iter().map(|xk| xk * dz), i == 0);
                     dz_sum += dz;
