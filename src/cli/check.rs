@@ -59,35 +59,9 @@ pub(super) struct CheckArgs {
 
 /// Checks the spec's results (or their sensitivity).
 pub(super) fn execute(args: CheckArgs) -> Result<(), Failure> {
-    let CheckArgs {
-        spec,
-        results,
-        reps,
-        golden,
-        bless,
-        data_dir,
-        manifests,
-        jobs,
-        quiet,
-        force,
-        sensitivity,
-        limit,
-    } = args;
-    match sensitivity {
-        Some(factor) => check_sensitivity(spec, results, manifests, factor),
-        None => check(
-            spec,
-            results,
-            reps,
-            golden,
-            bless,
-            data_dir,
-            manifests,
-            jobs,
-            quiet,
-            force,
-            limit.max_tasks,
-        ),
+    match args.sensitivity {
+        Some(factor) => check_sensitivity(args.spec, args.results, args.manifests, factor),
+        None => check(args),
     }
 }
 
@@ -138,25 +112,27 @@ fn check_sensitivity(
 }
 
 /// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
-#[allow(clippy::too_many_arguments)]
-fn check(
-    spec: PathBuf,
-    results: Option<PathBuf>,
-    reps: Option<usize>,
-    golden: Option<PathBuf>,
-    bless: bool,
-    data_dir: Option<PathBuf>,
-    manifests: Option<PathBuf>,
-    jobs: Option<usize>,
-    quiet: bool,
-    force: bool,
-    max_tasks: usize,
-) -> Result<(), Failure> {
+fn check(args: CheckArgs) -> Result<(), Failure> {
     use crate::check::{
         abbreviation_map, compare_golden, compare_reported, epsilon_matches,
         evaluate_claims_with_leaves, rank_sum_checks, read_curve_points, read_leaf_balance,
         read_selected, read_tests, render_check, CheckReport,
     };
+    let CheckArgs {
+        spec,
+        results,
+        reps,
+        golden,
+        bless,
+        data_dir,
+        manifests,
+        jobs,
+        quiet,
+        force,
+        limit,
+        ..
+    } = args;
+    let max_tasks = limit.max_tasks;
     let dirs = manifest_dirs(manifests.clone());
     let (mut exp, text) = load_experiment(&spec, manifests)?;
     let out = results.unwrap_or_else(|| Path::new("results").join(&exp.spec.name));
