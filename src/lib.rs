@@ -15,6 +15,7 @@ pub mod partition;
 pub use dp_privacy as privacy;
 pub mod report;
 pub mod run;
+pub mod run_row;
 pub mod seeds;
 pub mod spec;
 pub mod stats;

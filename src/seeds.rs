@@ -8,6 +8,11 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use sha2::{Digest, Sha256};
 
+/// Text of ε for seeds and files: Rust's shortest round-trip form (0.5, 1, 2, …).
+pub fn epsilon_text(e: f64) -> String {
+    format!("{e}")
+}
+
 /// The random stream for `parts` under the root `seed`: SHA-256 of a version tag, the seed
 /// (little-endian) and each part length-prefixed, so ("ab","c") and ("a","bc") differ.
 pub fn stream(seed: u64, parts: &[&str]) -> Pcg64 {

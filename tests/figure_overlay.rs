@@ -83,6 +83,7 @@ fn selected() -> Vec<SelectedRow> {
                 method: "M".into(),
                 epsilon: Some(e),
                 params: "a=1;b=1".into(),
+                mean: 0.5,
             });
         }
     }

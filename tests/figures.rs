@@ -411,12 +411,14 @@ fn quantile_band_bounds_on_a_hand_made_case() {
             method: "M".into(),
             epsilon: Some(1.0),
             params: "a=1;b=1".into(),
+            mean: 0.5,
         },
         SelectedRow {
             dataset: "toy".into(),
             method: "M".into(),
             epsilon: Some(2.0),
             params: "a=1;b=1".into(),
+            mean: 0.4,
         },
     ];
     let fig = figure("{name: f, x: epsilon, methods: [M], band: [0.1, 0.9]}");

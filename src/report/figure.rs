@@ -51,7 +51,7 @@ pub use data::{build_panels, quantile, Line, Panel, Point, Source};
 pub use draw::{has_markers, PanelLayout, PixelRect, MARKER_MAX_POINTS};
 pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};
 
-use crate::run::RunRow;
+use crate::run_row::RunRow;
 use crate::spec::Experiment;
 use serde::de::{self, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
@@ -867,6 +867,8 @@ pub struct SelectedRow {
     pub epsilon: Option<f64>,
     /// The grid point, `name=value;…`.
     pub params: String,
+    /// The grid point's mean test metric over repetitions (MSE or accuracy).
+    pub mean: f64,
 }
 
 /// Reads `selected.csv` (`dataset,method,epsilon,mean,std,median,reps,params`).
@@ -891,11 +893,12 @@ pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, FigureError> {
             .position(|h| h == name)
             .ok_or_else(|| io(format!("no `{name}` column")))
     };
-    let (cd, cm, ce, cp) = (
+    let (cd, cm, ce, cp, cmean) = (
         col("dataset")?,
         col("method")?,
         col("epsilon")?,
         col("params")?,
+        col("mean")?,
     );
     let mut rows = Vec::new();
     for (i, r) in rdr.records().enumerate() {
@@ -909,11 +912,16 @@ pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, FigureError> {
                     .map_err(|e| io(format!("line {}: epsilon `{eps}`: {e}", i + 2)))?,
             )
         };
+        let mean = r.get(cmean).unwrap_or("");
+        let mean = mean
+            .parse::<f64>()
+            .map_err(|e| io(format!("line {}: mean `{mean}`: {e}", i + 2)))?;
         rows.push(SelectedRow {
             dataset: r.get(cd).unwrap_or("").to_string(),
             method: r.get(cm).unwrap_or("").to_string(),
             epsilon,
             params: r.get(cp).unwrap_or("").to_string(),
+            mean,
         });
     }
     Ok(rows)

@@ -22,7 +22,7 @@ pub type SelectedIndex = HashMap<(String, String, String), (String, f64)>;
 /// # Errors
 /// The file is missing or malformed (the message names it).
 pub fn read_selected(path: &Path) -> Result<SelectedIndex, String> {
-    Ok(crate::check::read_selected(path)
+    Ok(crate::report::figure::read_selected(path)
         .map_err(|e| e.to_string())?
         .into_iter()
         .map(|r| {

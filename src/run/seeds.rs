@@ -10,9 +10,10 @@ use crate::spec::raw::Noise;
 use crate::spec::MethodPlan;
 use rand_pcg::Pcg64;
 
-/// The random stream for `parts` under the root `seed` (defined on the ground floor,
-/// [`crate::seeds::stream`], and re-exported here for the runner).
-pub use crate::seeds::stream;
+/// The random stream for `parts` under the root `seed` and the text of ε that seeds and
+/// files use (defined on the ground floor, [`crate::seeds`], and re-exported here for the
+/// runner).
+pub use crate::seeds::{epsilon_text, stream};
 
 /// The stream a method's partition draws from for one (data set, repetition, method label,
 /// structural grid point): the runner and the curve figures both use it, so a curve is the
@@ -73,11 +74,6 @@ pub fn release_stream(
             extra,
         ],
     )
-}
-
-/// Text of ε for seeds and files: Rust's shortest round-trip form (0.5, 1, 2, …).
-pub fn epsilon_text(e: f64) -> String {
-    format!("{e}")
 }
 
 #[cfg(test)]

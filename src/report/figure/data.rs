@@ -4,8 +4,8 @@
 use super::{
     FigureContext, FigureSpec, Lines, PaperPoint, SelectedRow, SizePart, XAxis, FIGURE_CSV_HEADER,
 };
-use crate::run::seeds::epsilon_text;
-use crate::run::RunRow;
+use crate::run_row::RunRow;
+use crate::seeds::epsilon_text;
 use crate::stats::summarize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -19,8 +19,8 @@
 use super::data::{better, mean_of, metric_label, param_value, RunIndex};
 use super::draw::{format_tick, nice_ticks, titled_grid, write_svg_png, Drawable, FONT};
 use super::{FigureContext, FigureError, FigureSpec, Lines, XAxis};
-use crate::run::seeds::epsilon_text;
-use crate::run::RunRow;
+use crate::run_row::RunRow;
+use crate::seeds::epsilon_text;
 use crate::stats::summarize;
 use plotters::coord::Shift;
 use plotters::prelude::*;
