@@ -26,7 +26,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::load::{sha256_bytes, Loaded};
+use super::file::{sha256_bytes, Loaded};
 use super::manifest::Manifest;
 use super::{Buffer, Dataset, Matrix, Task};
 
@@ -118,7 +118,7 @@ struct KeyFields<'a> {
     has_header: bool,
     task: Task,
     missing: super::MissingPolicy,
-    encode: &'a Option<super::encode::Encoding>,
+    encode: &'a Option<super::manifest::Encoding>,
 }
 
 /// The cache key of manifest `m`'s data (file `path`): 64 hex digits.

@@ -30,91 +30,14 @@
 //! is what these codes do too). A target rescaled by `min_max` is `(y − min y)/(max y −
 //! min y)`, by `max` it is `y / max y`, both over the loaded rows of the whole file.
 
-use super::load::{clean_cell, csv_error, open_csv, Loaded};
+use super::file::{clean_cell, csv_error, open_csv, Loaded};
+use super::manifest::{check_shape, verified_path};
+pub use super::manifest::{DatePart, Derived, Encoding, Rescale, Target};
 use super::missing::{classify, Cell};
 use super::{ColumnRef, DataError, Dataset, Matrix, MinMax, MissingPolicy, Task};
 use chrono::{Datelike, NaiveDateTime, Timelike};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-/// How a raw file's columns become the n×d numeric features and the label (see the module
-/// documentation).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Encoding {
-    /// Column names of a file without a header row, in file order (the label's included).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub columns: Vec<String>,
-    /// Label cell text → class number. Without it the label must be numeric.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub label: BTreeMap<String, f64>,
-    /// Columns left out, by name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub drop: Vec<String>,
-    /// Categorical columns replaced by one 0/1 column per category (sorted).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub one_hot: Vec<String>,
-    /// Categorical columns replaced by one column of codes: value text → code.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub codes: BTreeMap<String, BTreeMap<String, f64>>,
-    /// Categorical columns replaced by pandas category codes: the index (0, 1, …) of the
-    /// value among the column's distinct values in sorted order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub category_codes: Vec<String>,
-    /// Columns read from a timestamp column, appended after the file's columns in this
-    /// order. The timestamp column itself must be in `drop`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub derive: Vec<Derived>,
-    /// Encoded features (by column name: kept, coded or derived; not one-hot) whose values
-    /// are category codes; their indices become
-    /// [`Dataset::categorical`](super::Dataset::categorical).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub categorical: Vec<String>,
-    /// Numeric encoded features (by column name, not `categorical`) that the 5-bin
-    /// discretisation of DP-RF and DP-DF (method card docs/methods/diprime.md §4.7) leaves as they are;
-    /// their indices become [`Dataset::unbinned`](super::Dataset::unbinned).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unbinned: Vec<String>,
-    /// How the regression target is rescaled at load (absent: left as in the file).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<Target>,
-}
-
-/// A feature read from a timestamp column (`encode.derive`), e.g. the month of
-/// `"2016-01-11 17:00:00"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Derived {
-    /// Name of the new column (for `categorical`, `unbinned` and error messages); must
-    /// differ from the file's column names.
-    pub name: String,
-    /// The timestamp column it is read from; that column must also be in `drop`.
-    pub from: String,
-    /// The timestamp's layout, date and time, in strftime syntax as Python's
-    /// `datetime.strptime` and chrono read it, e.g. `"%Y-%m-%d %H:%M:%S"`.
-    pub format: String,
-    /// Which part of the timestamp becomes the value.
-    pub part: DatePart,
-}
-
-/// A part of a timestamp, as Python's `datetime` gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DatePart {
-    /// The year, e.g. 2016.
-    Year,
-    /// The month, 1 (January) to 12.
-    Month,
-    /// The day of the month, 1 to 31.
-    Day,
-    /// The day of the week, 0 (Monday) to 6 (Sunday), as `datetime.weekday()`.
-    Weekday,
-    /// The hour, 0 to 23.
-    Hour,
-    /// The minute, 0 to 59.
-    Minute,
-}
 
 impl DatePart {
     /// This part of `t` as a number.
@@ -128,24 +51,6 @@ impl DatePart {
             DatePart::Minute => t.minute(),
         })
     }
-}
-
-/// What loading does to a regression target (`encode.target`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Target {
-    /// The rescaling, computed over the loaded rows of the whole file (before any split).
-    pub rescale: Rescale,
-}
-
-/// A rescaling of the regression target to [0, 1] (DiPriMe, method card docs/methods/diprime.md §6.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rescale {
-    /// `(y − min y) / (max y − min y)`: onto [0, 1] exactly. Needs max y > min y.
-    MinMax,
-    /// `y / max y`: into [min y / max y, 1]. Needs min y ≥ 0 and max y > 0.
-    Max,
 }
 
 /// What an encoding does with one column.
@@ -224,7 +129,7 @@ pub fn load_manifest_with_rule(
     column: &str,
     values: &[String],
 ) -> Result<(Loaded, Vec<bool>), DataError> {
-    let path = super::load::verified_path(m, data_dir)?;
+    let path = verified_path(m, data_dir)?;
     let format = Format {
         label_column: m.label_column,
         has_header: m.has_header,
@@ -237,7 +142,7 @@ pub fn load_manifest_with_rule(
             let setting = format!("its manifest {}.yaml", m.name);
             super::hints::with_hint(e, &path, m.has_header, &setting)
         })?;
-    super::load::check_shape(m, &path, &loaded)?;
+    check_shape(m, &path, &loaded)?;
     Ok((loaded, public))
 }
 

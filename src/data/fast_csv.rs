@@ -7,7 +7,7 @@
 //! (`[+-]?(digits[.digits?] | .digits)([eE][+-]?digits)?`, a subset of what
 //! `str::parse::<f64>` accepts) is converted by `fast_float2`, which rounds correctly as the
 //! standard library does, so the bits are the same; every other cell goes through the general
-//! reader's own rules ([`clean_cell`](super::load::clean_cell) then
+//! reader's own rules ([`clean_cell`](super::file::clean_cell) then
 //! [`classify`](super::missing::classify)). The fast path gives up — and the general reader
 //! then reads the whole file, reporting errors with the same line numbers and texts — on
 //! anything the `csv` crate could read differently (a `"` anywhere, a carriage return that is
@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::load::clean_cell;
+use super::file::clean_cell;
 use super::missing::{classify, Cell, MissingPolicy};
 use super::Task;
 

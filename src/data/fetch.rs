@@ -21,47 +21,15 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::error::DataError;
-use super::load::{sha256_bytes, sha256_file};
+use super::file::{sha256_bytes, sha256_file};
+pub use super::manifest::Conversion;
 use super::manifest::{Manifest, Source};
 
 /// The base URL of pinned GitHub file contents; `--mirror URL` replaces it.
 pub const DEFAULT_BASE_URL: &str = "https://raw.githubusercontent.com";
-
-/// A transformation of the downloaded bytes, declared in a manifest's `fetch.convert`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Conversion {
-    /// Every CR LF pair becomes LF (Windows line endings to Unix ones); a lone CR stays.
-    CrlfToLf,
-}
-
-impl Conversion {
-    /// The name used in manifests, e.g. `crlf_to_lf`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Conversion::CrlfToLf => "crlf_to_lf",
-        }
-    }
-
-    /// Applies the conversion to a whole file's bytes.
-    pub fn apply(&self, bytes: &[u8]) -> Vec<u8> {
-        match self {
-            Conversion::CrlfToLf => {
-                let mut out = Vec::with_capacity(bytes.len());
-                for (i, &b) in bytes.iter().enumerate() {
-                    if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
-                        out.push(b);
-                    }
-                }
-                out
-            }
-        }
-    }
-}
 
 /// Characters left as they are in a URL path segment: RFC 3986 unreserved characters.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC

@@ -43,7 +43,7 @@ fn no_number(line: &str) -> bool {
 /// manifest or spec entry that says how to read the file). Other errors, and Parquet
 /// files, are returned as they are.
 pub fn with_hint(error: DataError, path: &Path, has_header: bool, setting: &str) -> DataError {
-    if super::parquet::is_parquet(path) {
+    if super::file::is_parquet(path) {
         return error;
     }
     let line = match &error {

@@ -1,17 +1,16 @@
 //! Loading real data sets: locating the data folder, checking a file's sha256 against its
 //! manifest, and parsing numeric CSV files into a [`Dataset`] (docs/architecture.md, `data/`).
 
-use std::fs::File;
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::cache::{CacheOptions, FileStamp, CACHE_DIR_ENV};
-use super::error::{ColumnRef, DataError, DATA_DIR_ENV};
-use super::manifest::Manifest;
-use super::missing::{classify, Cell, MissingPolicy};
-use super::{Dataset, Matrix, Task};
+use super::error::{DataError, DATA_DIR_ENV};
+use super::file::{clean_cell, csv_error, open_csv};
+pub use super::file::{sha256_bytes, sha256_file, Loaded};
+use super::manifest::{check_shape, data_file, verify_sha256, Manifest};
+use super::missing::{classify, MissingPolicy};
+use super::rows::{numeric_dataset, NumericRows};
+use super::{Matrix, Task};
 
 /// Where the data folder of [`resolve_data_dir_with_origin`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,106 +60,6 @@ pub fn resolve_data_dir_with_origin(cli: Option<&Path>) -> Option<(PathBuf, Data
 /// ([`user_data_dir`]), else `None` (no home folder).
 pub fn resolve_data_dir(cli: Option<&Path>) -> Option<PathBuf> {
     resolve_data_dir_with_origin(cli).map(|(d, _)| d)
-}
-
-/// sha256 of a file's bytes as 64 lowercase hex digits, read in 1 MiB chunks (the file is
-/// never held in memory whole).
-///
-/// # Errors
-/// [`DataError::Io`] naming the path if the file cannot be read.
-pub fn sha256_file(path: &Path) -> Result<String, DataError> {
-    let io_err = |source| DataError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = File::open(path).map_err(io_err)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let k = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(k) => k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_err(e)),
-        };
-        hasher.update(&buf[..k]);
-    }
-    Ok(hex::encode(hasher.finalize()))
-}
-
-/// sha256 of `bytes` as 64 lowercase hex digits.
-pub fn sha256_bytes(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// Trims whitespace, then one pair of surrounding quotes (`"` or `'`), then whitespace
-/// again.
-pub(crate) fn clean_cell(raw: &str) -> &str {
-    let s = raw.trim();
-    let s = s
-        .strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .or_else(|| s.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
-        .unwrap_or(s);
-    s.trim()
-}
-
-/// A CSV reader over `path` (flexible row lengths, 1 MiB buffers) and, with `has_header`,
-/// the cleaned names of its first line.
-///
-/// # Errors
-/// [`DataError::Io`] if the file cannot be opened, [`DataError::Csv`] for a malformed
-/// header line.
-pub(crate) fn open_csv(
-    path: &Path,
-    has_header: bool,
-) -> Result<(csv::Reader<io::BufReader<File>>, Option<Vec<String>>), DataError> {
-    let file = File::open(path).map_err(|source| DataError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(has_header)
-        .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(io::BufReader::with_capacity(1 << 20, file));
-    let header = if has_header {
-        let h = reader.byte_headers().map_err(|e| csv_error(path, e))?;
-        Some(
-            h.iter()
-                .map(|c| clean_cell(&String::from_utf8_lossy(c)).to_string())
-                .collect(),
-        )
-    } else {
-        None
-    };
-    Ok((reader, header))
-}
-
-/// A CSV reader error as a [`DataError`] naming the file and line.
-pub(crate) fn csv_error(path: &Path, e: csv::Error) -> DataError {
-    let line = e.position().map(|p| p.line());
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) => DataError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
-        kind => DataError::Csv {
-            path: path.to_path_buf(),
-            line,
-            message: format!("{kind:?}"),
-        },
-    }
-}
-
-/// A data set as loaded from its file, with the number of rows dropped for missing values.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// The complete rows.
-    pub dataset: Dataset,
-    /// Data rows of the file left out because they had a missing cell (always 0 under
-    /// [`MissingPolicy::Error`]).
-    pub dropped_rows: usize,
 }
 
 /// Loads a numeric CSV file into a [`Dataset`]: n rows, the label in column
@@ -231,20 +130,6 @@ impl super::fast_csv::Parsed {
     }
 }
 
-/// A data set of numeric features and labels, with no categorical or unbinned feature.
-fn numeric_dataset(name: &str, task: Task, x: Matrix, y: Vec<f64>) -> Dataset {
-    Dataset {
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-        name: name.to_string(),
-        x,
-        y,
-        task,
-    }
-}
-
 /// [`load_csv`] by the general reader (the `csv` crate, record by record): any quoting and
 /// line ends, every error with its line and column. [`load_csv`] uses it where its fast
 /// path does not apply; it is also the reference the fast path is tested against.
@@ -276,170 +161,6 @@ pub fn load_csv_general(
         )?;
     }
     rows.finish(name)
-}
-
-/// Rows of cells made into n×d features and n labels by the rules of [`load_csv`]: the
-/// label in column `label_column`, missing cells by the `missing` policy, classification
-/// labels integers ≥ 0, every row as wide as the header (or the first row). Shared by the
-/// CSV reader and the Parquet reader ([`super::parquet`]).
-pub(crate) struct NumericRows<'a> {
-    path: &'a Path,
-    header: Option<&'a [String]>,
-    label_column: usize,
-    task: Task,
-    missing: MissingPolicy,
-    width: Option<usize>,
-    x: Vec<f64>,
-    y: Vec<f64>,
-    dropped: usize,
-    row_values: Vec<f64>,
-}
-
-impl<'a> NumericRows<'a> {
-    /// No rows yet; with a `header`, rows must be as wide as it.
-    pub(crate) fn new(
-        path: &'a Path,
-        header: Option<&'a [String]>,
-        label_column: usize,
-        task: Task,
-        missing: MissingPolicy,
-    ) -> Self {
-        NumericRows {
-            path,
-            header,
-            label_column,
-            task,
-            missing,
-            width: header.map(|h| h.len()),
-            x: Vec::new(),
-            y: Vec::new(),
-            dropped: 0,
-            row_values: Vec::new(),
-        }
-    }
-
-    /// Reserves room for `rows` more rows of the header's width (nothing without a header).
-    pub(crate) fn reserve(&mut self, rows: usize) {
-        if let Some(w) = self.width {
-            self.x.reserve(rows * w.saturating_sub(1));
-            self.y.reserve(rows);
-        }
-    }
-
-    /// The column `index` (with its header name) for messages.
-    fn column(&self, index: usize) -> ColumnRef {
-        ColumnRef {
-            index,
-            name: self.header.and_then(|h| h.get(index).cloned()),
-        }
-    }
-
-    /// Adds the row of `width` cells on line `line` (1-based, for messages): `cell(k)` is
-    /// cell k classified, `text(k)` its text as read (asked for only to name it in an error).
-    ///
-    /// # Errors
-    /// [`DataError::LabelColumnOutOfRange`], [`DataError::Ragged`],
-    /// [`DataError::MissingValue`] (under [`MissingPolicy::Error`]),
-    /// [`DataError::NonNumeric`], [`DataError::BadClassLabel`].
-    pub(crate) fn push(
-        &mut self,
-        line: u64,
-        width: usize,
-        cell: impl Fn(usize) -> Cell,
-        text: impl Fn(usize) -> String,
-    ) -> Result<(), DataError> {
-        let path = self.path;
-        let label_column = self.label_column;
-        let expected = *self.width.get_or_insert(width);
-        if label_column >= expected {
-            return Err(DataError::LabelColumnOutOfRange {
-                path: path.to_path_buf(),
-                label_column,
-                n_columns: expected,
-            });
-        }
-        if width != expected {
-            return Err(DataError::Ragged {
-                path: path.to_path_buf(),
-                row: line,
-                expected,
-                found: width,
-            });
-        }
-        self.row_values.clear();
-        let mut row_missing = false;
-        for k in 0..width {
-            match cell(k) {
-                Cell::Number(v) => self.row_values.push(v),
-                Cell::Missing(kind) => {
-                    if self.missing == MissingPolicy::Error {
-                        return Err(DataError::MissingValue {
-                            path: path.to_path_buf(),
-                            row: line,
-                            column: self.column(k),
-                            kind,
-                            value: text(k),
-                        });
-                    }
-                    row_missing = true;
-                    self.row_values.push(f64::NAN);
-                }
-                Cell::Text => {
-                    return Err(DataError::NonNumeric {
-                        path: path.to_path_buf(),
-                        row: line,
-                        column: self.column(k),
-                        value: text(k),
-                    })
-                }
-            }
-        }
-        if row_missing {
-            self.dropped += 1;
-            return Ok(());
-        }
-        let label = self.row_values[label_column];
-        let valid_class = label >= 0.0 && label.fract() == 0.0;
-        if self.task == Task::Classification && !valid_class {
-            return Err(DataError::BadClassLabel {
-                path: path.to_path_buf(),
-                row: line,
-                column: self.column(label_column),
-                value: text(label_column),
-            });
-        }
-        self.y.push(label);
-        for (k, &v) in self.row_values.iter().enumerate() {
-            if k != label_column {
-                self.x.push(v);
-            }
-        }
-        Ok(())
-    }
-
-    /// The data set named `name`.
-    ///
-    /// # Errors
-    /// [`DataError::AllRowsDropped`] or [`DataError::Empty`] when no row was kept.
-    pub(crate) fn finish(self, name: &str) -> Result<Loaded, DataError> {
-        let n = self.y.len();
-        if n == 0 && self.dropped > 0 {
-            return Err(DataError::AllRowsDropped {
-                path: self.path.to_path_buf(),
-                rows: self.dropped,
-            });
-        }
-        if n == 0 {
-            return Err(DataError::Empty {
-                path: self.path.to_path_buf(),
-            });
-        }
-        let d = self.width.unwrap_or(1) - 1;
-        Ok(Loaded {
-            dataset: numeric_dataset(name, self.task, Matrix::new(n, d, self.x), self.y),
-            dropped_rows: self.dropped,
-        })
-    }
 }
 
 /// Loads the data set a manifest describes from `data_dir`: checks that the file exists,
@@ -602,75 +323,6 @@ fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, Data
             m.missing,
         ),
     }
-}
-
-/// The data file of manifest `m`, present and with the manifest's sha256.
-///
-/// # Errors
-/// [`DataError::NoDataDir`], [`DataError::MissingFile`], [`DataError::ChecksumMismatch`].
-pub(crate) fn verified_path(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
-    let path = data_file(m, data_dir)?;
-    verify_sha256(m, &path)?;
-    Ok(path)
-}
-
-/// The path of manifest `m`'s data file in `data_dir`, which must exist.
-///
-/// # Errors
-/// [`DataError::NoDataDir`], [`DataError::MissingFile`].
-fn data_file(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
-    let dir = data_dir.ok_or_else(|| DataError::NoDataDir {
-        name: m.name.clone(),
-        file: m.file.clone(),
-    })?;
-    let path = dir.join(&m.file);
-    if !path.is_file() {
-        return Err(DataError::MissingFile {
-            name: m.name.clone(),
-            path,
-            expected_sha256: m.sha256.clone(),
-        });
-    }
-    Ok(path)
-}
-
-/// Checks that the file at `path` has manifest `m`'s sha256.
-///
-/// # Errors
-/// [`DataError::ChecksumMismatch`], or [`DataError::Io`] if it cannot be read.
-fn verify_sha256(m: &Manifest, path: &Path) -> Result<(), DataError> {
-    let actual = sha256_file(path)?;
-    if actual != m.sha256.to_ascii_lowercase() {
-        return Err(DataError::ChecksumMismatch {
-            path: path.to_path_buf(),
-            expected: m.sha256.clone(),
-            actual,
-        });
-    }
-    Ok(())
-}
-
-/// Checks that a loaded data set has the manifest's `n_rows` (file rows, dropped ones
-/// included) and `n_features`.
-///
-/// # Errors
-/// [`DataError::ShapeMismatch`].
-pub(crate) fn check_shape(m: &Manifest, path: &Path, loaded: &Loaded) -> Result<(), DataError> {
-    for (field, expected, found) in [
-        ("n_rows", m.n_rows, loaded.dataset.n() + loaded.dropped_rows),
-        ("n_features", m.n_features, loaded.dataset.d()),
-    ] {
-        if expected != found {
-            return Err(DataError::ShapeMismatch {
-                name: m.name.clone(),
-                path: path.to_path_buf(),
-                field,
-                expected,
-                found,
-            });
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Data-set manifests: one YAML file `datasets/<name>.yaml` per real data set, naming the
 //! data file, its task, label column, sha256 and shape, where it comes from and the
-//! paper's n and d (docs/architecture.md, `data/`).
+//! paper's n and d (docs/architecture.md, `data/`); the `encode:` rules a raw file's
+//! manifest declares (the types: `encode.rs` applies them); and the checks that a data
+//! file is the one its manifest describes (present, sha256, shape).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -9,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::error::DataError;
-use super::fetch::Conversion;
+use super::file::{sha256_file, Loaded};
 use super::missing::MissingPolicy;
 use super::Task;
 
@@ -48,7 +50,7 @@ pub struct Manifest {
     /// numeric (see [`crate::data::encode`]); absent for files that are numeric already.
     /// `n_features` is then the encoded d.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encode: Option<crate::data::encode::Encoding>,
+    pub encode: Option<Encoding>,
     /// Where the file was taken from.
     pub source: Source,
     /// How `dp-repro data fetch` makes the file from its source (default: the source's
@@ -201,7 +203,7 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
             ),
         ));
     }
-    if super::parquet::is_parquet(Path::new(&m.file)) && !m.has_header {
+    if super::file::is_parquet(Path::new(&m.file)) && !m.has_header {
         return Err(field(
             "has_header",
             "a Parquet file names its columns in its schema: set `has_header: true`".into(),
@@ -408,6 +410,202 @@ pub fn default_manifest_dirs() -> Vec<PathBuf> {
         dirs.push(builtin);
     }
     dirs
+}
+
+/// A transformation of the downloaded bytes, declared in a manifest's `fetch.convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conversion {
+    /// Every CR LF pair becomes LF (Windows line endings to Unix ones); a lone CR stays.
+    CrlfToLf,
+}
+
+impl Conversion {
+    /// The name used in manifests, e.g. `crlf_to_lf`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Conversion::CrlfToLf => "crlf_to_lf",
+        }
+    }
+
+    /// Applies the conversion to a whole file's bytes.
+    pub fn apply(&self, bytes: &[u8]) -> Vec<u8> {
+        match self {
+            Conversion::CrlfToLf => {
+                let mut out = Vec::with_capacity(bytes.len());
+                for (i, &b) in bytes.iter().enumerate() {
+                    if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+                        out.push(b);
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+/// How a raw file's columns become the n×d numeric features and the label (see the module
+/// documentation).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Encoding {
+    /// Column names of a file without a header row, in file order (the label's included).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
+    /// Label cell text → class number. Without it the label must be numeric.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub label: BTreeMap<String, f64>,
+    /// Columns left out, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop: Vec<String>,
+    /// Categorical columns replaced by one 0/1 column per category (sorted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_hot: Vec<String>,
+    /// Categorical columns replaced by one column of codes: value text → code.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub codes: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Categorical columns replaced by pandas category codes: the index (0, 1, …) of the
+    /// value among the column's distinct values in sorted order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub category_codes: Vec<String>,
+    /// Columns read from a timestamp column, appended after the file's columns in this
+    /// order. The timestamp column itself must be in `drop`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derive: Vec<Derived>,
+    /// Encoded features (by column name: kept, coded or derived; not one-hot) whose values
+    /// are category codes; their indices become
+    /// [`Dataset::categorical`](super::Dataset::categorical).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<String>,
+    /// Numeric encoded features (by column name, not `categorical`) that the 5-bin
+    /// discretisation of DP-RF and DP-DF (method card docs/methods/diprime.md §4.7) leaves as they are;
+    /// their indices become [`Dataset::unbinned`](super::Dataset::unbinned).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbinned: Vec<String>,
+    /// How the regression target is rescaled at load (absent: left as in the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+}
+
+/// A feature read from a timestamp column (`encode.derive`), e.g. the month of
+/// `"2016-01-11 17:00:00"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derived {
+    /// Name of the new column (for `categorical`, `unbinned` and error messages); must
+    /// differ from the file's column names.
+    pub name: String,
+    /// The timestamp column it is read from; that column must also be in `drop`.
+    pub from: String,
+    /// The timestamp's layout, date and time, in strftime syntax as Python's
+    /// `datetime.strptime` and chrono read it, e.g. `"%Y-%m-%d %H:%M:%S"`.
+    pub format: String,
+    /// Which part of the timestamp becomes the value.
+    pub part: DatePart,
+}
+
+/// A part of a timestamp, as Python's `datetime` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatePart {
+    /// The year, e.g. 2016.
+    Year,
+    /// The month, 1 (January) to 12.
+    Month,
+    /// The day of the month, 1 to 31.
+    Day,
+    /// The day of the week, 0 (Monday) to 6 (Sunday), as `datetime.weekday()`.
+    Weekday,
+    /// The hour, 0 to 23.
+    Hour,
+    /// The minute, 0 to 59.
+    Minute,
+}
+
+/// What loading does to a regression target (`encode.target`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The rescaling, computed over the loaded rows of the whole file (before any split).
+    pub rescale: Rescale,
+}
+
+/// A rescaling of the regression target to [0, 1] (DiPriMe, method card docs/methods/diprime.md §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rescale {
+    /// `(y − min y) / (max y − min y)`: onto [0, 1] exactly. Needs max y > min y.
+    MinMax,
+    /// `y / max y`: into [min y / max y, 1]. Needs min y ≥ 0 and max y > 0.
+    Max,
+}
+
+/// The data file of manifest `m`, present and with the manifest's sha256.
+///
+/// # Errors
+/// [`DataError::NoDataDir`], [`DataError::MissingFile`], [`DataError::ChecksumMismatch`].
+pub(crate) fn verified_path(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
+    let path = data_file(m, data_dir)?;
+    verify_sha256(m, &path)?;
+    Ok(path)
+}
+
+/// The path of manifest `m`'s data file in `data_dir`, which must exist.
+///
+/// # Errors
+/// [`DataError::NoDataDir`], [`DataError::MissingFile`].
+pub(crate) fn data_file(m: &Manifest, data_dir: Option<&Path>) -> Result<PathBuf, DataError> {
+    let dir = data_dir.ok_or_else(|| DataError::NoDataDir {
+        name: m.name.clone(),
+        file: m.file.clone(),
+    })?;
+    let path = dir.join(&m.file);
+    if !path.is_file() {
+        return Err(DataError::MissingFile {
+            name: m.name.clone(),
+            path,
+            expected_sha256: m.sha256.clone(),
+        });
+    }
+    Ok(path)
+}
+
+/// Checks that the file at `path` has manifest `m`'s sha256.
+///
+/// # Errors
+/// [`DataError::ChecksumMismatch`], or [`DataError::Io`] if it cannot be read.
+pub(crate) fn verify_sha256(m: &Manifest, path: &Path) -> Result<(), DataError> {
+    let actual = sha256_file(path)?;
+    if actual != m.sha256.to_ascii_lowercase() {
+        return Err(DataError::ChecksumMismatch {
+            path: path.to_path_buf(),
+            expected: m.sha256.clone(),
+            actual,
+        });
+    }
+    Ok(())
+}
+/// Checks that a loaded data set has the manifest's `n_rows` (file rows, dropped ones
+/// included) and `n_features`.
+///
+/// # Errors
+/// [`DataError::ShapeMismatch`].
+pub(crate) fn check_shape(m: &Manifest, path: &Path, loaded: &Loaded) -> Result<(), DataError> {
+    for (field, expected, found) in [
+        ("n_rows", m.n_rows, loaded.dataset.n() + loaded.dropped_rows),
+        ("n_features", m.n_features, loaded.dataset.d()),
+    ] {
+        if expected != found {
+            return Err(DataError::ShapeMismatch {
+                name: m.name.clone(),
+                path: path.to_path_buf(),
+                field,
+                expected,
+                found,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod encode;
 pub mod error;
 mod fast_csv;
 pub mod fetch;
+mod file;
 pub mod hints;
 pub mod load;
 pub mod manifest;
@@ -13,6 +14,7 @@ pub mod mask;
 mod matrix;
 pub mod missing;
 pub mod parquet;
+mod rows;
 pub mod scale;
 pub mod split;
 pub mod synthetic;
@@ -20,6 +22,7 @@ pub mod taxi_shape;
 
 pub use cache::{CacheOptions, CACHE_DIR_ENV};
 pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
+pub use file::is_parquet;
 pub use load::{
     load_csv, load_csv_fast, load_csv_general, load_manifest_dataset, load_manifest_dataset_cached,
     resolve_data_dir, resolve_data_dir_with_origin, sha256_bytes, sha256_file, user_data_dir,
@@ -32,7 +35,7 @@ pub use manifest::{
 pub use mask::{MaskRule, MaskSource, PrivacyMask};
 pub use matrix::{Buffer, Matrix, Values};
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
-pub use parquet::{is_parquet, load_parquet};
+pub use parquet::load_parquet;
 pub use scale::MinMax;
 pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitRows, SplitSizes};
 pub use synthetic::{

@@ -28,19 +28,14 @@ use parquet::data_type::{
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
 
-use super::load::{clean_cell, Loaded, NumericRows};
+pub use super::file::is_parquet;
+use super::file::{clean_cell, Loaded};
 use super::missing::{classify, Cell, MissingPolicy};
+use super::rows::NumericRows;
 use super::{DataError, Task};
 
 /// Rows read from every column at a time.
 const BATCH_ROWS: usize = 65_536;
-
-/// Whether `path` names a Parquet file (extension `parquet`, in any case).
-pub fn is_parquet(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-}
 
 /// A Parquet error as a [`DataError`] naming the file.
 fn parquet_error(path: &Path, message: impl std::fmt::Display) -> DataError {
