@@ -16,6 +16,8 @@ pub use dp_privacy as privacy;
 pub mod report;
 pub mod run;
 pub mod run_row;
+pub mod schema_parts;
 pub mod seeds;
 pub mod spec;
 pub mod stats;
+pub mod suggest;

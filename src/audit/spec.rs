@@ -105,7 +105,7 @@ pub fn audit_experiment(
     if let Some(label) = &opts.method {
         if !exp.methods.iter().any(|m| &m.label == label) {
             let labels: Vec<&str> = exp.methods.iter().map(|m| m.label.as_str()).collect();
-            let hint = crate::spec::suggest::did_you_mean(label, labels.iter().copied());
+            let hint = crate::suggest::did_you_mean(label, labels.iter().copied());
             return Err(AuditError::UnknownMethod(
                 format!("{label}{hint}"),
                 labels.join(", "),

@@ -128,7 +128,7 @@ impl schemars::JsonSchema for AtLeast {
         "AtLeast".into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        use crate::spec::schema::{one_of, words};
+        use crate::schema_parts::{one_of, words};
         one_of(
             "How many data sets: a positive integer or `all`.",
             vec![

@@ -121,7 +121,7 @@ pub enum DataError {
     /// No manifest `<name>.yaml` exists in the manifest folders.
     #[error(
         "unknown data set `{name}`{}: no {name}.yaml in {}; valid names: {}",
-        crate::spec::suggest::did_you_mean(name, valid.iter().map(String::as_str)),
+        crate::suggest::did_you_mean(name, valid.iter().map(String::as_str)),
         dirs(searched),
         names(valid)
     )]

@@ -218,7 +218,7 @@ impl schemars::JsonSchema for RangeKnowledge {
         "RangeKnowledge".into()
     }
     fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        use crate::spec::schema::{one_key_map, one_of, words};
+        use crate::schema_parts::{one_key_map, one_of, words};
         one_of(
             "How the points are mapped back to the unit square: `known`, `estimated` or `{assumed: A}`.",
             vec![

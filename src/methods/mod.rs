@@ -315,7 +315,7 @@ pub fn find(name: &str) -> Result<Arc<dyn Method>, String> {
             let names: Vec<_> = all.iter().map(|m| m.name()).collect();
             format!(
                 "unknown method '{name}'{}; valid methods: {}",
-                crate::spec::suggest::did_you_mean(name, names.iter().copied()),
+                crate::suggest::did_you_mean(name, names.iter().copied()),
                 names.join(", ")
             )
         })

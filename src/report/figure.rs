@@ -137,7 +137,7 @@ pub struct Restriction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datasets: Option<Vec<String>>,
     /// Parameter name → one value or a list of allowed values.
-    #[schemars(schema_with = "crate::spec::schema::allowed_params_map")]
+    #[schemars(schema_with = "crate::schema_parts::allowed_params_map")]
     pub params: std::collections::BTreeMap<String, serde_yaml::Value>,
 }
 
@@ -332,7 +332,7 @@ impl schemars::JsonSchema for XAxis {
         "XAxis".into()
     }
     fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        use crate::spec::schema::{one_key_map, one_of, words};
+        use crate::schema_parts::{one_key_map, one_of, words};
         one_of(
             "The x axis: `epsilon`, `{parameter: NAME}` or `{size: public | private}`.",
             vec![

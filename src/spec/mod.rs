@@ -6,7 +6,6 @@ pub mod duplicates;
 pub mod raw;
 pub mod resolve;
 pub mod schema;
-pub mod suggest;
 mod validate;
 pub mod yaml;
 

@@ -1,7 +1,7 @@
 //! The YAML schema of a spec, as serde structs. Parsing checks shapes and names of
 //! fields only; [`super::validate`] checks meaning.
 
-use super::schema::{one_key_map, one_of, words};
+use crate::schema_parts::{one_key_map, one_of, words};
 use crate::data::{LpctDesign, Task, XScale};
 use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
@@ -760,11 +760,11 @@ pub struct MethodEntry {
     pub label: Option<String>,
     /// Parameter name → list of values.
     #[serde(default)]
-    #[schemars(schema_with = "super::schema::grid_map")]
+    #[schemars(schema_with = "crate::schema_parts::grid_map")]
     pub grid: BTreeMap<String, serde_yaml::Value>,
     /// Parameter name → one fixed value.
     #[serde(default)]
-    #[schemars(schema_with = "super::schema::params_map")]
+    #[schemars(schema_with = "crate::schema_parts::params_map")]
     pub params: BTreeMap<String, serde_yaml::Value>,
     /// Noise seeding of this method (default: the spec's `noise`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

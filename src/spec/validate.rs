@@ -7,7 +7,7 @@ use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
     SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
 };
-use super::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 use super::SpecError;
 use crate::data::{
     find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,

@@ -234,7 +234,7 @@ pub fn with_suggestion(problem: &str) -> String {
     format!(
         "{}{}{}",
         &problem[..after],
-        super::suggest::did_you_mean(name, valid),
+        crate::suggest::did_you_mean(name, valid),
         &problem[after..]
     )
 }
