@@ -16,6 +16,7 @@ use dp_repro::check::{
     CheckReport, Claim, ClaimCheck, DatasetNames, GoldenCheck, GoldenSpec, KnownDeviation,
     ReportedSpec, SelectedRow, TestRow, Tolerance, Verdict,
 };
+use dp_repro::spec::FieldError;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -506,7 +507,7 @@ known_deviations:
     let bad = |s: ReportedSpec, field: &str| {
         let e = s.validate().unwrap_err();
         assert!(
-            matches!(&e, CheckError::Invalid { field: f, .. } if f == field),
+            matches!(&e, FieldError { field: f, .. } if f == field),
             "{e} (expected field {field})"
         );
     };
@@ -923,7 +924,7 @@ fn claim_grammar_errors() {
         let c: Vec<Claim> = serde_yaml::from_str(yaml).unwrap();
         let e = validate_claims(&c).unwrap_err();
         assert!(
-            matches!(&e, CheckError::Invalid { field: f, .. } if f == field),
+            matches!(&e, FieldError { field: f, .. } if f == field),
             "{e} (expected {field})"
         );
         // Evaluating an invalid claim reports it as failing, with the reason.

@@ -8,9 +8,10 @@ use std::path::Path;
 
 use dp_repro::check::sensitivity::{scale_method, sensitivity, Limit};
 use dp_repro::check::{
-    check_csv, compare_reported, Band, CellCheck, CheckError, CheckReport, DatasetNames,
-    KnownDeviation, ReportedSpec, SelectedRow, Tolerance, Verdict, NOT_IN_SPEC,
+    check_csv, compare_reported, Band, CellCheck, CheckReport, DatasetNames, KnownDeviation,
+    ReportedSpec, SelectedRow, Tolerance, Verdict, NOT_IN_SPEC,
 };
+use dp_repro::spec::FieldError;
 
 mod common;
 
@@ -143,7 +144,7 @@ fn known_deviations_must_have_a_band_and_a_tested_reason() {
     .to_string();
     assert!(e.contains("band"), "{e}");
     let field = |y: &str| match parse(&format!("{head}{y}")).unwrap().validate() {
-        Err(CheckError::Invalid { field, .. }) => field,
+        Err(FieldError { field, .. }) => field,
         other => panic!("{y}: {other:?}"),
     };
     // An explanation that names no spec that tested it.
@@ -394,11 +395,11 @@ fn epsilon_reading_moves_a_tables_cells_to_the_epsilon_it_names() {
     // A reading without a source, or at ε ≤ 0, is refused.
     let mut bad = reading(0.0);
     assert!(
-        matches!(bad.validate(), Err(CheckError::Invalid { field, .. }) if field == "reported.epsilon_reading.epsilons.T")
+        matches!(bad.validate(), Err(FieldError { field, .. }) if field == "reported.epsilon_reading.epsilons.T")
     );
     bad = reading(2.0);
     bad.epsilon_reading.as_mut().unwrap().source = " ".into();
     assert!(
-        matches!(bad.validate(), Err(CheckError::Invalid { field, .. }) if field == "reported.epsilon_reading")
+        matches!(bad.validate(), Err(FieldError { field, .. }) if field == "reported.epsilon_reading")
     );
 }

@@ -14,8 +14,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use super::reported_spec::{method_key, ratio_rows, DatasetNames, ReportedSpec};
+use super::reported_rows::{method_key, ratio_rows};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
+use crate::spec::reported::{DatasetNames, ReportedSpec};
 
 /// One reported cell of a table whose ε is to be inferred.
 #[derive(Debug, Clone, PartialEq)]

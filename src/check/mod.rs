@@ -35,7 +35,7 @@ pub mod golden;
 pub mod rank_sums;
 pub mod render;
 pub mod reported;
-pub mod reported_spec;
+pub mod reported_rows;
 pub mod sensitivity;
 
 use std::collections::HashMap;
@@ -45,16 +45,17 @@ pub use claims::{
     evaluate_claims, evaluate_claims_with_leaves, validate_claims, AtLeast, Claim, ClaimCheck,
 };
 
+pub use crate::spec::reported::{
+    Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, NotAvailable,
+    RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
+};
 pub use check_csv::check_csv;
 pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
 pub use render::{quiet_lines, render_check};
 pub use reported::{cell_verdict, compare_reported, CellCheck, RowIndex, NOT_IN_SPEC};
-pub use reported_spec::{
-    ratio_rows, Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, NotAvailable,
-    RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
-};
+pub use reported_rows::ratio_rows;
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
 /// blessing and rendering. Every variant names the file (and line, column) or the spec
@@ -619,7 +620,15 @@ impl CheckReport {
     }
 }
 
-/// ε as the result files write it (shortest round-trip decimal: `0.5`, `2`).
-pub(crate) fn eps_text(e: f64) -> String {
-    format!("{e}")
+impl From<crate::spec::FieldError> for CheckError {
+    /// A spec section's invalid field, as [`CheckError::Invalid`] (same message).
+    fn from(e: crate::spec::FieldError) -> CheckError {
+        CheckError::Invalid {
+            field: e.field,
+            message: e.message,
+        }
+    }
 }
+
+/// ε as the result files write it (shortest round-trip decimal: `0.5`, `2`).
+pub(crate) use crate::seeds::epsilon_text as eps_text;

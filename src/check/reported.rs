@@ -10,8 +10,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::reported_spec::{method_key, ratio_rows, Band, DatasetNames, ReportedSpec, Verdict};
+use super::reported_rows::{method_key, ratio_rows};
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
+use crate::spec::reported::{Band, DatasetNames, ReportedSpec, Verdict};
 
 /// Our rows as the reported cells are compared with them: ratios to
 /// `reported.value.ratio_to` when the paper reports ratios ([`ratio_rows`]), indexed by

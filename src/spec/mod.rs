@@ -1,9 +1,13 @@
 //! Specs: the YAML schema ([`raw`]) and its validation into an [`Experiment`]
 //! (docs/architecture.md, `spec/`). Parse first, validate second.
 
+pub mod audit;
 pub mod brackets;
+pub mod claims;
 pub mod duplicates;
+pub mod golden;
 pub mod raw;
+pub mod reported;
 pub mod resolve;
 pub mod schema;
 mod validate;
@@ -15,6 +19,20 @@ pub use validate::{check_split_rows, validate, DataSource, DatasetPlan, Experime
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+
+/// An invalid value in one of a spec's check sections (`reported:`, `claims:`, `golden:`),
+/// found by that section's own `validate`; `field` is the dotted path of the field, e.g.
+/// `reported.tolerance` or `claims[2].at_least`. The spec's validation reports it as
+/// [`SpecError::Invalid`] of the section, and `dp-repro check` as its own
+/// `CheckError::Invalid`, both with this text.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("spec field `{field}`: {message}")]
+pub struct FieldError {
+    /// Dotted path of the field.
+    pub field: String,
+    /// What is wrong and what would be valid.
+    pub message: String,
+}
 
 /// Everything that can be wrong with a spec.
 #[derive(Debug, Error)]

@@ -1,8 +1,8 @@
 //! The YAML schema of a spec, as serde structs. Parsing checks shapes and names of
 //! fields only; [`super::validate`] checks meaning.
 
-use crate::schema_parts::{one_key_map, one_of, words};
 use crate::data::{LpctDesign, Task, XScale};
+use crate::schema_parts::{one_key_map, one_of, words};
 use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -63,18 +63,18 @@ pub struct Spec {
     /// The paper's numbers and how our cells are compared with them (`dp-repro check`),
     /// inline or as the path of a YAML file holding the section (shared by several specs).
     #[serde(default)]
-    pub reported: Option<Section<crate::check::ReportedSpec>>,
+    pub reported: Option<Section<super::reported::ReportedSpec>>,
     /// The paper's qualitative claims, checked on our results (`dp-repro check`), inline or
     /// as the path of a YAML file holding the list.
     #[serde(default)]
-    pub claims: Option<Section<Vec<crate::check::Claim>>>,
+    pub claims: Option<Section<Vec<super::claims::Claim>>>,
     /// Our own blessed summary.csv (`dp-repro check --golden`, `--bless`).
     #[serde(default)]
-    pub golden: Option<crate::check::GoldenSpec>,
+    pub golden: Option<super::golden::GoldenSpec>,
     /// Require the empirical privacy audit to find every private method consistent
     /// (`dp-repro check`; [`crate::check::audit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit: Option<crate::check::audit::AuditRequirement>,
+    pub audit: Option<super::audit::AuditRequirement>,
     /// Line plots (SVG, PNG and a tidy CSV of the points) rendered from the results into
     /// `figures/`: x = ε or a grid parameter, y = the metric's mean over repetitions with
     /// an optional quantile band (see `report::figure`).

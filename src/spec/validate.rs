@@ -7,7 +7,6 @@ use super::raw::{
     DatasetEntry, LabelBoundsFrom, MarkStyle, Noise, RankTies, Scaling, Section, Selection,
     SkipEntry, Spec, SummaryRow, SyntheticKind, TableBlock, TableEntry, TableValue,
 };
-use crate::suggest::did_you_mean;
 use super::SpecError;
 use crate::data::{
     find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,
@@ -15,6 +14,7 @@ use crate::data::{
 };
 use crate::methods::{self, Method, ParamValue, Params};
 use crate::stats::SignificanceRule;
+use crate::suggest::did_you_mean;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

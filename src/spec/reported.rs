@@ -1,15 +1,15 @@
 //! The spec's `reported:` section as it is written: which files hold the paper's numbers,
 //! how their rows name data sets and methods, the tolerance and known deviations of a
 //! cell, its `epsilon_match:` and `rank_sums:` parts, and the verdict of a compared cell.
-//! Below the checks that read it (cells in `reported.rs`, ε inference in
-//! `epsilon_match.rs`, rank sums in `rank_sums.rs`), which import it and not each other.
+//! The checks that read it (`check/`: cells in `reported.rs`, ε inference in
+//! `epsilon_match.rs`, rank sums in `rank_sums.rs`) import it from here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::{eps_text, CheckError, CsvTable, SelectedRow};
+use super::FieldError;
 
 /// The spec's `reported:` section: which files hold the paper's numbers and how each cell
 /// is compared with ours.
@@ -207,45 +207,6 @@ impl ReportedSpec {
             Some(m) => m.get(key).cloned(),
         }
     }
-}
-
-/// The method key of a CSV record: the non-empty fields of `columns`, joined by `/`.
-pub(crate) fn method_key(t: &CsvTable, r: &csv::StringRecord, columns: &[String]) -> String {
-    columns
-        .iter()
-        .map(|c| t.get(r, c))
-        .filter(|f| !f.is_empty())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Our rows as ratios to `denominator` (MSE ratios, `docs/methods/histoftree.md` §10): every row of
-/// another method whose data set has a `denominator` row at the same ε or a non-private
-/// one (preferred in that order) becomes mean / D, std / D, median / D with D the
-/// denominator's mean (the denominator's own noise is not propagated); rows without a
-/// denominator are left out, as are the denominator's own rows.
-pub fn ratio_rows(selected: &[SelectedRow], denominator: &str) -> Vec<SelectedRow> {
-    let mut means: HashMap<(&str, String), f64> = HashMap::new();
-    for r in selected.iter().filter(|r| r.method == denominator) {
-        let et = r.epsilon.map(eps_text).unwrap_or_default();
-        means.insert((r.dataset.as_str(), et), r.mean);
-    }
-    selected
-        .iter()
-        .filter(|r| r.method != denominator)
-        .filter_map(|r| {
-            let et = r.epsilon.map(eps_text).unwrap_or_default();
-            let d = means
-                .get(&(r.dataset.as_str(), et))
-                .or_else(|| means.get(&(r.dataset.as_str(), String::new())))?;
-            Some(SelectedRow {
-                mean: r.mean / d,
-                std: r.std / d,
-                median: r.median / d,
-                ..r.clone()
-            })
-        })
-        .collect()
 }
 
 fn default_value_column() -> String {
@@ -529,9 +490,9 @@ impl KnownDeviation {
     /// band's ends > 0).
     ///
     /// # Errors
-    /// [`CheckError::Invalid`] naming the field and what would be valid.
-    pub fn validate(&self, field: &str) -> Result<(), CheckError> {
-        let invalid = |name: &str, message: String| CheckError::Invalid {
+    /// [`FieldError`] naming the field and what would be valid.
+    pub fn validate(&self, field: &str) -> Result<(), FieldError> {
+        let invalid = |name: &str, message: String| FieldError {
             field: format!("{field}.{name}"),
             message,
         };
@@ -600,10 +561,10 @@ impl ReportedSpec {
     /// lists (omit a list to match any) and positive ε.
     ///
     /// # Errors
-    /// [`CheckError::Invalid`] naming the field (`reported.tolerance`,
+    /// [`FieldError`] naming the field (`reported.tolerance`,
     /// `reported.known_deviations[i].reason`, …) and what would be valid.
-    pub fn validate(&self) -> Result<(), CheckError> {
-        let invalid = |field: String, message: &str| CheckError::Invalid {
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let invalid = |field: String, message: &str| FieldError {
             field,
             message: message.to_string(),
         };
