@@ -4,10 +4,10 @@
 
 use assert_cmd::Command;
 use dp_repro::report::figure::{
-    build_heat_maps, validate_figures, FigureContext, FigureError, FigureSpec, MethodInfo,
-    HEATMAP_CSV_HEADER,
+    build_heat_maps, validate_figures, FigureContext, FigureSpec, MethodInfo, HEATMAP_CSV_HEADER,
 };
 use dp_repro::run::RunRow;
+use dp_repro::spec::FieldError;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -337,7 +337,7 @@ fn heat_map_options_are_validated_naming_the_field() {
     let check = |yaml: &str, field: &str, words: &str| {
         let figs: Vec<FigureSpec> = serde_yaml::from_str(yaml).unwrap();
         match validate_figures(&figs, &ctx) {
-            Err(FigureError::Invalid { field: f, message }) => {
+            Err(FieldError { field: f, message }) => {
                 assert_eq!(f, field, "{yaml}: {message}");
                 assert!(
                     message.contains(words),

@@ -5,10 +5,11 @@
 
 use assert_cmd::Command;
 use dp_repro::report::figure::{
-    build_panels, render_figures, validate_figures, FigureContext, FigureError, FigureSpec,
-    MethodInfo, Overlay, SelectedRow, Source,
+    build_panels, render_figures, validate_figures, FigureContext, FigureSpec, MethodInfo, Overlay,
+    SelectedRow, Source,
 };
 use dp_repro::run::RunRow;
+use dp_repro::spec::FieldError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -240,7 +241,7 @@ fn bad_figure_options_are_refused_naming_the_field() {
     let ctx = context(tmp.path());
     let check = |yaml: &str, field: &str, words: &str| match validate_figures(&[figure(yaml)], &ctx)
     {
-        Err(FigureError::Invalid { field: f, message }) => {
+        Err(FieldError { field: f, message }) => {
             assert_eq!(f, field, "{yaml}: {message}");
             assert!(
                 message.contains(words),
@@ -292,7 +293,7 @@ fn bad_figure_options_are_refused_naming_the_field() {
         &[figure("{name: f, x: {size: private}, methods: [M]}")],
         &no_size,
     ) {
-        Err(FigureError::Invalid { field, message }) => {
+        Err(FieldError { field, message }) => {
             assert_eq!(field, "figures[0].x");
             assert!(
                 message.contains("`a20` has no stated private sample size"),

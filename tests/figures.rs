@@ -6,9 +6,10 @@
 use assert_cmd::Command;
 use dp_repro::report::figure::{
     build_panels, quantile, read_selected, render_figures, validate_figures, FigureContext,
-    FigureError, FigureSpec, MethodInfo, SelectedRow,
+    FigureSpec, MethodInfo, SelectedRow,
 };
 use dp_repro::run::RunRow;
+use dp_repro::spec::FieldError;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -515,7 +516,7 @@ fn invalid_figures_are_rejected_naming_the_field() {
     let check = |yaml: &str, field: &str, words: &str| {
         let figs: Vec<FigureSpec> = serde_yaml::from_str(yaml).unwrap();
         match validate_figures(&figs, &ctx) {
-            Err(FigureError::Invalid { field: f, message }) => {
+            Err(FieldError { field: f, message }) => {
                 assert_eq!(f, field, "{yaml}: {message}");
                 assert!(
                     message.contains(words),

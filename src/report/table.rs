@@ -18,6 +18,7 @@ use super::format::{
     format_fixed, format_ratio, format_sci, format_significant, significant_decimals,
 };
 use super::ReportError;
+pub use crate::spec::tables::Layout;
 
 /// How cell values are turned into text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,43 +118,6 @@ pub struct Table {
     /// `table-table2.tex`; `None`: LaTeX prints the full notes under the table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes_file: Option<String>,
-}
-
-/// How a table is laid out in LaTeX (`layout:` of a spec's table; Markdown has no page
-/// width and ignores it). The default is one `table` float with the data sets as rows
-/// and the column groups (ε blocks) side by side.
-///
-/// ```
-/// use dp_repro::report::Layout;
-/// let l: Layout = serde_yaml::from_str("{transpose: true}").unwrap();
-/// assert!(l.transpose && !l.split && !l.landscape);
-/// ```
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(deny_unknown_fields)]
-pub struct Layout {
-    /// Data sets as columns and methods as rows, grouped under one heading row per column
-    /// group (ε and block); summary rows (Rank Sum, No. 1) become the last columns. The
-    /// DiPriMe paper prints its tables this way.
-    #[serde(default)]
-    pub transpose: bool,
-    /// One float per ε: the non-private columns and the ε's column groups, captioned
-    /// `(a) ε = 0.5`, `(b) ε = 2`, … as the LPCT paper prints its Table 2. Needs column
-    /// groups of two or more ε.
-    #[serde(default)]
-    pub split: bool,
-    /// A `sidewaystable` (package `rotating`): the table is turned by 90° and may be as
-    /// wide as the text height.
-    #[serde(default)]
-    pub landscape: bool,
-}
-
-impl Layout {
-    /// Whether this is the default layout (nothing set).
-    pub fn is_default(&self) -> bool {
-        *self == Layout::default()
-    }
 }
 
 /// Who explains the marks of a table's cells in its notes.

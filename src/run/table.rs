@@ -16,6 +16,8 @@ use crate::spec::raw::{
     Digits, Interval, MarkStyle, RankTies, RatioOf, RowLabels, Selection, SummaryRow, TableBlock,
     TableEntry, TableValue,
 };
+use crate::spec::tables::read_reported;
+pub use crate::spec::tables::ReportedCells;
 use crate::spec::Experiment;
 use crate::stats::{
     ci95_halfwidth, first_place_counts, rank_marks, rank_sums, rank_sums_competition,
@@ -78,57 +80,6 @@ pub struct TableData<'a> {
     /// The paper's values to print beside ours (the table's `reported:` file), as
     /// [`read_reported`] returns them.
     pub reported: Option<&'a ReportedCells>,
-}
-
-/// The paper's printed values by (data set, method, ε text — `None` when the file has no
-/// `epsilon` column, i.e. the value holds for every block), as the file writes them.
-pub type ReportedCells = BTreeMap<(String, String, Option<String>), String>;
-
-/// Reads a table's `reported:` file: columns `dataset`, `method`, `column` and optionally
-/// `epsilon` (written as [`epsilon_text`] writes ε; an empty cell means non-private).
-/// Rows with an empty value (the paper prints "−") are left out.
-///
-/// # Errors
-/// A message naming the file and, for a missing column, the columns it has.
-pub fn read_reported(path: &std::path::Path, column: &str) -> Result<ReportedCells, String> {
-    let mut rdr = csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let headers = rdr
-        .headers()
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .clone();
-    let col = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(d), Some(m), Some(v)) = (col("dataset"), col("method"), col(column)) else {
-        return Err(format!(
-            "{}: needs the columns dataset, method and {column}; it has {}",
-            path.display(),
-            headers.iter().collect::<Vec<_>>().join(", ")
-        ));
-    };
-    let e = col("epsilon");
-    let mut cells = ReportedCells::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| format!("{}: line {}: {e}", path.display(), i + 2))?;
-        let value = rec.get(v).unwrap_or("").trim();
-        if value.is_empty() {
-            continue;
-        }
-        let eps = match e.map(|e| rec.get(e).unwrap_or("").trim()) {
-            None => None,
-            Some("") => Some(String::new()),
-            Some(t) => Some(t.parse::<f64>().map(epsilon_text).map_err(|_| {
-                format!(
-                    "{}: line {}: epsilon {t:?} is not a number",
-                    path.display(),
-                    i + 2
-                )
-            })?),
-        };
-        cells.insert(
-            (rec[d].trim().to_string(), rec[m].trim().to_string(), eps),
-            value.to_string(),
-        );
-    }
-    Ok(cells)
 }
 
 /// `cell`'s text followed by the paper's value in parentheses, when the paper has one

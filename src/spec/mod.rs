@@ -5,11 +5,13 @@ pub mod audit;
 pub mod brackets;
 pub mod claims;
 pub mod duplicates;
+pub mod figures;
 pub mod golden;
 pub mod raw;
 pub mod reported;
 pub mod resolve;
 pub mod schema;
+pub mod tables;
 mod validate;
 pub mod yaml;
 

@@ -339,7 +339,7 @@ impl DatasetPlan {
                         ),
                     });
                 }
-                let mut rng = crate::run::seeds::stream(*seed, &["public_sample", &self.name]);
+                let mut rng = crate::seeds::stream(*seed, &["public_sample", &self.name]);
                 let mut public = vec![false; n];
                 for i in sample(&mut rng, n, *rows) {
                     public[i] = true;
@@ -506,9 +506,9 @@ pub struct Experiment {
     /// Repetitions.
     pub repetitions: usize,
     /// The reported-values section and the folder its file paths are relative to.
-    pub reported: Option<(crate::check::ReportedSpec, PathBuf)>,
+    pub reported: Option<(super::reported::ReportedSpec, PathBuf)>,
     /// The claims.
-    pub claims: Vec<crate::check::Claim>,
+    pub claims: Vec<super::claims::Claim>,
 }
 
 impl Experiment {
@@ -604,7 +604,7 @@ pub fn validate(
         Some(section) => resolve_section(section, path, "claims")?.0,
         None => Vec::new(),
     };
-    crate::check::validate_claims(&claims).map_err(|e| invalid(path, "claims", e.to_string()))?;
+    super::claims::validate_claims(&claims).map_err(|e| invalid(path, "claims", e.to_string()))?;
     if let Some(g) = &spec.golden {
         g.validate()
             .map_err(|e| invalid(path, "golden", e.to_string()))?;
@@ -1159,14 +1159,11 @@ pub fn validate(
         claims,
         spec,
     };
-    crate::report::validate_figures(
+    super::figures::validate_figures(
         &exp.spec.figures,
-        &crate::report::FigureContext::from_experiment(&exp),
+        &super::figures::FigureContext::from_experiment(&exp),
     )
-    .map_err(|e| match e {
-        crate::report::FigureError::Invalid { field, message } => invalid(path, field, message),
-        other => invalid(path, "figures", other.to_string()),
-    })?;
+    .map_err(|e| invalid(path, e.field, e.message))?;
     check_leaf_occupancy(&exp)?;
     Ok(exp)
 }
@@ -1297,7 +1294,7 @@ fn check_leaf_occupancy(exp: &Experiment) -> Result<(), SpecError> {
         }
     }
     for (i, c) in exp.claims.iter().enumerate() {
-        if let crate::check::Claim::BalancedLeaves {
+        if let super::claims::Claim::BalancedLeaves {
             figure,
             method,
             than,
@@ -1656,7 +1653,7 @@ fn check_table_conventions(
     }
     if let Some(r) = &t.reported {
         let dir = path.parent().unwrap_or(Path::new(""));
-        crate::run::table::read_reported(&dir.join(&r.file), &r.column)
+        super::tables::read_reported(&dir.join(&r.file), &r.column)
             .map_err(|e| invalid(path, format!("tables[{i}].reported"), e))?;
     }
     check_table_interval(i, t, spec, path)?;

@@ -18,7 +18,7 @@
 
 use super::data::{better, mean_of, metric_label, param_value, RunIndex};
 use super::draw::{format_tick, nice_ticks, titled_grid, write_svg_png, Drawable, FONT};
-use super::{FigureContext, FigureError, FigureSpec, Lines, XAxis};
+use super::{FigureContext, FigureError, FigureSpec, XAxis};
 use crate::run_row::RunRow;
 use crate::seeds::epsilon_text;
 use crate::stats::summarize;
@@ -121,86 +121,6 @@ impl HeatMap {
         let body = String::from_utf8(w.into_inner().expect("writing to memory")).expect("utf-8");
         format!("{HEATMAP_CSV_HEADER}\n{body}")
     }
-}
-
-/// Checks a heat-map figure (one whose `y` names a parameter) against the experiment:
-/// x is `epsilon` (every method private) or another grid parameter, every method has the
-/// axes' parameters, and none of the line-figure options is given (`band`, `series`,
-/// `reported`, `lines: per_epsilon`, `x_log_scale`, `y.log_scale`, a legend position).
-/// Methods, data sets and ε are checked by [`FigureSpec::validate`].
-///
-/// # Errors
-/// [`FigureError::Invalid`] naming the field and what would be valid.
-pub(super) fn validate(
-    fig: &FigureSpec,
-    y: &str,
-    index: usize,
-    ctx: &FigureContext,
-) -> Result<(), FigureError> {
-    let bad = |f: &str, message: String| FigureError::Invalid {
-        field: format!("figures[{index}].{f}"),
-        message,
-    };
-    let unused = [
-        ("band", fig.band.is_some()),
-        ("series", fig.series.is_some()),
-        ("reported", fig.reported.is_some()),
-        ("lines", fig.lines != Lines::PerMethod),
-        ("x_log_scale", fig.x_log_scale),
-        ("y.log_scale", fig.y.log_scale),
-        ("legend", fig.legend != Default::default()),
-    ];
-    for (field, given) in unused {
-        if given {
-            return Err(bad(
-                field,
-                format!("a heat map (`y: {{parameter: {y}}}`) has no `{field}`: its cells are the means over repetitions on a linear colour scale; remove the field or draw a line figure"),
-            ));
-        }
-    }
-    let mut axes = vec![y];
-    match &fig.x {
-        XAxis::Epsilon => {
-            for m in &fig.methods {
-                if !ctx.method(m).expect("methods checked first").private {
-                    return Err(bad(
-                        "x",
-                        format!("`x: epsilon` needs private methods; `{m}` is non-private (give x a grid parameter)"),
-                    ));
-                }
-            }
-        }
-        XAxis::Parameter(p) if p == y => {
-            return Err(bad(
-                "y.parameter",
-                format!("x and y are both `{p}`; a heat map needs two different axes"),
-            ));
-        }
-        XAxis::Parameter(p) => axes.push(p),
-        XAxis::Size(_) => {
-            return Err(bad(
-                "x",
-                "a heat map's x is `epsilon` or `{parameter: NAME}`, not a size axis".into(),
-            ));
-        }
-    }
-    for m in &fig.methods {
-        let info = ctx.method(m).expect("methods checked first");
-        for p in &axes {
-            if !info.params.iter().any(|(name, _)| name == p) {
-                let names: Vec<&str> = info.params.iter().map(|(n, _)| n.as_str()).collect();
-                let field = if *p == y { "y.parameter" } else { "x" };
-                return Err(bad(
-                    field,
-                    format!(
-                        "method `{m}` has no parameter `{p}`; its parameters: {}",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The values of parameter `p` over the figure's methods: in grid order, or sorted by
