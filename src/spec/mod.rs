@@ -4,9 +4,12 @@
 pub mod audit;
 pub mod brackets;
 pub mod claims;
+mod dataset_plan;
 pub mod duplicates;
 pub mod figures;
 pub mod golden;
+mod method_plan;
+mod occupancy;
 pub mod raw;
 pub mod reported;
 pub mod resolve;
@@ -15,9 +18,11 @@ pub mod tables;
 mod validate;
 pub mod yaml;
 
+pub use dataset_plan::{check_split_rows, DataSource, DatasetPlan};
+pub use method_plan::MethodPlan;
 pub use raw::Spec;
 pub use resolve::{resolve, ResolvedSpec};
-pub use validate::{check_split_rows, validate, DataSource, DatasetPlan, Experiment, MethodPlan};
+pub use validate::{validate, Experiment};
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -127,5 +132,25 @@ pub fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Re
     match serde_yaml::from_str::<serde_yaml::Value>(text) {
         Err(e) if duplicates::duplicated_key(&e.to_string()).is_some() => Err(error(e)),
         _ => Ok(value),
+    }
+}
+
+/// Why a method label or data set name would break the CSV outputs (runs, summary,
+/// selected, tests and check .csv), which write it as an unquoted field: it holds a comma,
+/// a double quote or a line break. `None` when it is safe.
+fn csv_unsafe(what: &str, text: &str) -> Option<String> {
+    let bad = text
+        .chars()
+        .find(|c| matches!(c, ',' | '"' | '\n' | '\r'))?;
+    Some(format!(
+        "{what} `{text}` contains {bad:?}, which would split its column in runs.csv and the other CSV outputs; use another character (e.g. `;` or `/`)"
+    ))
+}
+
+fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
+    SpecError::Invalid {
+        path: path.to_path_buf(),
+        field: field.into(),
+        message: message.into(),
     }
 }

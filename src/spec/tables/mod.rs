@@ -2,6 +2,10 @@
 //! shows, its blocks, value, digits, marks, summary rows, layout and the paper's printed
 //! values beside ours (`report/` renders it, `run/table.rs` fills it).
 
+mod validate;
+
+pub(crate) use validate::check_tables;
+
 use crate::schema_parts::{one_of, words};
 use crate::seeds::epsilon_text;
 use schemars::{json_schema, Schema, SchemaGenerator};
@@ -496,7 +500,7 @@ pub enum RowLabels {
 /// and the column groups (ε blocks) side by side.
 ///
 /// ```
-/// use dp_repro::spec::tables::Layout;
+/// use dp_repro::report::Layout;
 /// let l: Layout = serde_yaml::from_str("{transpose: true}").unwrap();
 /// assert!(l.transpose && !l.split && !l.landscape);
 /// ```
