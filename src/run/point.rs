@@ -1,0 +1,363 @@
+//! One unit of work: a structural grid point of one method on one repetition, its
+//! partition built once and every mechanism grid point and ε released, predicted and
+//! scored; with tuning, the validation data and scores first.
+
+use super::*;
+use crate::estimate::LabelBounds;
+use crate::methods::{MethodError, Params, Prepared, RepData};
+use crate::partition::SharedPublic;
+use crate::spec::raw::ValidationReleases;
+use crate::spec::{DatasetPlan, Experiment, MethodPlan};
+use std::time::Instant;
+
+/// Data of one repetition for the honest selection modes: the cv folds (each a RepData
+/// whose private part is the other folds and whose test part is the fold) and the
+/// private-validation split (private part: the training users; test part: the n_v
+/// validation users followed by the test set).
+pub struct TuningData {
+    /// One RepData per fold (empty without cv).
+    pub folds: Vec<RepData>,
+    /// The validation RepData and n_v (None without private_validation).
+    pub validation: Option<(RepData, usize)>,
+}
+
+/// Splits a repetition's private training users for the spec's selection modes, with the
+/// repetition's own streams (the same for every method, so selection stays paired).
+pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: usize) -> TuningData {
+    use crate::spec::raw::Selection;
+    use rand::seq::SliceRandom;
+    let n = data.private.n();
+    let rep_text = rep.to_string();
+    let t = exp.spec.tuning;
+    let mut folds = Vec::new();
+    if exp.selection.contains(&Selection::Cv) {
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.shuffle(&mut seeds::stream(
+            exp.spec.seed,
+            &["cv", &plan.name, &rep_text],
+        ));
+        for f in 0..t.cv_folds {
+            let held: Vec<usize> = idx
+                .iter()
+                .enumerate()
+                .filter(|(pos, _)| pos % t.cv_folds == f)
+                .map(|(_, &i)| i)
+                .collect();
+            let train: Vec<usize> = idx
+                .iter()
+                .enumerate()
+                .filter(|(pos, _)| pos % t.cv_folds != f)
+                .map(|(_, &i)| i)
+                .collect();
+            folds.push(RepData {
+                public: data.public.clone(),
+                private: data.private.select(&train),
+                test: data.private.select(&held),
+                bounds: data.bounds,
+                masks: data.masks_of(&train),
+            });
+        }
+    }
+    let validation = exp
+        .selection
+        .contains(&Selection::PrivateValidation)
+        .then(|| {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.shuffle(&mut seeds::stream(
+                exp.spec.seed,
+                &["validation", &plan.name, &rep_text],
+            ));
+            let n_v = ((t.validation_share * n as f64).round() as usize)
+                .clamp(1, n.saturating_sub(1).max(1));
+            let mut test = data.private.select(&idx[..n_v]);
+            test.x.data.extend_from_slice(&data.test.x.data);
+            test.x.n += data.test.n();
+            test.y.extend_from_slice(&data.test.y);
+            (
+                RepData {
+                    public: data.public.clone(),
+                    private: data.private.select(&idx[n_v..]),
+                    test,
+                    bounds: data.bounds,
+                    masks: data.masks_of(&idx[n_v..]),
+                },
+                n_v,
+            )
+        });
+    TuningData { folds, validation }
+}
+
+/// The curator's estimate of a grid point's validation loss under private_validation
+/// (LPDT App. D.2; docs/methods/lpdt.md §8.1(c)): validation user i computes its loss e_i — the squared
+/// error with prediction and label clipped to [y_lo, y_hi], so e_i ∈ [0, R²] (0/1 loss for
+/// classification) — and releases e_i + Lap(B·k/ε) with B the loss bound and k the number
+/// of grid points (basic composition: ε/k per value). The mean of the n_v releases is drawn
+/// exactly as mean(e) + (one sum of n_v Laplace draws)/n_v. Non-private methods report
+/// the exact mean loss.
+pub(super) fn validation_score(
+    task: crate::data::Task,
+    bounds: LabelBounds,
+    y: &[f64],
+    pred: &[f64],
+    epsilon: Option<f64>,
+    grid_size: f64,
+    rng: &mut rand_pcg::Pcg64,
+) -> f64 {
+    let n_v = y.len();
+    let (losses, bound): (f64, f64) = match task {
+        crate::data::Task::Regression => (
+            y.iter()
+                .zip(pred)
+                .map(|(a, b)| (bounds.clip(*b) - bounds.clip(*a)).powi(2))
+                .sum(),
+            bounds.range() * bounds.range(),
+        ),
+        crate::data::Task::Classification => (
+            y.iter().zip(pred).filter(|(a, b)| a != b).count() as f64,
+            1.0,
+        ),
+    };
+    let noise = match epsilon {
+        Some(e) => {
+            let scale = bound * grid_size / e;
+            // Each of the n_v validation users released one loss in [0, bound] at this
+            // scale (the sum below stands for their n_v draws): the ledger charges each
+            // of them what that release spent, once per grid point scored.
+            crate::privacy::ledger::charge(
+                "validation loss: Laplace",
+                crate::privacy::ledger::Subjects::Range(0, n_v),
+                crate::privacy::ledger::laplace_epsilon(bound, scale),
+                0.0,
+            );
+            crate::privacy::laplace_sum(rng, n_v, scale)
+        }
+        None => 0.0,
+    };
+    (losses + noise) / n_v as f64
+}
+
+/// All rows of one (data set, repetition, method, structural grid point): the partition
+/// is built once and reused for every mechanism grid point and ε. `keys` are the task keys
+/// of the rows in the order they are computed (mechanism grid point, then ε). `shared`:
+/// the repetition's public sample with its data set's tree cache, when the repetitions
+/// share trees grown on it ([`shares_partitions`], [`public_is_fixed`]); the cv folds and
+/// the private-validation split have the same public sample.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_structural_point(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    data: &RepData,
+    tuning: &TuningData,
+    rep: usize,
+    m: &MethodPlan,
+    si: usize,
+    keys: &[String],
+    shared: Option<&SharedPublic<'_>>,
+) -> Result<Vec<RunRow>, RunError> {
+    let structural = &m.structural[si];
+    let start = Instant::now();
+    let err = |params: String, source| RunError::Method {
+        dataset: plan.name.clone(),
+        repetition: rep,
+        method: m.label.clone(),
+        params,
+        source,
+    };
+    let partition_stream =
+        || seeds::partition_stream(exp.spec.seed, &plan.name, rep, &m.label, &structural.key());
+    let prepare = |d: &RepData| {
+        m.method
+            .prepare_shared(d, structural, &mut partition_stream(), shared)
+            .map_err(|e| err(structural.key(), e))
+    };
+    let Some(prepared) = prepare(data)? else {
+        return Ok(Vec::new());
+    };
+    // The fit on this repetition's data alone: what one fit of any of these rows costs
+    // (the folds' and validation fits below serve selection, not the reported model).
+    let fit_secs = start.elapsed().as_secs_f64();
+    // The honest selection modes fit the same grid point on other users: the folds of
+    // cv, the training users of private_validation.
+    let fold_fits = tuning
+        .folds
+        .iter()
+        .map(prepare)
+        .collect::<Result<Vec<_>, _>>()?;
+    let pv_fit = match &tuning.validation {
+        Some((d, _)) => prepare(d)?,
+        None => None,
+    };
+    let epsilons: Vec<Option<f64>> = if m.method.private() {
+        exp.epsilons.iter().map(|&e| Some(e)).collect()
+    } else {
+        vec![None]
+    };
+    let task = data.test.task;
+    let metric = task.metric_name();
+    let grid_size = (m.structural.len() * m.mechanism.len()) as f64;
+    let points: Vec<Params> = m.mechanism.iter().map(|q| structural.join(q)).collect();
+    let groups = release_groups(&points, m.method.params());
+    // The rows of each (mechanism grid point, ε) as (metric, value, seconds), filled group
+    // by group and written out below in the order of `keys` (grid point, then ε).
+    let mut cells: Vec<Vec<(String, f64, f64)>> = vec![Vec::new(); points.len() * epsilons.len()];
+    for (ei, &eps) in epsilons.iter().enumerate() {
+        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+        for group in &groups {
+            let t0 = Instant::now();
+            // Seconds of a row: the fit plus this group's time so far, split evenly over
+            // its grid points (they were computed together).
+            let seconds = || fit_secs + t0.elapsed().as_secs_f64() / group.len() as f64;
+            let streams = |purpose: &str, extra: &str| -> Vec<rand_pcg::Pcg64> {
+                group
+                    .iter()
+                    .map(|&j| {
+                        seeds::release_stream(
+                            exp.spec.seed,
+                            purpose,
+                            &plan.name,
+                            rep,
+                            m,
+                            &points[j],
+                            &eps_text,
+                            extra,
+                        )
+                    })
+                    .collect()
+            };
+            let predict = |fit: &dyn Prepared, e: Option<f64>, rngs: &mut [rand_pcg::Pcg64]| {
+                predict_group(fit, &m.mechanism, group, e, rngs, |j, source| {
+                    err(points[j].key(), source)
+                })
+            };
+            let preds = predict(prepared.as_ref(), eps, &mut streams("noise", ""))?;
+            for (&j, p) in group.iter().zip(&preds) {
+                let value = m.method.score(task, &points[j], &data.test.y, p);
+                cells[j * epsilons.len() + ei].push((metric.to_string(), value, seconds()));
+            }
+            if !tuning.folds.is_empty() {
+                // cv: mean held-out metric over the folds, each fitted with fresh noise.
+                let mut totals = vec![0.0; group.len()];
+                for (f, (fit, fold)) in fold_fits.iter().zip(&tuning.folds).enumerate() {
+                    let fit = fit.as_ref().ok_or_else(|| {
+                        err(
+                            points[group[0]].key(),
+                            MethodError::Other("grid point not applicable to a fold".into()),
+                        )
+                    })?;
+                    let p = predict(fit.as_ref(), eps, &mut streams("cv", &f.to_string()))?;
+                    for ((total, &j), p) in totals.iter_mut().zip(group).zip(&p) {
+                        *total += m.method.score(task, &points[j], &fold.test.y, p);
+                    }
+                }
+                for (&j, total) in group.iter().zip(totals) {
+                    cells[j * epsilons.len() + ei].push((
+                        format!("cv_{metric}"),
+                        total / tuning.folds.len() as f64,
+                        seconds(),
+                    ));
+                }
+            }
+            if let (Some(fit), Some((pv, n_v))) = (&pv_fit, &tuning.validation) {
+                // private_validation: one fit on the training users predicts the
+                // validation users (first n_v points) and the test set (the rest).
+                // Under `validation_releases: shared` the training users split ε over
+                // the k_r releases (basic composition), so each spends ε in total.
+                let fit_eps = match exp.spec.tuning.validation_releases {
+                    ValidationReleases::Fresh => eps,
+                    ValidationReleases::Shared => {
+                        eps.map(|e| e / m.release_configurations() as f64)
+                    }
+                };
+                let mut rngs = streams("pv", "");
+                let preds = predict(fit.as_ref(), fit_eps, &mut rngs)?;
+                for ((&j, p), rng) in group.iter().zip(&preds).zip(&mut rngs) {
+                    let (p_val, p_test) = p.split_at(*n_v);
+                    let (y_val, y_test) = pv.test.y.split_at(*n_v);
+                    let test_value = m.method.score(task, &points[j], y_test, p_test);
+                    let score =
+                        validation_score(task, data.bounds, y_val, p_val, eps, grid_size, rng);
+                    let cell = &mut cells[j * epsilons.len() + ei];
+                    cell.push((format!("pv_{metric}"), test_value, seconds()));
+                    cell.push(("pv_score".to_string(), score, seconds()));
+                }
+            }
+        }
+    }
+    let mut keys = keys.iter();
+    let mut rows = Vec::with_capacity(keys.len());
+    for (j, point) in points.iter().enumerate() {
+        let params = point.key();
+        for (ei, &eps) in epsilons.iter().enumerate() {
+            for (metric, value, seconds) in cells[j * epsilons.len() + ei].drain(..) {
+                rows.push(RunRow {
+                    task: keys.next().expect("one key per row").clone(),
+                    dataset: plan.name.clone(),
+                    method: m.label.clone(),
+                    params: params.clone(),
+                    epsilon: eps,
+                    repetition: rep,
+                    metric,
+                    value,
+                    seconds,
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The mechanism grid points (indices into `points`) grouped by the users' releases they
+/// share ([`Params::release_key`] under `decls`): points that differ only in curator-side
+/// parameters draw from the same streams and are predicted together. Groups are in order
+/// of their first point, points in grid order.
+pub(super) fn release_groups(
+    points: &[Params],
+    decls: &[crate::methods::ParamDecl],
+) -> Vec<Vec<usize>> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (j, p) in points.iter().enumerate() {
+        let key = p.release_key(decls);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(j),
+            None => groups.push((key, vec![j])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Predictions of `fit` at the mechanism grid points `group` (indices into `mechanisms`),
+/// `rngs` their release streams: one [`Prepared::predict`] for a single point, else
+/// [`Prepared::predict_shared`]. When the shared call fails, the points are predicted one
+/// by one so that the error names the grid point that fails (`err` builds it from the
+/// point's index).
+pub(super) fn predict_group(
+    fit: &dyn Prepared,
+    mechanisms: &[Params],
+    group: &[usize],
+    epsilon: Option<f64>,
+    rngs: &mut [rand_pcg::Pcg64],
+    err: impl Fn(usize, MethodError) -> RunError,
+) -> Result<Vec<Vec<f64>>, RunError> {
+    let one_by_one = |rngs: &mut [rand_pcg::Pcg64]| {
+        group
+            .iter()
+            .zip(rngs.iter_mut())
+            .map(|(&j, rng)| {
+                fit.predict(&mechanisms[j], epsilon, rng)
+                    .map_err(|e| err(j, e))
+            })
+            .collect()
+    };
+    if group.len() == 1 {
+        return one_by_one(rngs);
+    }
+    let entry = rngs.to_vec();
+    let mechs: Vec<&Params> = group.iter().map(|&j| &mechanisms[j]).collect();
+    match fit.predict_shared(&mechs, epsilon, rngs) {
+        Ok(preds) => Ok(preds),
+        Err(_) => {
+            rngs.clone_from_slice(&entry);
+            one_by_one(rngs)
+        }
+    }
+}
