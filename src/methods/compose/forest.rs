@@ -120,7 +120,7 @@ impl ForestBlock {
 
 /// `word` of a serde unit enum value.
 fn word<T: Serialize>(v: &T) -> String {
-    super::word(v)
+    super::blocks::word(v)
 }
 
 /// Checks the block (called by [`Composition::check`]).

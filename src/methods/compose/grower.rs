@@ -50,7 +50,7 @@ impl Grower {
         // whose grid has `max_depth` and no `depth`).
         let params = || TreeParams {
             depth,
-            ..super::tree_params(p, with_data)
+            ..super::composed::tree_params(p, with_data)
         };
         Ok(match (c.partition.rule, with_data) {
             (Rule::CartExhaustive, true) => Grower::CartExhaustive(CartParams {

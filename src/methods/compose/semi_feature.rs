@@ -16,9 +16,9 @@
 //! grown on it. The deepest tree is grown once per (s, ρ, ε) and cached (depth p is its
 //! prefix, `truncate`); the cell release draws from the runner's release stream.
 
+use super::params::{MSS, RHO, SEARCH, TAU};
 use super::{
-    BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule, MSS,
-    RHO, SEARCH, TAU,
+    BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule,
 };
 use crate::data::Matrix;
 use crate::data::PrivacyMask;

@@ -1,6 +1,6 @@
 //! The RF/ERT tree grower as it was before the presorted columns (each candidate feature
 //! sorted at every node, the row-major matrix read in place), kept for tests only: the
-//! presorted grower of [`super`] must build the very same trees.
+//! presorted grower ([`super::grower`]) must build the very same trees.
 
 use super::{ForestParams, Splitter, Target, Tree, TreeNode, FEATURE_THRESHOLD};
 use crate::data::Matrix;
