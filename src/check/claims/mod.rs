@@ -1,7 +1,16 @@
 //! Claims: the paper's qualitative statements (the `claims:` grammar of
 //! [`crate::spec::claims`]), evaluated on our results (issue 3, item 2).
 
+mod balanced_leaves;
+mod best_among;
+mod better;
+mod curve;
 mod describe;
+mod improves;
+mod level;
+mod rank_sum;
+mod trend;
+mod within_factor;
 
 use std::collections::HashMap;
 
@@ -77,61 +86,6 @@ impl<'a> Index<'a> {
             None => np(),
         }
     }
-}
-
-/// A `trend_across_datasets` claim: (holds, details listing every mean and any step back
-/// beyond the slack).
-fn trend_across_datasets(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {
-    let Claim::TrendAcrossDatasets {
-        method,
-        datasets,
-        epsilon,
-        direction,
-        slack,
-        ..
-    } = claim
-    else {
-        return (false, String::new());
-    };
-    let mut rows = Vec::new();
-    for d in datasets {
-        match index.at(d, method, *epsilon) {
-            Some(r) => rows.push((d.as_str(), r)),
-            None => return (false, format!("undefined: no row of {method} on {d}")),
-        }
-    }
-    // `forward(a, b)`: b is a step in the claimed direction from a.
-    let forward = |a: f64, b: f64| match direction {
-        TrendDirection::Worse => is_better(a, b, lower),
-        TrendDirection::Better => is_better(b, a, lower),
-    };
-    let mut back = Vec::new();
-    for w in rows.windows(2) {
-        let ((da, a), (db, b)) = (w[0], w[1]);
-        let se = (a.std_error().powi(2) + b.std_error().powi(2)).sqrt();
-        if !forward(a.mean, b.mean) && (b.mean - a.mean).abs() > slack * se {
-            back.push(format!(
-                "{da} → {db}: {} → {} (more than {slack} × SE {})",
-                format_sci(a.mean),
-                format_sci(b.mean),
-                format_sci(se)
-            ));
-        }
-    }
-    let (first, last) = (rows[0].1.mean, rows[rows.len() - 1].1.mean);
-    let overall = forward(first, last);
-    let means: Vec<String> = rows
-        .iter()
-        .map(|(d, r)| format!("{d} {}", format_sci(r.mean)))
-        .collect();
-    let mut details = means.join(", ");
-    if !overall {
-        details.push_str("; the last is not past the first");
-    }
-    if !back.is_empty() {
-        details.push_str(&format!("; steps back: {}", back.join("; ")));
-    }
-    (overall && back.is_empty(), details)
 }
 
 fn is_better(a: f64, b: f64, lower: bool) -> bool {
@@ -220,7 +174,7 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
         ..
     } = claim
     {
-        let (holds, details) = balanced_leaves(figure, method, than, data.leaves);
+        let (holds, details) = balanced_leaves::balanced_leaves(figure, method, than, data.leaves);
         out.out_of = 1;
         out.needed = 1;
         out.count = usize::from(holds);
@@ -229,7 +183,7 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
         return out;
     }
     if let Claim::TrendAcrossDatasets { .. } = claim {
-        let (holds, details) = trend_across_datasets(claim, index, lower);
+        let (holds, details) = trend::trend_across_datasets(claim, index, lower);
         out.out_of = 1;
         out.needed = 1;
         out.count = usize::from(holds);
@@ -238,7 +192,7 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
         return out;
     }
     if let Claim::BestRankSum { .. } = claim {
-        let (holds, details) = best_rank_sum(claim, index, lower);
+        let (holds, details) = rank_sum::best_rank_sum(claim, index, lower);
         out.out_of = 1;
         out.needed = 1;
         out.count = usize::from(holds);
@@ -318,105 +272,26 @@ fn applies_to(claim: &Claim, d: &str, data: &Data) -> bool {
 
 /// Outcome of `claim` on data set `d`: `Ok(outcome)` when defined, `Err(why)` when not.
 fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, String> {
-    let (index, tests) = (data.index, data.tests);
-    let sci = format_sci;
     match claim {
         Claim::Better {
             method,
             than,
             epsilon,
             ..
-        } => {
-            let a = index.at(d, method, *epsilon);
-            let b = index.at(d, than, *epsilon);
-            match (a, b) {
-                (Some(a), Some(b)) => Ok(if is_better(a.mean, b.mean, lower) {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "{method} {} vs {than} {}",
-                        sci(a.mean),
-                        sci(b.mean)
-                    ))
-                }),
-                (a, b) => {
-                    let missing: Vec<&str> = [(a, method), (b, than)]
-                        .into_iter()
-                        .filter(|(r, _)| r.is_none())
-                        .map(|(_, m)| m.as_str())
-                        .collect();
-                    Err(format!("no row of {}", missing.join(" and ")))
-                }
-            }
-        }
+        } => better::better(method, than, epsilon, d, data, lower),
         Claim::SignificantlyBetter {
             method,
             than,
             epsilon,
             alpha,
             ..
-        } => {
-            let alt = if lower { "less" } else { "greater" };
-            let row = tests.iter().find(|t| {
-                t.dataset == d
-                    && t.method == *method
-                    && t.other == *than
-                    && t.epsilon == Some(*epsilon)
-                    && t.alternative == alt
-            });
-            match row {
-                None => Err(format!("no `{alt}` test of {method} against {than}")),
-                Some(t) => Ok(match t.p_value {
-                    Some(p) if p < *alpha => Ok(()),
-                    Some(p) => Err(format!("p = {}", sci(p))),
-                    None => Err("test undefined".to_string()),
-                }),
-            }
-        }
+        } => better::significantly_better(method, than, epsilon, alpha, d, data, lower),
         Claim::BestAmong {
             methods,
             among,
             epsilon,
             ..
-        } => {
-            let ran: Vec<(&str, f64)> = among
-                .iter()
-                .filter_map(|m| index.at(d, m, Some(*epsilon)).map(|r| (m.as_str(), r.mean)))
-                .collect();
-            let ours: Vec<&(&str, f64)> = ran
-                .iter()
-                .filter(|(m, _)| methods.iter().any(|x| x == m))
-                .collect();
-            if ours.is_empty() {
-                return Err(format!("none of {} ran", methods.join(", ")));
-            }
-            // Best of ours (NaN never best), then whether a competitor is strictly better.
-            let best_ours = ours.iter().filter(|(_, v)| !v.is_nan()).fold(
-                None::<(&str, f64)>,
-                |acc, (m, v)| match acc {
-                    Some((_, bv)) if !is_better(*v, bv, lower) => acc,
-                    _ => Some((m, *v)),
-                },
-            );
-            let best_other = ran
-                .iter()
-                .filter(|(m, v)| !methods.iter().any(|x| x == m) && !v.is_nan())
-                .fold(None::<(&str, f64)>, |acc, (m, v)| match acc {
-                    Some((_, bv)) if !is_better(*v, bv, lower) => acc,
-                    _ => Some((m, *v)),
-                });
-            Ok(match (best_ours, best_other) {
-                (None, _) => Err("mean is NaN".to_string()),
-                (Some(_), None) => Ok(()),
-                (Some((om, ov)), Some((bm, bv))) => {
-                    if is_better(bv, ov, lower) {
-                        Err(format!("{bm} {} vs {om} {}", sci(bv), sci(ov)))
-                    } else {
-                        Ok(())
-                    }
-                }
-            })
-        }
+        } => best_among::best_among(methods, among, epsilon, d, data, lower),
         Claim::BestRankSum { .. } => Err("a rank sum runs over every data set".to_string()),
         Claim::TrendAcrossDatasets { .. } => {
             Err("a trend runs over its data sets together".to_string())
@@ -430,26 +305,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             figure: None,
             ratio_to,
             ..
-        } => {
-            let value = |m: &str| shown_value(index, d, m, *epsilon, ratio_to.as_deref());
-            let a = value(method).ok_or_else(|| format!("no row of {method}"))?;
-            let best = best_of(
-                of.iter().filter_map(|m| value(m).map(|v| (m.as_str(), v))),
-                lower,
-            )
-            .ok_or_else(|| format!("no row of {}", of.join(", ")))?;
-            Ok(within(a, best.1, *factor, lower)
-                .then_some(())
-                .ok_or_else(|| {
-                    format!(
-                        "{method} {} vs best {} {} (factor {})",
-                        sci(a),
-                        best.0,
-                        sci(best.1),
-                        sci(a / best.1)
-                    )
-                }))
-        }
+        } => within_factor::on_rows(method, of, factor, epsilon, ratio_to, d, data, lower),
         Claim::WithinFactor {
             method,
             of,
@@ -457,107 +313,16 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             epsilon,
             figure: Some(figure),
             ..
-        } => {
-            let points: Vec<&CurvePoint> = data
-                .curves
-                .iter()
-                .filter(|p| {
-                    p.figure == *figure
-                        && p.dataset == d
-                        && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
-                })
-                .collect();
-            let mut compared = 0;
-            let mut fails = Vec::new();
-            for p in points.iter().filter(|p| p.method == *method) {
-                let others = points.iter().filter(|q| {
-                    q.x == p.x
-                        && of.contains(&q.method)
-                        && (q.epsilon == p.epsilon || q.epsilon.is_none())
-                });
-                let Some((m, b)) = best_of(others.map(|q| (q.method.as_str(), q.mean)), lower)
-                else {
-                    continue;
-                };
-                compared += 1;
-                if !within(p.mean, b, *factor, lower) {
-                    let e = epsilon_suffix(p.epsilon);
-                    fails.push(format!(
-                        "x = {}{e}: {method} {} vs best {m} {}",
-                        p.x,
-                        sci(p.mean),
-                        sci(b)
-                    ));
-                }
-            }
-            curve_verdict(compared, fails, method, of, figure)
-        }
+        } => within_factor::on_curve(method, of, factor, epsilon, figure, d, data, lower),
         Claim::ImprovesWithEpsilon { method, .. } => {
-            let mut rows: Vec<&SelectedRow> = index
-                .rows
-                .get(&(d, method.as_str()))
-                .map(|v| v.iter().copied().filter(|r| r.epsilon.is_some()).collect())
-                .unwrap_or_default();
-            if rows.len() < 2 {
-                return Err(format!("{method} has fewer than two ε"));
-            }
-            rows.sort_by(|a, b| a.epsilon.unwrap().total_cmp(&b.epsilon.unwrap()));
-            let steps: Vec<String> = rows
-                .windows(2)
-                .filter(|w| !is_better(w[1].mean, w[0].mean, lower))
-                .map(|w| {
-                    format!(
-                        "ε {} → {}: {} → {}",
-                        eps_text(w[0].epsilon.unwrap()),
-                        eps_text(w[1].epsilon.unwrap()),
-                        sci(w[0].mean),
-                        sci(w[1].mean)
-                    )
-                })
-                .collect();
-            Ok(if steps.is_empty() {
-                Ok(())
-            } else {
-                Err(steps.join("; "))
-            })
+            improves::improves_with_epsilon(method, d, data, lower)
         }
         Claim::Level {
             methods,
             epsilons,
             within,
             ..
-        } => {
-            let mut cells = Vec::new();
-            for m in methods {
-                for &e in epsilons {
-                    let row = index
-                        .at(d, m, Some(e))
-                        .ok_or_else(|| format!("no row of {m} at ε = {}", eps_text(e)))?;
-                    cells.push((m.as_str(), e, row));
-                }
-            }
-            let key = |r: &&SelectedRow| r.mean;
-            let (lo, hi) = cells
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), c| {
-                    (a.min(key(&c.2)), b.max(key(&c.2)))
-                });
-            let se = cells.iter().map(|c| c.2.std_error()).fold(0.0f64, f64::max);
-            Ok(if hi - lo <= within * se {
-                Ok(())
-            } else {
-                let listed: Vec<String> = cells
-                    .iter()
-                    .map(|(m, e, r)| format!("{m} ε {} {}", eps_text(*e), sci(r.mean)))
-                    .collect();
-                Err(format!(
-                    "range {} > {within} × SE {}: {}",
-                    sci(hi - lo),
-                    sci(se),
-                    listed.join(", ")
-                ))
-            })
-        }
+        } => level::level(methods, epsilons, within, d, data),
         Claim::BetterOnCurve {
             figure,
             method,
@@ -566,48 +331,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             x_min,
             x_max,
             ..
-        } => {
-            let points: Vec<&CurvePoint> = data
-                .curves
-                .iter()
-                .filter(|p| {
-                    p.figure == *figure
-                        && p.dataset == d
-                        && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
-                        && x_min.is_none_or(|a| p.x >= a)
-                        && x_max.is_none_or(|b| p.x <= b)
-                })
-                .collect();
-            if points.is_empty() {
-                return Err(format!("no point of figure {figure}"));
-            }
-            // The other method's point at the same x and ε (its non-private curve at any ε).
-            let at = |m: &str, x: f64, e: Option<f64>| {
-                points
-                    .iter()
-                    .find(|p| p.method == m && p.x == x && (p.epsilon == e || p.epsilon.is_none()))
-                    .map(|p| p.mean)
-            };
-            let mut compared = 0;
-            let mut fails = Vec::new();
-            for p in points.iter().filter(|p| p.method == *method) {
-                for other in than {
-                    if let Some(o) = at(other, p.x, p.epsilon) {
-                        compared += 1;
-                        if !is_better(p.mean, o, lower) {
-                            let e = epsilon_suffix(p.epsilon);
-                            fails.push(format!(
-                                "x = {}{e}: {method} {} vs {other} {}",
-                                p.x,
-                                sci(p.mean),
-                                sci(o)
-                            ));
-                        }
-                    }
-                }
-            }
-            curve_verdict(compared, fails, method, than, figure)
-        }
+        } => curve::better_on_curve(figure, method, than, epsilon, x_min, x_max, d, data, lower),
     }
 }
 
@@ -642,157 +366,4 @@ fn best_of<'a>(
             Some((_, b)) if !is_better(v, b, lower) => acc,
             _ => Some((m, v)),
         })
-}
-
-/// `value` within `factor` of `best`: ≤ factor × best when lower is better, else
-/// ≥ best / factor.
-fn within(value: f64, best: f64, factor: f64, lower: bool) -> bool {
-    if lower {
-        value <= factor * best
-    } else {
-        value >= best / factor
-    }
-}
-
-/// Evaluates a `best_rank_sum` claim: (holds, details listing every rank sum).
-fn best_rank_sum(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {
-    let Claim::BestRankSum {
-        methods,
-        among,
-        epsilon,
-        ties,
-        ratio_to,
-        ..
-    } = claim
-    else {
-        return (false, "not a best_rank_sum claim".to_string());
-    };
-    let mut table: Vec<Vec<Option<f64>>> = Vec::new();
-    let mut skipped = Vec::new();
-    for &d in &index.datasets {
-        if among
-            .iter()
-            .all(|m| index.at(d, m, Some(*epsilon)).is_none())
-        {
-            continue;
-        }
-        if let Some(den) = ratio_to {
-            if index.at(d, den, Some(*epsilon)).is_none() {
-                skipped.push(d);
-                continue;
-            }
-        }
-        table.push(
-            among
-                .iter()
-                .map(|m| shown_value(index, d, m, Some(*epsilon), ratio_to.as_deref()))
-                .collect(),
-        );
-    }
-    if table.is_empty() {
-        return (
-            false,
-            format!(
-                "defined on no data set: none of {} ran at ε = {}",
-                among.join(", "),
-                eps_text(*epsilon)
-            ),
-        );
-    }
-    let worst = if lower {
-        f64::INFINITY
-    } else {
-        f64::NEG_INFINITY
-    };
-    let sums = rank_sums_competition(&table, lower, worst, ties.rank());
-    let lowest = sums.iter().copied().min().unwrap_or(0);
-    let holds = among
-        .iter()
-        .zip(&sums)
-        .any(|(m, &s)| s == lowest && methods.contains(m));
-    let listed: Vec<String> = among
-        .iter()
-        .zip(&sums)
-        .map(|(m, s)| format!("{m} {s}{}", if *s == lowest { "*" } else { "" }))
-        .collect();
-    let mut details = format!(
-        "rank sums over {} data sets: {}",
-        table.len(),
-        listed.join(", ")
-    );
-    if !skipped.is_empty() {
-        details.push_str(&format!(
-            "; not ranked (no {} row): {}",
-            ratio_to.as_deref().unwrap_or(""),
-            skipped.join(", ")
-        ));
-    }
-    (holds, details)
-}
-
-/// " ε 2" for a curve point at ε = 2, nothing for a non-private point.
-fn epsilon_suffix(epsilon: Option<f64>) -> String {
-    epsilon
-        .map(|e| format!(" ε {}", eps_text(e)))
-        .unwrap_or_default()
-}
-
-/// The verdict of a curve claim that compared `method` with `others` at `compared` points
-/// of `figure` and failed at `fails`: an error when no point was compared (the claim is not
-/// defined), else holds (`Ok(Ok)`) or fails with the points joined.
-fn curve_verdict(
-    compared: usize,
-    fails: Vec<String>,
-    method: &str,
-    others: &[String],
-    figure: &str,
-) -> Result<Result<(), String>, String> {
-    if compared == 0 {
-        return Err(format!(
-            "{method} and {} share no x in figure {figure}",
-            others.join(", ")
-        ));
-    }
-    Ok(if fails.is_empty() {
-        Ok(())
-    } else {
-        Err(fails.join("; "))
-    })
-}
-
-/// A `balanced_leaves` claim: `method`'s coefficient of variation of leaf sizes on
-/// `figure` is strictly below that of every method of `than`; (holds, details).
-fn balanced_leaves(
-    figure: &str,
-    method: &str,
-    than: &[String],
-    leaves: &[LeafBalance],
-) -> (bool, String) {
-    let cv = |m: &str| {
-        leaves
-            .iter()
-            .find(|l| l.figure == figure && l.method == m)
-            .map(|l| l.cv)
-    };
-    let Some(ours) = cv(method) else {
-        return (
-            false,
-            format!("no leaf-occupancy summary of {method} on figure {figure} (is `{figure}` a leaf_occupancy figure of the spec?)"),
-        );
-    };
-    let mut parts = vec![format!("{method} CV {ours:.3}")];
-    let mut holds = true;
-    for t in than {
-        match cv(t) {
-            Some(v) => {
-                parts.push(format!("{t} {v:.3}"));
-                holds &= ours < v;
-            }
-            None => {
-                parts.push(format!("{t} has no summary"));
-                holds = false;
-            }
-        }
-    }
-    (holds, parts.join(", "))
 }

@@ -1,0 +1,70 @@
+//! Claims that one method is better than another on a data set: by mean (`better`) and by
+//! a one-sided Wilcoxon signed-rank test (`significantly_better`).
+
+use super::*;
+
+/// Outcome of a `better` claim on data set `d`: `method`'s mean better than `than`'s at
+/// `epsilon` (a non-private side uses its row).
+pub(super) fn better(
+    method: &str,
+    than: &str,
+    epsilon: &Option<f64>,
+    d: &str,
+    data: &Data,
+    lower: bool,
+) -> Result<Outcome, String> {
+    let index = data.index;
+    let sci = format_sci;
+    let a = index.at(d, method, *epsilon);
+    let b = index.at(d, than, *epsilon);
+    match (a, b) {
+        (Some(a), Some(b)) => Ok(if is_better(a.mean, b.mean, lower) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{method} {} vs {than} {}",
+                sci(a.mean),
+                sci(b.mean)
+            ))
+        }),
+        (a, b) => {
+            let missing: Vec<&str> = [(a, method), (b, than)]
+                .into_iter()
+                .filter(|(r, _)| r.is_none())
+                .map(|(_, m)| m)
+                .collect();
+            Err(format!("no row of {}", missing.join(" and ")))
+        }
+    }
+}
+
+/// Outcome of a `significantly_better` claim on data set `d`: the one-sided Wilcoxon
+/// signed-rank test of `method` against `than` at `epsilon` (tests.csv) has p < `alpha`.
+pub(super) fn significantly_better(
+    method: &str,
+    than: &str,
+    epsilon: &f64,
+    alpha: &f64,
+    d: &str,
+    data: &Data,
+    lower: bool,
+) -> Result<Outcome, String> {
+    let tests = data.tests;
+    let sci = format_sci;
+    let alt = if lower { "less" } else { "greater" };
+    let row = tests.iter().find(|t| {
+        t.dataset == d
+            && t.method == *method
+            && t.other == *than
+            && t.epsilon == Some(*epsilon)
+            && t.alternative == alt
+    });
+    match row {
+        None => Err(format!("no `{alt}` test of {method} against {than}")),
+        Some(t) => Ok(match t.p_value {
+            Some(p) if p < *alpha => Ok(()),
+            Some(p) => Err(format!("p = {}", sci(p))),
+            None => Err("test undefined".to_string()),
+        }),
+    }
+}
