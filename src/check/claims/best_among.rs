@@ -12,11 +12,13 @@ pub(super) fn best_among(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let index = data.index;
-    let sci = format_sci;
     let ran: Vec<(&str, f64)> = among
         .iter()
-        .filter_map(|m| index.at(d, m, Some(*epsilon)).map(|r| (m.as_str(), r.mean)))
+        .filter_map(|m| {
+            data.index
+                .at(d, m, Some(*epsilon))
+                .map(|r| (m.as_str(), r.mean))
+        })
         .collect();
     let ours: Vec<&(&str, f64)> = ran
         .iter()
@@ -45,7 +47,11 @@ pub(super) fn best_among(
         (Some(_), None) => Ok(()),
         (Some((om, ov)), Some((bm, bv))) => {
             if is_better(bv, ov, lower) {
-                Err(format!("{bm} {} vs {om} {}", sci(bv), sci(ov)))
+                Err(format!(
+                    "{bm} {} vs {om} {}",
+                    format_sci(bv),
+                    format_sci(ov)
+                ))
             } else {
                 Ok(())
             }

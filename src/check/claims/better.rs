@@ -13,18 +13,16 @@ pub(super) fn better(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let index = data.index;
-    let sci = format_sci;
-    let a = index.at(d, method, *epsilon);
-    let b = index.at(d, than, *epsilon);
+    let a = data.index.at(d, method, *epsilon);
+    let b = data.index.at(d, than, *epsilon);
     match (a, b) {
         (Some(a), Some(b)) => Ok(if is_better(a.mean, b.mean, lower) {
             Ok(())
         } else {
             Err(format!(
                 "{method} {} vs {than} {}",
-                sci(a.mean),
-                sci(b.mean)
+                format_sci(a.mean),
+                format_sci(b.mean)
             ))
         }),
         (a, b) => {
@@ -49,10 +47,8 @@ pub(super) fn significantly_better(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let tests = data.tests;
-    let sci = format_sci;
     let alt = if lower { "less" } else { "greater" };
-    let row = tests.iter().find(|t| {
+    let row = data.tests.iter().find(|t| {
         t.dataset == d
             && t.method == *method
             && t.other == *than
@@ -63,7 +59,7 @@ pub(super) fn significantly_better(
         None => Err(format!("no `{alt}` test of {method} against {than}")),
         Some(t) => Ok(match t.p_value {
             Some(p) if p < *alpha => Ok(()),
-            Some(p) => Err(format!("p = {}", sci(p))),
+            Some(p) => Err(format!("p = {}", format_sci(p))),
             None => Err("test undefined".to_string()),
         }),
     }

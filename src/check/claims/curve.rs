@@ -16,7 +16,6 @@ pub(super) fn better_on_curve(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let sci = format_sci;
     let points: Vec<&CurvePoint> = data
         .curves
         .iter()
@@ -49,8 +48,8 @@ pub(super) fn better_on_curve(
                     fails.push(format!(
                         "x = {}{e}: {method} {} vs {other} {}",
                         p.x,
-                        sci(p.mean),
-                        sci(o)
+                        format_sci(p.mean),
+                        format_sci(o)
                     ));
                 }
             }

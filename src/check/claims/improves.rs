@@ -10,9 +10,8 @@ pub(super) fn improves_with_epsilon(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let index = data.index;
-    let sci = format_sci;
-    let mut rows: Vec<&SelectedRow> = index
+    let mut rows: Vec<&SelectedRow> = data
+        .index
         .rows
         .get(&(d, method))
         .map(|v| v.iter().copied().filter(|r| r.epsilon.is_some()).collect())
@@ -29,8 +28,8 @@ pub(super) fn improves_with_epsilon(
                 "ε {} → {}: {} → {}",
                 eps_text(w[0].epsilon.unwrap()),
                 eps_text(w[1].epsilon.unwrap()),
-                sci(w[0].mean),
-                sci(w[1].mean)
+                format_sci(w[0].mean),
+                format_sci(w[1].mean)
             )
         })
         .collect();

@@ -12,12 +12,11 @@ pub(super) fn level(
     d: &str,
     data: &Data,
 ) -> Result<Outcome, String> {
-    let index = data.index;
-    let sci = format_sci;
     let mut cells = Vec::new();
     for m in methods {
         for &e in epsilons {
-            let row = index
+            let row = data
+                .index
                 .at(d, m, Some(e))
                 .ok_or_else(|| format!("no row of {m} at ε = {}", eps_text(e)))?;
             cells.push((m.as_str(), e, row));
@@ -35,12 +34,12 @@ pub(super) fn level(
     } else {
         let listed: Vec<String> = cells
             .iter()
-            .map(|(m, e, r)| format!("{m} ε {} {}", eps_text(*e), sci(r.mean)))
+            .map(|(m, e, r)| format!("{m} ε {} {}", eps_text(*e), format_sci(r.mean)))
             .collect();
         Err(format!(
             "range {} > {within} × SE {}: {}",
-            sci(hi - lo),
-            sci(se),
+            format_sci(hi - lo),
+            format_sci(se),
             listed.join(", ")
         ))
     })

@@ -17,9 +17,7 @@ pub(super) fn on_rows(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let index = data.index;
-    let sci = format_sci;
-    let value = |m: &str| shown_value(index, d, m, *epsilon, ratio_to.as_deref());
+    let value = |m: &str| shown_value(data.index, d, m, *epsilon, ratio_to.as_deref());
     let a = value(method).ok_or_else(|| format!("no row of {method}"))?;
     let best = best_of(
         of.iter().filter_map(|m| value(m).map(|v| (m.as_str(), v))),
@@ -31,10 +29,10 @@ pub(super) fn on_rows(
         .ok_or_else(|| {
             format!(
                 "{method} {} vs best {} {} (factor {})",
-                sci(a),
+                format_sci(a),
                 best.0,
-                sci(best.1),
-                sci(a / best.1)
+                format_sci(best.1),
+                format_sci(a / best.1)
             )
         }))
 }
@@ -51,7 +49,6 @@ pub(super) fn on_curve(
     data: &Data,
     lower: bool,
 ) -> Result<Outcome, String> {
-    let sci = format_sci;
     let points: Vec<&CurvePoint> = data
         .curves
         .iter()
@@ -76,8 +73,8 @@ pub(super) fn on_curve(
             fails.push(format!(
                 "x = {}{e}: {method} {} vs best {m} {}",
                 p.x,
-                sci(p.mean),
-                sci(b)
+                format_sci(p.mean),
+                format_sci(b)
             ));
         }
     }
