@@ -448,6 +448,7 @@ pub fn check_split_rows(
 /// [`SpecError::Invalid`] naming the entry's field at fault: an unknown manifest (with
 /// the valid names), two sources given, a missing `label_column`, `task` or `sizes`, or a
 /// `split` that does not fit the source.
+#[allow(clippy::result_large_err)] // one error per spec validation: its size does not matter
 pub(super) fn dataset_plan(
     i: usize,
     entry: &DatasetEntry,

@@ -105,6 +105,7 @@ pub(super) fn apply_skips(
 /// [`SpecError::Invalid`] naming the entry's field at fault: an unknown method or
 /// parameter (with the valid names), a repeated label, an empty or repeated grid value, a
 /// value of the wrong kind, or a grid the method refuses.
+#[allow(clippy::result_large_err)] // one error per spec validation: its size does not matter
 pub(super) fn method_plan(
     i: usize,
     entry: &MethodEntry,

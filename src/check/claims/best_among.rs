@@ -8,10 +8,9 @@ pub(super) fn best_among(
     methods: &[String],
     among: &[String],
     epsilon: &f64,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let ran: Vec<(&str, f64)> = among
         .iter()
         .filter_map(|m| {

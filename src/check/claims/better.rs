@@ -9,10 +9,9 @@ pub(super) fn better(
     method: &str,
     than: &str,
     epsilon: &Option<f64>,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let a = data.index.at(d, method, *epsilon);
     let b = data.index.at(d, than, *epsilon);
     match (a, b) {
@@ -43,10 +42,9 @@ pub(super) fn significantly_better(
     than: &str,
     epsilon: &f64,
     alpha: &f64,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let alt = if lower { "less" } else { "greater" };
     let row = data.tests.iter().find(|t| {
         t.dataset == d

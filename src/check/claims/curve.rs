@@ -12,10 +12,9 @@ pub(super) fn better_on_curve(
     epsilon: &Option<f64>,
     x_min: &Option<f64>,
     x_max: &Option<f64>,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let points: Vec<&CurvePoint> = data
         .curves
         .iter()

@@ -4,12 +4,8 @@ use super::*;
 
 /// Outcome of an `improves_with_epsilon` claim on data set `d`: `method`'s mean improves
 /// with each larger ε.
-pub(super) fn improves_with_epsilon(
-    method: &str,
-    d: &str,
-    data: &Data,
-    lower: bool,
-) -> Result<Outcome, String> {
+pub(super) fn improves_with_epsilon(method: &str, at: At) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let mut rows: Vec<&SelectedRow> = data
         .index
         .rows

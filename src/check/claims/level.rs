@@ -9,9 +9,9 @@ pub(super) fn level(
     methods: &[String],
     epsilons: &[f64],
     within: &f64,
-    d: &str,
-    data: &Data,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, .. } = at;
     let mut cells = Vec::new();
     for m in methods {
         for &e in epsilons {

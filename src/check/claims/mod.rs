@@ -142,6 +142,15 @@ struct Data<'a> {
     leaves: &'a [LeafBalance],
 }
 
+/// Where a claim kind is evaluated: data set `d` of `data`, `lower` when a lower mean is
+/// better (MSE).
+#[derive(Clone, Copy)]
+struct At<'a> {
+    d: &'a str,
+    data: &'a Data<'a>,
+    lower: bool,
+}
+
 /// Per data set: `Some(Ok(()))` holds, `Some(Err(why))` fails, `None` undefined (why).
 type Outcome = Result<(), String>;
 
@@ -272,26 +281,27 @@ fn applies_to(claim: &Claim, d: &str, data: &Data) -> bool {
 
 /// Outcome of `claim` on data set `d`: `Ok(outcome)` when defined, `Err(why)` when not.
 fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, String> {
+    let at = At { d, data, lower };
     match claim {
         Claim::Better {
             method,
             than,
             epsilon,
             ..
-        } => better::better(method, than, epsilon, d, data, lower),
+        } => better::better(method, than, epsilon, at),
         Claim::SignificantlyBetter {
             method,
             than,
             epsilon,
             alpha,
             ..
-        } => better::significantly_better(method, than, epsilon, alpha, d, data, lower),
+        } => better::significantly_better(method, than, epsilon, alpha, at),
         Claim::BestAmong {
             methods,
             among,
             epsilon,
             ..
-        } => best_among::best_among(methods, among, epsilon, d, data, lower),
+        } => best_among::best_among(methods, among, epsilon, at),
         Claim::BestRankSum { .. } => Err("a rank sum runs over every data set".to_string()),
         Claim::TrendAcrossDatasets { .. } => {
             Err("a trend runs over its data sets together".to_string())
@@ -305,7 +315,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             figure: None,
             ratio_to,
             ..
-        } => within_factor::on_rows(method, of, factor, epsilon, ratio_to, d, data, lower),
+        } => within_factor::on_rows(method, of, factor, epsilon, ratio_to, at),
         Claim::WithinFactor {
             method,
             of,
@@ -313,16 +323,14 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             epsilon,
             figure: Some(figure),
             ..
-        } => within_factor::on_curve(method, of, factor, epsilon, figure, d, data, lower),
-        Claim::ImprovesWithEpsilon { method, .. } => {
-            improves::improves_with_epsilon(method, d, data, lower)
-        }
+        } => within_factor::on_curve(method, of, factor, epsilon, figure, at),
+        Claim::ImprovesWithEpsilon { method, .. } => improves::improves_with_epsilon(method, at),
         Claim::Level {
             methods,
             epsilons,
             within,
             ..
-        } => level::level(methods, epsilons, within, d, data),
+        } => level::level(methods, epsilons, within, at),
         Claim::BetterOnCurve {
             figure,
             method,
@@ -331,7 +339,7 @@ fn outcome(claim: &Claim, d: &str, data: &Data, lower: bool) -> Result<Outcome, 
             x_min,
             x_max,
             ..
-        } => curve::better_on_curve(figure, method, than, epsilon, x_min, x_max, d, data, lower),
+        } => curve::better_on_curve(figure, method, than, epsilon, x_min, x_max, at),
     }
 }
 

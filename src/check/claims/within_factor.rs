@@ -13,10 +13,9 @@ pub(super) fn on_rows(
     factor: &f64,
     epsilon: &Option<f64>,
     ratio_to: &Option<String>,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let value = |m: &str| shown_value(data.index, d, m, *epsilon, ratio_to.as_deref());
     let a = value(method).ok_or_else(|| format!("no row of {method}"))?;
     let best = best_of(
@@ -45,10 +44,9 @@ pub(super) fn on_curve(
     factor: &f64,
     epsilon: &Option<f64>,
     figure: &str,
-    d: &str,
-    data: &Data,
-    lower: bool,
+    at: At,
 ) -> Result<Outcome, String> {
+    let At { d, data, lower } = at;
     let points: Vec<&CurvePoint> = data
         .curves
         .iter()
