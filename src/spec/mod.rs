@@ -27,11 +27,11 @@ pub use validate::{validate, Experiment};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
-/// An invalid value in one of a spec's check sections (`reported:`, `claims:`, `golden:`),
-/// found by that section's own `validate`; `field` is the dotted path of the field, e.g.
-/// `reported.tolerance` or `claims[2].at_least`. The spec's validation reports it as
-/// [`SpecError::Invalid`] of the section, and `dp-repro check` as its own
-/// `CheckError::Invalid`, both with this text.
+/// An invalid value in one of a spec's sections (`reported:`, `claims:`, `golden:`,
+/// `figures:`), found by that section's own `validate`; `field` is the dotted path of the
+/// field, e.g. `reported.tolerance` or `claims[2].at_least`. The spec's validation reports
+/// it as [`SpecError::Invalid`], `dp-repro check` as its `CheckError::Invalid` and the
+/// figures as their `FigureError::Invalid`, each with this field and message.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("spec field `{field}`: {message}")]
 pub struct FieldError {
@@ -147,6 +147,8 @@ fn csv_unsafe(what: &str, text: &str) -> Option<String> {
     ))
 }
 
+/// [`SpecError::Invalid`] for `field` of the spec at `path`: the error every section's
+/// validation returns.
 fn invalid(path: &Path, field: impl Into<String>, message: impl Into<String>) -> SpecError {
     SpecError::Invalid {
         path: path.to_path_buf(),
