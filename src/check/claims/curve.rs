@@ -15,16 +15,8 @@ pub(super) fn better_on_curve(
     at: At,
 ) -> Result<Outcome, String> {
     let At { d, data, lower } = at;
-    let points: Vec<&CurvePoint> = data
-        .curves
-        .iter()
-        .filter(|p| {
-            p.figure == *figure
-                && p.dataset == d
-                && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
-                && x_min.is_none_or(|a| p.x >= a)
-                && x_max.is_none_or(|b| p.x <= b)
-        })
+    let points: Vec<&CurvePoint> = figure_points(data, figure, d, *epsilon)
+        .filter(|p| x_min.is_none_or(|a| p.x >= a) && x_max.is_none_or(|b| p.x <= b))
         .collect();
     if points.is_empty() {
         return Err(format!("no point of figure {figure}"));
@@ -85,4 +77,19 @@ pub(super) fn epsilon_suffix(epsilon: Option<f64>) -> String {
     epsilon
         .map(|e| format!(" ε {}", eps_text(e)))
         .unwrap_or_default()
+}
+
+/// The points of `figure`'s curves on data set `d`, at `epsilon` when it is given (a
+/// non-private point stands for every ε).
+pub(super) fn figure_points<'a>(
+    data: &'a Data,
+    figure: &'a str,
+    d: &'a str,
+    epsilon: Option<f64>,
+) -> impl Iterator<Item = &'a CurvePoint> {
+    data.curves.iter().filter(move |p| {
+        p.figure == figure
+            && p.dataset == d
+            && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
+    })
 }

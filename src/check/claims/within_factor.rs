@@ -1,7 +1,7 @@
 //! `within_factor` claims: a method is within a factor of the best of others, on the
 //! selected rows or at every x of a figure.
 
-use super::curve::{curve_verdict, epsilon_suffix};
+use super::curve::{curve_verdict, epsilon_suffix, figure_points};
 use super::*;
 
 /// Outcome of a `within_factor` claim on data set `d` read from the selected rows:
@@ -47,15 +47,7 @@ pub(super) fn on_curve(
     at: At,
 ) -> Result<Outcome, String> {
     let At { d, data, lower } = at;
-    let points: Vec<&CurvePoint> = data
-        .curves
-        .iter()
-        .filter(|p| {
-            p.figure == *figure
-                && p.dataset == d
-                && epsilon.is_none_or(|e| p.epsilon.is_none_or(|pe| pe == e))
-        })
-        .collect();
+    let points: Vec<&CurvePoint> = figure_points(data, figure, d, *epsilon).collect();
     let mut compared = 0;
     let mut fails = Vec::new();
     for p in points.iter().filter(|p| p.method == *method) {
