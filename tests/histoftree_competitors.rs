@@ -15,7 +15,6 @@ use dp_repro::partition::{cart, cart_nested, cart_with, CartParams, Grid, Missin
 use dp_repro::privacy::Grr;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use std::sync::Arc;
 
 fn abalone() -> Option<Dataset> {
     let dir = common::real_data(&["abalone.csv"])?;
@@ -129,7 +128,7 @@ fn rep_data(n: usize, n_test: usize, d: usize) -> RepData {
         private,
         test,
         bounds,
-        masks: Some(Arc::new(masks)),
+        masks: Some(masks.into()),
     }
 }
 

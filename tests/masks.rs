@@ -336,11 +336,18 @@ fn masks_come_from_their_own_stream_per_repetition_and_shift_nothing_else() {
     let data = run::load_datasets(&semi, None).unwrap();
     let plan = &semi.datasets[0];
     let rep = |exp, r| run::repetition_data(exp, plan, data[0].as_deref(), r).unwrap();
-    // No semi-feature method: nothing drawn.
-    assert!(rep(&plain, 1).masks.is_none());
+    // Every repetition carries its masks, drawn only when a method reads them.
+    let untouched = rep(&plain, 1)
+        .masks
+        .expect("every repetition carries masks");
+    assert!(!untouched.is_drawn());
     let a = rep(&semi, 1);
     let b = rep(&semi, 1);
-    let source = a.masks.clone().expect("a semi-feature method draws masks");
+    let source = a.masks.clone().expect("every repetition carries masks");
+    assert!(
+        !source.is_drawn(),
+        "nothing is drawn before a method reads the masks"
+    );
     assert_eq!(source.n(), a.private.n());
     assert_eq!(source.ranking(), &[0, 1, 2]);
     // The documented stream, keyed on (seed, data set, repetition) only.
@@ -354,6 +361,10 @@ fn masks_come_from_their_own_stream_per_repetition_and_shift_nothing_else() {
     // The same repetition gives the same masks to every method (two labels read it).
     let p = point("personalized", 2, 0.5);
     assert_eq!(mask_of(&a, &p).unwrap(), mask_of(&b, &p).unwrap());
+    assert!(
+        source.is_drawn(),
+        "reading a copy draws for every copy of the repetition"
+    );
     // Another repetition, another mask.
     assert_ne!(
         mask_of(&rep(&semi, 2), &p).unwrap().digest(),

@@ -13,7 +13,6 @@ use dp_repro::privacy::mutants::switch;
 use dp_repro::seeds::stream;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use std::sync::Arc;
 
 fn uniform(n: usize, d: usize, rng: &mut Pcg64) -> Dataset {
     let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen::<f64>()).collect());
@@ -43,7 +42,7 @@ fn rep_data() -> RepData {
         private,
         test,
         bounds: LabelBounds { lo: -1.0, hi: 4.0 },
-        masks: Some(Arc::new(masks)),
+        masks: Some(masks.into()),
     }
 }
 

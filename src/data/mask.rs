@@ -18,7 +18,9 @@
 
 use rand::Rng;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// The law of a privacy mask (module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -270,5 +272,141 @@ impl MaskSource {
             n: users.len(),
             uniforms,
         }
+    }
+}
+
+/// Where one repetition's mask uniforms come from: the stream
+/// `seeds::stream(seed, ["mask", dataset, repetition])`, n×d uniforms for the repetition's
+/// private training users (split order) and the data set's sensitivity ranking. It names
+/// neither method nor grid point, so every method and mask setting of a repetition
+/// thresholds the same uniforms (paired across methods, nested in τ), and since the stream is
+/// its own, drawing it or not shifts no other draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaskStream {
+    /// The spec seed.
+    pub seed: u64,
+    /// The data set's name.
+    pub dataset: String,
+    /// The repetition, 1-based.
+    pub repetition: usize,
+    /// Number of private training users n.
+    pub n: usize,
+    /// The sensitivity ranking: a permutation of the d feature indices, most sensitive first.
+    pub ranking: Vec<usize>,
+    /// Whether the data set's manifest declares the ranking (else: column order).
+    pub ranking_declared: bool,
+}
+
+/// The privacy masks of one repetition's private users, drawn from their [`MaskStream`] the
+/// first time a method reads them (nothing is drawn for runs whose methods never do), then
+/// shared by every copy and every subset (cv folds, validation splits) of the repetition.
+#[derive(Clone)]
+pub struct RepetitionMasks {
+    stream: Option<Arc<MaskStream>>,
+    drawn: Arc<OnceLock<MaskSource>>,
+    /// The users of this view, indices into the drawn users (None: all, in order).
+    users: Option<Arc<[usize]>>,
+}
+
+impl fmt::Debug for RepetitionMasks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RepetitionMasks")
+            .field("stream", &self.stream)
+            .field("drawn", &self.is_drawn())
+            .field("users", &self.users.as_ref().map(|u| u.len()))
+            .finish()
+    }
+}
+
+impl From<MaskSource> for RepetitionMasks {
+    /// Masks already drawn (hand-made sources in tests and audits).
+    fn from(source: MaskSource) -> RepetitionMasks {
+        RepetitionMasks {
+            stream: None,
+            drawn: Arc::new(OnceLock::from(source)),
+            users: None,
+        }
+    }
+}
+
+impl RepetitionMasks {
+    /// The masks of `stream`, not drawn yet.
+    pub fn new(stream: MaskStream) -> RepetitionMasks {
+        RepetitionMasks {
+            stream: Some(Arc::new(stream)),
+            drawn: Arc::new(OnceLock::new()),
+            users: None,
+        }
+    }
+
+    /// Whether the uniforms have been drawn (a method read them).
+    pub fn is_drawn(&self) -> bool {
+        self.drawn.get().is_some()
+    }
+
+    /// Whether the data set's manifest declares the ranking; false for hand-made sources.
+    pub fn ranking_declared(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.ranking_declared)
+    }
+
+    /// The uniforms of every user of the repetition, drawn on first call.
+    fn all(&self) -> &MaskSource {
+        self.drawn.get_or_init(|| {
+            let s = self
+                .stream
+                .as_ref()
+                .expect("a RepetitionMasks without a stream is made drawn");
+            let rep = s.repetition.to_string();
+            let mut rng = crate::seeds::stream(s.seed, &["mask", &s.dataset, &rep]);
+            MaskSource::draw(s.n, s.ranking.clone(), &mut rng)
+        })
+    }
+
+    /// The uniforms of this view's users, in its order (drawn on first call).
+    pub fn source(&self) -> Cow<'_, MaskSource> {
+        match &self.users {
+            None => Cow::Borrowed(self.all()),
+            Some(users) => Cow::Owned(self.all().select(users)),
+        }
+    }
+
+    /// The masks of `users` (indices into this view's users), in that order.
+    pub fn select(&self, users: &[usize]) -> RepetitionMasks {
+        let users: Arc<[usize]> = match &self.users {
+            None => users.into(),
+            Some(mine) => users.iter().map(|&u| mine[u]).collect(),
+        };
+        RepetitionMasks {
+            stream: self.stream.clone(),
+            drawn: Arc::clone(&self.drawn),
+            users: Some(users),
+        }
+    }
+
+    /// Number of users of this view.
+    pub fn n(&self) -> usize {
+        match (&self.users, &self.stream) {
+            (Some(u), _) => u.len(),
+            (None, Some(s)) => s.n,
+            (None, None) => self.all().n(),
+        }
+    }
+
+    /// Number of features d.
+    pub fn d(&self) -> usize {
+        self.ranking().len()
+    }
+
+    /// The sensitivity ranking: feature indices, most sensitive first.
+    pub fn ranking(&self) -> &[usize] {
+        match &self.stream {
+            Some(s) => &s.ranking,
+            None => self.all().ranking(),
+        }
+    }
+
+    /// The mask of `rule` for this view's users (n×d; draws on first call).
+    pub fn mask(&self, rule: &MaskRule) -> PrivacyMask {
+        self.source().mask(rule)
     }
 }

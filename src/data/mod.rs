@@ -32,7 +32,7 @@ pub use manifest::{
     default_manifest_dirs, find_manifest, list_manifests, load_manifest, require_manifests,
     FetchSpec, Manifest, PaperRef, Source,
 };
-pub use mask::{MaskRule, MaskSource, PrivacyMask};
+pub use mask::{MaskRule, MaskSource, MaskStream, PrivacyMask, RepetitionMasks};
 pub use matrix::{Buffer, Matrix, Values};
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use parquet::load_parquet;

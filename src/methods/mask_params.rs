@@ -71,12 +71,11 @@ pub fn mask_rule(p: &Params) -> MaskRule {
 /// in the order of `data.private`).
 ///
 /// # Errors
-/// No mask source in `data` (the runner draws one only when some method of the spec
-/// declares the semi-feature model), or one drawn for another number of users.
+/// No masks in `data` (hand-made data without them), or masks of another number of users.
 pub fn mask_of(data: &RepData, p: &Params) -> Result<PrivacyMask, MethodError> {
     let source = data.masks.as_ref().ok_or_else(|| {
         MethodError::Other(
-            "no privacy masks were drawn for this repetition: the runner draws them only for specs with a semi-feature method".into(),
+            "this repetition's data carries no privacy masks (the runner gives every repetition its masks; hand-made data must set `masks`)".into(),
         )
     })?;
     let (n, d) = (data.private.n(), data.private.d());
@@ -159,7 +158,6 @@ pub(crate) mod test_support {
     use crate::methods::{ParamDecl, ParamValue, Params, RepData};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
-    use std::sync::Arc;
 
     fn uniform(n: usize, d: usize, rng: &mut Pcg64) -> Dataset {
         let x = Matrix::new(n, d, (0..n * d).map(|_| rng.gen::<f64>()).collect());
@@ -190,7 +188,7 @@ pub(crate) mod test_support {
             private,
             test,
             bounds: LabelBounds { lo: -1.0, hi: 4.0 },
-            masks: Some(Arc::new(masks)),
+            masks: Some(masks.into()),
         }
     }
 

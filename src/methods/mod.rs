@@ -11,16 +11,19 @@ pub mod diprime_baselines;
 pub mod krr;
 pub mod lane_exp;
 pub mod mask_params;
+pub mod mask_record;
 mod params;
 pub mod pardt;
 pub mod pglm;
 pub mod psgd;
+pub mod repetition_record;
 mod tree_release;
 
 pub use compose::{Composed, Composition};
 pub use params::{complete_point, ParamDecl, ParamKind, ParamRole, ParamValue, Params};
+pub use repetition_record::{GridUse, RepetitionRecord, REPETITION_RECORDS};
 
-use crate::data::{Dataset, MaskSource, Task};
+use crate::data::{Dataset, RepetitionMasks, Task};
 use crate::estimate::LabelBounds;
 use rand_pcg::Pcg64;
 use std::sync::{Arc, OnceLock};
@@ -38,17 +41,18 @@ pub struct RepData {
     pub test: Dataset,
     /// Label bounds for clipping and noise scales (from public labels by default).
     pub bounds: LabelBounds,
-    /// The randomness of the privacy masks of the private users (rows in the order of
-    /// `private`), drawn by the runner only when some method of the spec is
-    /// [`PrivacyModel::SemiFeature`]; read it with [`mask_params::mask_of`].
-    pub masks: Option<Arc<MaskSource>>,
+    /// The privacy masks of the private users (rows in the order of `private`), drawn from
+    /// the repetition's own stream the first time a method reads them; read them with
+    /// [`mask_params::mask_of`]. The runner gives every repetition its masks; None only
+    /// in hand-made data.
+    pub masks: Option<RepetitionMasks>,
 }
 
 impl RepData {
     /// The mask source of the private users `users` (in that order), for a RepData whose
     /// private part is `self.private.select(users)`.
-    pub fn masks_of(&self, users: &[usize]) -> Option<Arc<MaskSource>> {
-        self.masks.as_ref().map(|m| Arc::new(m.select(users)))
+    pub fn masks_of(&self, users: &[usize]) -> Option<RepetitionMasks> {
+        self.masks.as_ref().map(|m| m.select(users))
     }
 }
 
@@ -181,8 +185,7 @@ pub trait Method: AsAny + Send + Sync {
         None
     }
     /// The privacy model (docs/architecture.md, "Privacy models"); by default local DP with public
-    /// data for private methods and [`PrivacyModel::NonPrivate`] for the others. The runner
-    /// draws privacy masks when a method of the spec says [`PrivacyModel::SemiFeature`].
+    /// data for private methods and [`PrivacyModel::NonPrivate`] for the others.
     fn privacy_model(&self) -> PrivacyModel {
         if self.private() {
             PrivacyModel::LocalPublicData
@@ -211,6 +214,16 @@ pub trait Method: AsAny + Send + Sync {
     /// per user, e.g. private users' records used in the clear; empty by default.
     fn privacy_notes(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// What the run records and notes about the per-repetition material this method reads
+    /// beyond the split (one of [`REPETITION_RECORDS`]), or None. By default a
+    /// [`PrivacyModel::SemiFeature`] method reads the privacy masks
+    /// ([`mask_record::MASK_RECORD`]) and no other method reads anything more.
+    fn repetition_record(&self) -> Option<&'static dyn RepetitionRecord> {
+        match self.privacy_model() {
+            PrivacyModel::SemiFeature => Some(&mask_record::MASK_RECORD),
+            _ => None,
+        }
     }
     /// The part of grid point `params` that the audit's cases (`audit::table`) depend on: grid points
     /// with the same key get the same cases, and `dp-repro audit` audits them once and

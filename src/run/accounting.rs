@@ -29,8 +29,8 @@ pub fn validation_training_budget<'a>(
 }
 
 /// Table notes on privacy for a table showing the methods `labels` under selection `mode`:
-/// one per method that uses private records in the clear, one per privacy-mask setting of the
-/// semi-feature methods (`masks::mask_notes`), one for a label range taken from private
+/// one per method that uses private records in the clear, the notes of the repetition records of
+/// the methods shown (`records::record_notes`: one per privacy-mask setting), one for a label range taken from private
 /// labels, and, under private validation, the training users' total budget.
 pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<String> {
     let mut notes = Vec::new();
@@ -43,7 +43,7 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
             notes.push(format!("{}: {n}.", m.label));
         }
     }
-    notes.extend(super::masks::mask_notes(exp, labels));
+    notes.extend(super::records::record_notes(exp, labels));
     let frozen: Vec<String> = exp
         .methods
         .iter()

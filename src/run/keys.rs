@@ -94,7 +94,7 @@ pub fn dataset_context(exp: &Experiment, plan: &DatasetPlan) -> String {
     });
     // A declared sensitivity ranking decides the privacy masks (absent otherwise, so the
     // keys of every other data set stay as they were).
-    if let Some(r) = super::masks::declared_ranking(plan) {
+    if let Some(r) = plan.declared_ranking() {
         ctx["sensitivity"] = json!(r);
     }
     sha256_hex(&ctx.to_string())

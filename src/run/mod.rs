@@ -9,11 +9,11 @@ pub mod curves;
 pub mod keys;
 pub mod ledger;
 pub mod limit;
-pub mod masks;
 mod merge;
 pub mod occupancy;
 pub mod output;
 mod point;
+pub mod records;
 pub mod refit;
 mod repetition;
 mod results;
@@ -250,8 +250,8 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         }
     }
     // Each loaded data set is handed to the last of its pending repetitions, which can
-    // then reorder its rows in place instead of copying them (unless the mask record
-    // below reads them again).
+    // then reorder its rows in place instead of copying them (unless a repetition
+    // record below reads them again).
     let pending: Vec<AtomicUsize> = (0..exp.datasets.len())
         .map(|d| AtomicUsize::new(by_rep.iter().filter(|((dd, _), _)| *dd == d).count()))
         .collect();
@@ -259,7 +259,7 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let take_rows = |d: usize| {
         let mut slot = slots[d].lock().expect("data lock");
         let last = pending[d].fetch_sub(1, Ordering::SeqCst) == 1;
-        if last && !masks::reads_data_after_run(exp, &exp.datasets[d]) {
+        if last && !records::reads_data_after_run(exp, &exp.datasets[d]) {
             slot.take()
         } else {
             slot.clone()
@@ -333,7 +333,9 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         .map(|s| s.into_inner().expect("data lock"))
         .collect();
     let mut privacy = accounting::privacy_record(exp);
-    privacy["masks"] = masks::mask_record(exp, &data)?;
+    for (key, value) in records::records(exp, &data)? {
+        privacy[key] = value;
+    }
     let record = serde_json::json!({
         "spec": exp.path.display().to_string(),
         "spec_name": exp.spec.name,

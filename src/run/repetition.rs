@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::data::{
-    lpdt_sine, random_split, semi_feature_sine, Dataset, MinMax, MissingPolicy, SplitRows,
-    TaxiPopulation,
+    lpdt_sine, random_split, semi_feature_sine, Dataset, MaskStream, MinMax, MissingPolicy,
+    RepetitionMasks, SplitRows, TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
 use crate::methods::RepData;
@@ -274,13 +274,20 @@ pub(super) fn split_repetition(
         }
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
-    let masks = masks::draw(exp, plan, &private, rep);
+    let masks = RepetitionMasks::new(MaskStream {
+        seed: exp.spec.seed,
+        dataset: plan.name.clone(),
+        repetition: rep,
+        n: private.n(),
+        ranking: plan.sensitivity_ranking(private.d()),
+        ranking_declared: plan.declared_ranking().is_some(),
+    });
     Ok(RepData {
         public,
         private,
         test,
         bounds,
-        masks,
+        masks: Some(masks),
     })
 }
 

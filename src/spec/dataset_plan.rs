@@ -246,6 +246,34 @@ pub struct DatasetPlan {
 }
 
 impl DatasetPlan {
+    /// The manifest whose columns the data set's features are (a pair's private manifest);
+    /// None for inline files and synthetic data.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        match &self.source {
+            DataSource::Manifest(m)
+            | DataSource::Pair { private: m, .. }
+            | DataSource::Rule { manifest: m, .. }
+            | DataSource::Sample { manifest: m, .. } => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The sensitivity ranking the data set's manifest declares, if it declares one (part
+    /// of the task keys then; see `run::keys::dataset_context`).
+    pub fn declared_ranking(&self) -> Option<&[usize]> {
+        self.manifest().and_then(|m| m.sensitivity.as_deref())
+    }
+
+    /// The sensitivity ranking of the data set's `d` features, most sensitive first: the
+    /// manifest's ([`Manifest::sensitivity_ranking`], column order unless declared); column
+    /// order for inline files and synthetic data.
+    pub fn sensitivity_ranking(&self, d: usize) -> Vec<usize> {
+        self.manifest()
+            .map(Manifest::sensitivity_ranking)
+            .filter(|r| r.len() == d)
+            .unwrap_or_else(|| (0..d).collect())
+    }
+
     /// Loads (and checksums) a file data set, with the number of rows dropped for missing
     /// values (`missing: drop_rows`); None for synthetic data sets.
     ///
