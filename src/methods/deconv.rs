@@ -39,7 +39,7 @@
 
 use super::lane_exp::{exp_lanes, LANES};
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::{Matrix, Task};
+use crate::data::Matrix;
 use crate::estimate::LabelBounds;
 use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
 use crate::privacy::{laplace, Budget, BudgetError};
@@ -697,20 +697,9 @@ struct PreparedDeconv {
 }
 
 impl Method for Deconv {
-    fn name(&self) -> &str {
-        "DECONV"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "DECONV", [Regression], LocalPublicData, PARAMS,
         "deconvolution-kernel Nadaraya-Watson regression on Laplace-noised (x, y) reports, eps/2 each (Farokhi 2020; LPDT paper App. D.1, which does not give the formula: ours is a reconstruction)"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression]
     }
     fn prepare(
         &self,

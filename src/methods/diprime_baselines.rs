@@ -24,7 +24,7 @@
 
 use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params,
-    Prepared, PrivacyModel, RepData,
+    Prepared, RepData,
 };
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
@@ -372,12 +372,7 @@ impl Method for SklearnForest {
     fn params(&self) -> &[ParamDecl] {
         &RF_PARAMS
     }
-    fn private(&self) -> bool {
-        false
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression, Task::Classification]
-    }
+    builtin! { [Regression, Classification], NonPrivate }
     fn prepare(
         &self,
         data: &RepData,
@@ -524,23 +519,9 @@ impl Prepared for PreparedDpRf {
 }
 
 impl Method for DpRfMethod {
-    fn name(&self) -> &str {
-        "DP-RF"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "DP-RF", [Regression, Classification], Central, &DPRF_PARAMS,
         "Patil & Singh's DP random forest on 5-bin features as the DiPriMe authors ran it (multiway splits by EM on Gini / within-category MSE, Laplace node counts / means, eps/N_T per tree), and their regression analogue; DiPriMe card §4.4-§4.5"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        &DPRF_PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression, Task::Classification]
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Central
     }
     fn privacy_notes(&self) -> Vec<String> {
         vec![
@@ -679,23 +660,9 @@ impl Prepared for PreparedDpDf {
 }
 
 impl Method for DpDfMethod {
-    fn name(&self) -> &str {
-        "DP-DF"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "DP-DF", [Classification], Central, &DPDF_PARAMS,
         "Fletcher & Islam's DP decision forest on 5-bin features as the DiPriMe authors ran it (EM on Gini gain with the noisy-size sensitivity, truncated Laplace class counts, eps/(N_T(2h-1)) per query; as run: no height limit and root-majority predictions); DiPriMe card §4.6"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        &DPDF_PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Classification]
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Central
     }
     fn privacy_notes(&self) -> Vec<String> {
         vec![

@@ -18,14 +18,14 @@
 //! Every (`max_depth`, `min_samples_leaf`) of a release is read from one deepest tree per
 //! (`krr_value`, `min_samples_leaf`) ([`super::tree_release`]).
 
-use super::mask_params::{check_mask_grid, mask_of, mask_skip_reason, MASK_PARAMS};
+use super::mask_params::{mask_of, MASK_PARAMS};
 use super::pardt::noisy_labels_of;
 use super::tree_release::{Release, TreeCache, MAX_DEPTH, MIN_SAMPLES_LEAF};
 use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
-    PrivacyModel, RepData,
+    RepData,
 };
-use crate::data::{Matrix, PrivacyMask, Task};
+use crate::data::{Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::{Grid, Missing};
 use crate::privacy::ledger::{self, Subjects};
@@ -214,29 +214,9 @@ impl Prepared for PreparedKrr {
 }
 
 impl Method for Krr {
-    fn name(&self) -> &str {
-        "KRR"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "KRR", [Regression], SemiFeature, &PARAMS,
         "k-ary randomized response on each binned private feature at eps/(2 d_i), label Laplace(2R/eps), sklearn CART on the released data, clean test features; HistOfTree card §8"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        &PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression]
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::SemiFeature
-    }
-    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
-        check_mask_grid(points)
-    }
-    fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
-        mask_skip_reason(p, d)
     }
     fn audit_key(&self, params: &Params) -> String {
         // The cases read k; the mask and tree parameters do not change the user's loss.

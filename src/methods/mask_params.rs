@@ -1,8 +1,8 @@
 //! The privacy-mask parameters shared by every semi-feature method (HistOfTree card §1,
 //! §10; `data::mask` for the laws): `mask`, `d_p`, `mask_tau`, all structural. A method
 //! lists [`MASK_PARAMS`] among its parameters, reads its mask with [`mask_of`] in
-//! `prepare`, and forwards [`check_mask_grid`] and [`mask_skip_reason`] from
-//! [`super::Method::check_grid`] and [`super::Method::skip_reason`].
+//! `prepare`; [`super::Method::check_grid`] and [`super::Method::skip_reason`] apply
+//! [`check_mask_grid`] and [`mask_skip_reason`] by default to a method that declares them.
 
 use super::{MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, RepData};
 use crate::data::{MaskRule, PrivacyMask};
@@ -41,6 +41,13 @@ pub const MASK_TAU: ParamDecl = ParamDecl {
 
 /// The three mask parameters, in declaration order.
 pub const MASK_PARAMS: [ParamDecl; 3] = [MASK, D_P, MASK_TAU];
+
+/// Whether the parameters `decls` include the mask law ([`MASK`]): the method reads a
+/// privacy mask, and by default checks its grid with [`check_mask_grid`] and skips points
+/// by [`mask_skip_reason`].
+pub fn declares_mask(decls: &[ParamDecl]) -> bool {
+    decls.iter().any(|p| p.name == MASK.name)
+}
 
 /// The value of `name` at `p`, None when the method does not declare it.
 fn value<'a>(p: &'a Params, name: &str) -> Option<&'a ParamValue> {
@@ -196,5 +203,42 @@ pub(crate) mod test_support {
     /// `set` on top.
     pub(crate) fn point(decls: &[ParamDecl], set: &[(&str, ParamValue)]) -> Params {
         crate::methods::complete_point(decls, set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::point;
+    use super::*;
+    use crate::methods::find;
+
+    /// A method that declares the mask parameters gets the mask's grid check and skip rule
+    /// without writing them; one that does not keeps the permissive defaults.
+    #[test]
+    fn methods_declaring_the_mask_check_their_grid_and_skip_by_default() {
+        let aligned = |tau: f64, d_p: i64| {
+            let krr = find("KRR").unwrap();
+            point(
+                krr.params(),
+                &[
+                    ("mask", ParamValue::Str("aligned".into())),
+                    ("mask_tau", ParamValue::Float(tau)),
+                    ("d_p", ParamValue::Int(d_p)),
+                ],
+            )
+        };
+        let over_tau = [aligned(1.0, 2), aligned(2.0, 2)];
+        for name in ["KRR", "ParDT"] {
+            let m = find(name).unwrap();
+            assert!(declares_mask(m.params()), "{name}");
+            let e = m.check_grid(&over_tau).unwrap_err();
+            assert!(e.starts_with("mask_tau:"), "{name}: {e}");
+            assert!(m.check_grid(&over_tau[..1]).is_ok(), "{name}");
+            assert!(m.skip_reason(&aligned(1.0, 5), 100, 3).is_some(), "{name}");
+            assert!(m.skip_reason(&aligned(1.0, 3), 100, 3).is_none(), "{name}");
+        }
+        let label_dt = find("LabelDT").unwrap();
+        assert!(!declares_mask(label_dt.params()));
+        assert!(label_dt.skip_reason(&aligned(1.0, 5), 100, 3).is_none());
     }
 }

@@ -3,7 +3,7 @@
 //! The masks themselves come with each repetition's data ([`crate::data::RepetitionMasks`]),
 //! from the stream `seeds::stream(seed, ["mask", data set, repetition])`.
 
-use super::mask_params::{mask_rule, MASK};
+use super::mask_params::{declares_mask, mask_rule};
 use super::{GridUse, RepData, RepetitionRecord};
 use crate::data::MaskRule;
 use serde_json::{json, Value};
@@ -20,7 +20,7 @@ pub const MASK_RECORD: MaskRecord = MaskRecord;
 fn settings(users: &[GridUse<'_>]) -> Vec<(MaskRule, Vec<String>)> {
     let mut out: Vec<(MaskRule, Vec<String>)> = Vec::new();
     for u in users {
-        if !u.method.params().iter().any(|p| p.name == MASK.name) {
+        if !declares_mask(u.method.params()) {
             continue;
         }
         for p in u.points {

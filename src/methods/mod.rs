@@ -5,6 +5,44 @@
 //! runner calls [`Method::prepare`] once per repetition and structural grid point, then
 //! [`Prepared::predict`] for every mechanism grid point and ε.
 
+/// Declares a builtin method's identity inside its `impl Method`, so that each builtin
+/// states it once in the same form:
+///
+/// - `builtin! { "NAME", [Task, …], Model, params, "description" }` writes
+///   [`Method::name`], [`Method::description`], [`Method::params`], [`Method::private`]
+///   (every model but [`PrivacyModel::NonPrivate`]), [`Method::tasks`] and
+///   [`Method::privacy_model`];
+/// - `builtin! { [Task, …], Model }` writes the last three only, for a type whose variants
+///   differ in name, description or parameters.
+///
+/// `Task` names [`crate::data::Task`] variants and `Model` a [`PrivacyModel`] variant.
+macro_rules! builtin {
+    ($name:expr, [$($task:ident),+], $model:ident, $params:expr, $description:expr $(,)?) => {
+        fn name(&self) -> &str {
+            $name
+        }
+        fn description(&self) -> &str {
+            $description
+        }
+        fn params(&self) -> &[$crate::methods::ParamDecl] {
+            $params
+        }
+        $crate::methods::builtin! { [$($task),+], $model }
+    };
+    ([$($task:ident),+], $model:ident $(,)?) => {
+        fn private(&self) -> bool {
+            $crate::methods::PrivacyModel::$model != $crate::methods::PrivacyModel::NonPrivate
+        }
+        fn tasks(&self) -> &'static [$crate::data::Task] {
+            &[$($crate::data::Task::$task),+]
+        }
+        fn privacy_model(&self) -> $crate::methods::PrivacyModel {
+            $crate::methods::PrivacyModel::$model
+        }
+    };
+}
+pub(crate) use builtin;
+
 pub mod compose;
 pub mod deconv;
 pub mod diprime_baselines;
@@ -197,10 +235,14 @@ pub trait Method: AsAny + Send + Sync {
     /// cannot honour together (e.g. a grid over `mask_tau` with `mask: aligned`, see
     /// [`mask_params::check_mask_grid`]); called once by spec validation. The error is
     /// `"<parameter>: <what would be valid>"`, the parameter first, so validation can name
-    /// the spec field. The default accepts every grid.
+    /// the spec field. The default checks a method that declares the mask parameters
+    /// with [`mask_params::check_mask_grid`] and accepts every other grid.
     fn check_grid(&self, points: &[Params]) -> Result<(), String> {
-        let _ = points;
-        Ok(())
+        if mask_params::declares_mask(self.params()) {
+            mask_params::check_mask_grid(points)
+        } else {
+            Ok(())
+        }
     }
     /// The test metric of predictions `pred` against labels `y` at grid point `params`,
     /// called by the runner for every scored prediction. The default is
@@ -239,11 +281,16 @@ pub trait Method: AsAny + Send + Sync {
     /// anything: None when it applies, else the reason it is skipped, in a few words
     /// that follow the method's name (e.g. `bins over the memory cap`). Task counts,
     /// progress bars and the runner's work list leave such grid points out, and
-    /// [`Method::prepare`] returns Ok(None) for them. The default: every grid point
-    /// applies.
+    /// [`Method::prepare`] returns Ok(None) for them. The default: a method that declares
+    /// the mask parameters skips by [`mask_params::mask_skip_reason`]; for any other, every
+    /// grid point applies.
     fn skip_reason(&self, structural: &Params, n: usize, d: usize) -> Option<String> {
-        let _ = (structural, n, d);
-        None
+        let _ = n;
+        if mask_params::declares_mask(self.params()) {
+            mask_params::mask_skip_reason(structural, d)
+        } else {
+            None
+        }
     }
     /// Builds what does not depend on ε or mechanism parameters. `rng` is the stream of
     /// this (data set, repetition, method, structural grid point), for partitions that

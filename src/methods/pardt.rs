@@ -17,13 +17,13 @@
 //! Both answer every (`max_depth`, `min_samples_leaf`) of a release from one deepest tree
 //! per `min_samples_leaf` ([`super::tree_release`]).
 
-use super::mask_params::{check_mask_grid, mask_of, mask_skip_reason, MASK_PARAMS};
+use super::mask_params::{mask_of, MASK_PARAMS};
 use super::tree_release::{Release, TreeCache, MAX_DEPTH, MIN_SAMPLES_LEAF};
 use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
-    PrivacyModel, RepData,
+    RepData,
 };
-use crate::data::{Matrix, PrivacyMask, Task};
+use crate::data::{Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::Missing;
 use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
@@ -233,29 +233,9 @@ impl Prepared for PreparedLabelTree {
 }
 
 impl Method for ParDt {
-    fn name(&self) -> &str {
-        "ParDT"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "ParDT", [Regression], SemiFeature, &PARDT_PARAMS,
         "label Laplace(R/eps) with the full budget, sklearn CART on the public features (private columns dropped; personalized masks: private entries imputed by the public column mean); HistOfTree card §8"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        &PARDT_PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression]
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::SemiFeature
-    }
-    fn check_grid(&self, points: &[Params]) -> Result<(), String> {
-        check_mask_grid(points)
-    }
-    fn skip_reason(&self, p: &Params, _n: usize, d: usize) -> Option<String> {
-        mask_skip_reason(p, d)
     }
     fn prepare(
         &self,
@@ -287,24 +267,10 @@ impl Method for ParDt {
 }
 
 impl Method for LabelDt {
-    fn name(&self) -> &str {
-        "LabelDT"
-    }
-    fn description(&self) -> &str {
+    // Label LDP is semi-feature LDP with every feature public (card §2).
+    builtin! {
+        "LabelDT", [Regression], SemiFeature, &LABELDT_PARAMS,
         "label-LDP benchmark: label Laplace(R/eps), sklearn CART on all features in the clear; HistOfTree card §8"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        &LABELDT_PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Regression]
-    }
-    /// Label LDP is semi-feature LDP with every feature public (card §2).
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::SemiFeature
     }
     fn prepare(
         &self,

@@ -32,7 +32,7 @@
 //! table.
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::{Matrix, Task};
+use crate::data::Matrix;
 use crate::privacy::ledger::{self, gaussian_epsilon, Subjects};
 use crate::privacy::{
     gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
@@ -315,20 +315,9 @@ struct PreparedPglm {
 }
 
 impl Method for Pglm {
-    fn name(&self) -> &str {
-        "PGLM"
-    }
-    fn description(&self) -> &str {
+    builtin! {
+        "PGLM", [Classification], LocalPublicData, PARAMS,
         "locally private logistic GLM: users release x x' and x y by the Gaussian mechanism ((eps, 1/n_P^2)-LDP), rescaled on unlabelled public features (Wang et al. 2023; LPCT paper Sec. 7, card docs/methods/lpct.md 7.4); a singular noisy Gram matrix predicts class 0"
-    }
-    fn params(&self) -> &[ParamDecl] {
-        PARAMS
-    }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Classification]
     }
     fn privacy_notes(&self) -> Vec<String> {
         vec![

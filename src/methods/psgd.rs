@@ -35,7 +35,7 @@
 //! once per η and kept (the runner calls `predict` for every ε of a grid point).
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::{Matrix, Task};
+use crate::data::Matrix;
 use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{Budget, PrivUnitGParams};
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn};
@@ -605,12 +605,7 @@ impl Method for Psgd {
             PARAMS_L
         }
     }
-    fn private(&self) -> bool {
-        true
-    }
-    fn tasks(&self) -> &'static [Task] {
-        &[Task::Classification]
-    }
+    builtin! { [Classification], LocalPublicData }
     fn privacy_notes(&self) -> Vec<String> {
         let k = self.n_tensors();
         vec![format!(
