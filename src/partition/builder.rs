@@ -100,6 +100,29 @@ impl TreeBuilder {
 }
 
 /// Mean of `y` over `idx` (0 for an empty set, the 0/0 = 0 convention of docs/methods/lpdt.md §2.3).
+/// Grows both children of a split of the cell [lo, hi) on feature `k` at `c`: `grow` gets
+/// the left child's input and cell (hi[k] = c), then the right child's (lo[k] = c); the
+/// cell is restored after each. Returns (left, right). Every tree of `partition/` that
+/// tracks its cells while it recurses splits them here.
+pub(crate) fn grow_halves<I, T>(
+    lo: &mut [f64],
+    hi: &mut [f64],
+    k: usize,
+    c: f64,
+    (left, right): (I, I),
+    mut grow: impl FnMut(I, &mut [f64], &mut [f64]) -> T,
+) -> (T, T) {
+    let old_hi = hi[k];
+    hi[k] = c;
+    let l = grow(left, lo, hi);
+    hi[k] = old_hi;
+    let old_lo = lo[k];
+    lo[k] = c;
+    let r = grow(right, lo, hi);
+    lo[k] = old_lo;
+    (l, r)
+}
+
 pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
     if idx.is_empty() {
         0.0

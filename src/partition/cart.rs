@@ -7,8 +7,8 @@
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
 use super::builder::{
-    lpdt_stop, reduction, reduction_above, score_tolerance, split_score, tie_tolerance,
-    top_by_reduction, Criterion, TreeBuilder,
+    grow_halves, lpdt_stop, reduction, reduction_above, score_tolerance, split_score,
+    tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
 };
 use super::presort::{column_major, presort_columns, stable_partition};
 use super::{Node, Partition, TreeParams};
@@ -65,6 +65,14 @@ pub fn cart_quantile_entropy(
     grow_quantile(x, y, p, search_number, Criterion::Entropy)
 }
 
+/// The S quantile levels (2i+1)/(2S), i = 0..S, of LPDT-V's candidate thresholds (LPDT
+/// card §3); `search_number` = S.
+pub(crate) fn quantile_levels(search_number: usize) -> Vec<f64> {
+    (0..search_number)
+        .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
+        .collect()
+}
+
 fn grow_quantile(
     x: &Matrix,
     y: &[f64],
@@ -73,9 +81,7 @@ fn grow_quantile(
     criterion: Criterion,
 ) -> Partition {
     assert_eq!(y.len(), x.n, "cart_quantile: one label per row of x");
-    let levels: Vec<f64> = (0..search_number)
-        .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
-        .collect();
+    let levels = quantile_levels(search_number);
     let mut g = Grower::new(x, y);
     let mut rule = Rule::Quantile(QuantileState {
         p,
@@ -260,14 +266,9 @@ impl NestedCart {
             } if left_depth > 0 => {
                 let (k, t) = (*feature, *threshold);
                 let id = b.split(k, t);
-                let old = hi[k];
-                hi[k] = t;
-                let l = self.copy_node(*left, left_depth - 1, lo, hi, b);
-                hi[k] = old;
-                let old = lo[k];
-                lo[k] = t;
-                let r = self.copy_node(*right, left_depth - 1, lo, hi, b);
-                lo[k] = old;
+                let (l, r) = grow_halves(lo, hi, k, t, (*left, *right), |child, lo, hi| {
+                    self.copy_node(child, left_depth - 1, lo, hi, b)
+                });
                 b.set_children(id, l, r);
                 id
             }

@@ -11,9 +11,10 @@
 //! sentinel in the public view before anything else looks at them.
 
 use super::builder::{
-    lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion, TreeBuilder,
+    grow_halves, lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion,
+    TreeBuilder,
 };
-use super::cart::numpy_quantile_linear;
+use super::cart::{numpy_quantile_linear, quantile_levels};
 use super::{Node, Partition, TreeParams};
 use crate::data::{Matrix, PrivacyMask};
 
@@ -153,9 +154,7 @@ pub fn masked_cart(
     search_number: usize,
     routing: Routing,
 ) -> MaskedTree {
-    let levels = (0..search_number)
-        .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
-        .collect();
+    let levels = quantile_levels(search_number);
     grow(g, p, routing, Search::Quantile { levels })
 }
 
@@ -269,15 +268,10 @@ impl Grower<'_> {
         }
         // Children at the depth limit are leaves: they need their users, not the orders.
         let orders = depth + 1 < self.p.depth;
-        let (left, right) = self.route_users(node, orders);
-        let old_hi = hi[k];
-        hi[k] = c;
-        let l = self.grow(left, lo, hi, depth + 1);
-        hi[k] = old_hi;
-        let old_lo = lo[k];
-        lo[k] = c;
-        let r = self.grow(right, lo, hi, depth + 1);
-        lo[k] = old_lo;
+        let children = self.route_users(node, orders);
+        let (l, r) = grow_halves(lo, hi, k, c, children, |users, lo, hi| {
+            self.grow(users, lo, hi, depth + 1)
+        });
         self.b.set_children(split, l, r);
         split
     }
@@ -523,14 +517,9 @@ pub fn truncate(tree: &MaskedTree, depth: usize) -> MaskedTree {
             } if left_depth > 0 => {
                 let (k, c) = (*feature, *threshold);
                 let id = b.split(k, c);
-                let old_hi = hi[k];
-                hi[k] = c;
-                let l = rec(t, *left, left_depth - 1, b, lo, hi, means, counts);
-                hi[k] = old_hi;
-                let old_lo = lo[k];
-                lo[k] = c;
-                let r = rec(t, *right, left_depth - 1, b, lo, hi, means, counts);
-                lo[k] = old_lo;
+                let (l, r) = grow_halves(lo, hi, k, c, (*left, *right), |child, lo, hi| {
+                    rec(t, child, left_depth - 1, b, lo, hi, means, counts)
+                });
                 b.set_children(id, l, r);
                 id
             }
@@ -593,19 +582,6 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// [`masked_cart`] as it was before presorting: every node re-sorts its eligible users.
-    fn masked_cart_resorted(
-        g: &MaskedGrowth,
-        p: &TreeParams,
-        search_number: usize,
-        routing: Routing,
-    ) -> MaskedTree {
-        let levels = (0..search_number)
-            .map(|i| (2 * i + 1) as f64 / (2 * search_number) as f64)
-            .collect();
-        grow(g, p, routing, Search::QuantileResorted { levels })
-    }
-
     /// The presorted grower gives the re-sorting grower's tree bit for bit (thresholds,
     /// node means and counts compared through their exact `Debug` text, so -0.0 ≠ 0.0) on
     /// random data with ties, signed zeros, repeated rows and integer labels, random masks
@@ -655,7 +631,9 @@ mod tests {
             let search = [10, 10, 1, 3][rng.gen_range(0..4)];
             for routing in [Routing::Compatible, Routing::Drop] {
                 let new = masked_cart(&g, &p, search, routing);
-                let old = masked_cart_resorted(&g, &p, search, routing);
+                // As it was before presorting: every node re-sorts its eligible users.
+                let levels = quantile_levels(search);
+                let old = grow(&g, &p, routing, Search::QuantileResorted { levels });
                 assert_eq!(
                     format!("{new:?}"),
                     format!("{old:?}"),

@@ -4,7 +4,8 @@
 //! LPDT without public data (docs/methods/lpdt.md §5).
 
 use super::builder::{
-    lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion, TreeBuilder,
+    grow_halves, lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion,
+    TreeBuilder,
 };
 use super::presort::stable_partition;
 use super::{Partition, TreeParams};
@@ -100,18 +101,10 @@ impl MaxEdgeGrower<'_> {
         // The values as one slice, so that no row access goes through the matrix's storage.
         let (xs, d): (&[f64], usize) = (&self.x.data, self.x.d);
         let n_left = stable_partition(idx, &mut self.scratch, |i| xs[i * d + k] < c);
-        let (left_idx, right_idx) = idx.split_at_mut(n_left);
-
-        let old_hi = hi[k];
-        hi[k] = c;
-        let left = self.grow(left_idx, lo, hi, depth + 1);
-        hi[k] = old_hi;
-
-        let old_lo = lo[k];
-        lo[k] = c;
-        let right = self.grow(right_idx, lo, hi, depth + 1);
-        lo[k] = old_lo;
-
+        let halves = idx.split_at_mut(n_left);
+        let (left, right) = grow_halves(lo, hi, k, c, halves, |idx, lo, hi| {
+            self.grow(idx, lo, hi, depth + 1)
+        });
         self.b.set_children(node, left, right);
         node
     }

@@ -3,7 +3,7 @@
 //! depend on labels at all (the data-independent tree of random-forest theory; docs/architecture.md
 //! lists it among the partition rules; a building block for baselines defined in YAML).
 
-use super::builder::{lpdt_stop, mean_of, TreeBuilder};
+use super::builder::{grow_halves, lpdt_stop, mean_of, TreeBuilder};
 use super::presort::stable_partition;
 use super::{Partition, TreeParams};
 use crate::data::Matrix;
@@ -81,15 +81,10 @@ impl<R: Rng + ?Sized> Grower<'_, R> {
             return self.leaf(idx, lo, hi);
         }
         let node = self.b.split(k, c);
-        let (left_idx, right_idx) = idx.split_at_mut(n_left);
-        let old_hi = hi[k];
-        hi[k] = c;
-        let left = self.grow(left_idx, lo, hi, depth + 1);
-        hi[k] = old_hi;
-        let old_lo = lo[k];
-        lo[k] = c;
-        let right = self.grow(right_idx, lo, hi, depth + 1);
-        lo[k] = old_lo;
+        let halves = idx.split_at_mut(n_left);
+        let (left, right) = grow_halves(lo, hi, k, c, halves, |idx, lo, hi| {
+            self.grow(idx, lo, hi, depth + 1)
+        });
         self.b.set_children(node, left, right);
         node
     }
