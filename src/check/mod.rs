@@ -38,6 +38,7 @@ pub mod reported;
 pub mod reported_rows;
 pub mod sensitivity;
 
+use csv::StringRecord as Record;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -282,75 +283,56 @@ impl CsvTable {
         }
     }
 
-    /// A float field (`NaN`, `inf` accepted).
-    pub fn f64(&self, line: u64, rec: &csv::StringRecord, col: &str) -> Result<f64, CheckError> {
+    /// The field of column `col` in `rec` (at `line`) read by `parse`, or an error naming
+    /// the file, line, column, value and what was `expected`.
+    fn field<T>(
+        &self,
+        (line, rec, col): (u64, &Record, &str),
+        expected: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, CheckError> {
         let v = self.get(rec, col);
-        v.parse::<f64>()
-            .map_err(|_| self.field_error(line, col, v, "a number"))
+        parse(v).ok_or_else(|| self.field_error(line, col, v, expected))
+    }
+
+    /// A float field (`NaN`, `inf` accepted).
+    pub fn f64(&self, line: u64, rec: &Record, col: &str) -> Result<f64, CheckError> {
+        self.field((line, rec, col), "a number", |v| v.parse().ok())
     }
 
     /// A float field that may be empty (`None`).
-    pub fn opt_f64(
-        &self,
-        line: u64,
-        rec: &csv::StringRecord,
-        col: &str,
-    ) -> Result<Option<f64>, CheckError> {
-        let v = self.get(rec, col);
-        if v.is_empty() {
-            return Ok(None);
-        }
-        v.parse::<f64>()
-            .map(Some)
-            .map_err(|_| self.field_error(line, col, v, "a number or empty"))
+    pub fn opt_f64(&self, line: u64, rec: &Record, col: &str) -> Result<Option<f64>, CheckError> {
+        self.field((line, rec, col), "a number or empty", |v| match v {
+            "" => Some(None),
+            _ => v.parse().ok().map(Some),
+        })
     }
 
     /// An ε field: empty (`None`, non-private) or a positive finite number.
-    pub fn epsilon(
-        &self,
-        line: u64,
-        rec: &csv::StringRecord,
-        col: &str,
-    ) -> Result<Option<f64>, CheckError> {
-        let v = self.get(rec, col);
-        if v.is_empty() {
-            return Ok(None);
-        }
-        match v.parse::<f64>() {
-            Ok(e) if e.is_finite() && e > 0.0 => Ok(Some(e)),
-            _ => Err(self.field_error(
-                line,
-                col,
-                v,
-                "a positive number (ε), or empty for a non-private method",
-            )),
-        }
+    pub fn epsilon(&self, line: u64, rec: &Record, col: &str) -> Result<Option<f64>, CheckError> {
+        let expected = "a positive number (ε), or empty for a non-private method";
+        self.field((line, rec, col), expected, |v| match v {
+            "" => Some(None),
+            _ => v
+                .parse::<f64>()
+                .ok()
+                .filter(|e| e.is_finite() && *e > 0.0)
+                .map(Some),
+        })
     }
 
     /// A non-negative integer field.
-    pub fn usize(
-        &self,
-        line: u64,
-        rec: &csv::StringRecord,
-        col: &str,
-    ) -> Result<usize, CheckError> {
-        let v = self.get(rec, col);
-        v.parse::<usize>()
-            .map_err(|_| self.field_error(line, col, v, "a non-negative integer"))
+    pub fn usize(&self, line: u64, rec: &Record, col: &str) -> Result<usize, CheckError> {
+        self.field((line, rec, col), "a non-negative integer", |v| {
+            v.parse().ok()
+        })
     }
 
     /// A non-empty text field.
-    pub fn text(
-        &self,
-        line: u64,
-        rec: &csv::StringRecord,
-        col: &str,
-    ) -> Result<String, CheckError> {
-        let v = self.get(rec, col);
-        if v.is_empty() {
-            return Err(self.field_error(line, col, v, "a non-empty name"));
-        }
-        Ok(v.to_string())
+    pub fn text(&self, line: u64, rec: &Record, col: &str) -> Result<String, CheckError> {
+        self.field((line, rec, col), "a non-empty name", |v| {
+            (!v.is_empty()).then(|| v.to_string())
+        })
     }
 }
 

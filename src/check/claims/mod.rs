@@ -176,32 +176,26 @@ fn evaluate(claim: &Claim, i: usize, data: &Data, lower: bool) -> ClaimCheck {
         out.details = format!("invalid claim: {e}");
         return out;
     }
-    if let Claim::BalancedLeaves {
-        figure,
-        method,
-        than,
-        ..
-    } = claim
-    {
-        let (holds, details) = balanced_leaves::balanced_leaves(figure, method, than, data.leaves);
-        out.out_of = 1;
-        out.needed = 1;
-        out.count = usize::from(holds);
-        out.holds = holds;
-        out.details = details;
-        return out;
-    }
-    if let Claim::TrendAcrossDatasets { .. } = claim {
-        let (holds, details) = trend::trend_across_datasets(claim, index, lower);
-        out.out_of = 1;
-        out.needed = 1;
-        out.count = usize::from(holds);
-        out.holds = holds;
-        out.details = details;
-        return out;
-    }
-    if let Claim::BestRankSum { .. } = claim {
-        let (holds, details) = rank_sum::best_rank_sum(claim, index, lower);
+    // Claims judged once over all data sets: one verdict with its details.
+    let whole = match claim {
+        Claim::BalancedLeaves {
+            figure,
+            method,
+            than,
+            ..
+        } => Some(balanced_leaves::balanced_leaves(
+            figure,
+            method,
+            than,
+            data.leaves,
+        )),
+        Claim::TrendAcrossDatasets { .. } => {
+            Some(trend::trend_across_datasets(claim, index, lower))
+        }
+        Claim::BestRankSum { .. } => Some(rank_sum::best_rank_sum(claim, index, lower)),
+        _ => None,
+    };
+    if let Some((holds, details)) = whole {
         out.out_of = 1;
         out.needed = 1;
         out.count = usize::from(holds);

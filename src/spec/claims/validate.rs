@@ -35,10 +35,25 @@ impl Claim {
                 Err(err("epsilon", format!("{e} is not a positive number")))
             }
         };
-        let pair = |method: &str, than: &str| -> Result<(), FieldError> {
+        let named = |method: &str| -> Result<(), FieldError> {
             if method.trim().is_empty() {
                 return Err(err("method", "is empty; give a method label".into()));
             }
+            Ok(())
+        };
+        // `method` against a list `field` of one or more other methods.
+        let against = |method: &str, field: &str, others: &[String]| -> Result<(), FieldError> {
+            named(method)?;
+            if others.is_empty() || others.iter().any(|m| m.trim().is_empty() || m == method) {
+                return Err(err(
+                    field,
+                    "give one or more method labels other than `method`".into(),
+                ));
+            }
+            Ok(())
+        };
+        let pair = |method: &str, than: &str| -> Result<(), FieldError> {
+            named(method)?;
             if than.trim().is_empty() {
                 return Err(err("than", "is empty; give a method label".into()));
             }
@@ -142,15 +157,7 @@ impl Claim {
                         "is empty; name a leaf_occupancy figure".into(),
                     ));
                 }
-                if method.trim().is_empty() {
-                    return Err(err("method", "is empty; give a method label".into()));
-                }
-                if than.is_empty() || than.iter().any(|m| m.trim().is_empty() || m == method) {
-                    return Err(err(
-                        "than",
-                        "give one or more method labels other than `method`".into(),
-                    ));
-                }
+                against(method, "than", than)?;
             }
             Claim::WithinFactor {
                 method,
@@ -161,15 +168,7 @@ impl Claim {
                 ratio_to,
                 ..
             } => {
-                if method.trim().is_empty() {
-                    return Err(err("method", "is empty; give a method label".into()));
-                }
-                if of.is_empty() || of.iter().any(|m| m.trim().is_empty() || m == method) {
-                    return Err(err(
-                        "of",
-                        "give one or more method labels other than `method`".into(),
-                    ));
-                }
+                against(method, "of", of)?;
                 if !(factor.is_finite() && *factor > 0.0) {
                     return Err(err("factor", format!("{factor} is not a positive number")));
                 }
@@ -199,9 +198,7 @@ impl Claim {
                 }
             }
             Claim::ImprovesWithEpsilon { method, .. } => {
-                if method.trim().is_empty() {
-                    return Err(err("method", "is empty; give a method label".into()));
-                }
+                named(method)?;
             }
             Claim::TrendAcrossDatasets {
                 method,
@@ -210,9 +207,7 @@ impl Claim {
                 slack,
                 ..
             } => {
-                if method.trim().is_empty() {
-                    return Err(err("method", "is empty; give a method label".into()));
-                }
+                named(method)?;
                 if datasets.len() < 2 {
                     return Err(err(
                         "datasets",
@@ -263,15 +258,7 @@ impl Claim {
                 if figure.trim().is_empty() {
                     return Err(err("figure", "is empty; give a figure name".into()));
                 }
-                if method.trim().is_empty() {
-                    return Err(err("method", "is empty; give a method label".into()));
-                }
-                if than.is_empty() || than.iter().any(|m| m.trim().is_empty() || m == method) {
-                    return Err(err(
-                        "than",
-                        "give one or more method labels other than `method`".into(),
-                    ));
-                }
+                against(method, "than", than)?;
                 if let Some(e) = epsilon {
                     eps(*e)?;
                 }
