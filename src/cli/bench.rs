@@ -1,7 +1,7 @@
 //! `dp-repro bench`: one fit + predict of every method of a spec, timed.
 
 use super::failure::{bad_input, failed, run_failure, Failure};
-use super::inputs::load_experiment;
+use super::inputs::{load_experiment, DataFlags};
 use super::outputs::print_written;
 use crate::data::resolve_data_dir;
 use anyhow::anyhow;
@@ -25,13 +25,8 @@ pub(super) struct BenchArgs {
     /// Output folder (default: results/<spec name>-bench).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
-    /// folder; see `dp-repro data list`).
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
-    /// Folder of data set manifests.
-    #[arg(long)]
-    manifests: Option<PathBuf>,
+    #[command(flatten)]
+    data: DataFlags,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -45,8 +40,10 @@ pub(super) fn execute(args: BenchArgs) -> Result<(), Failure> {
         repeat,
         jobs,
         out,
-        data_dir,
-        manifests,
+        data: DataFlags {
+            data_dir,
+            manifests,
+        },
         quiet,
     } = args;
     bench_command(

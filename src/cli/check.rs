@@ -3,7 +3,9 @@
 //! nothing and show which scaled errors the check detects.
 
 use super::failure::{bad_input, failed, run_failure, Failure};
-use super::inputs::{load_experiment, manifest_dirs, recorded_repetitions, use_threads, TaskLimit};
+use super::inputs::{
+    load_experiment, manifest_dirs, recorded_repetitions, use_threads, DataFlags, TaskLimit,
+};
 use super::outputs::{draw_refits, warn_repetitions};
 use crate::data::{list_manifests, resolve_data_dir};
 use crate::run::{finish, run, RunOptions};
@@ -28,13 +30,8 @@ pub(super) struct CheckArgs {
     /// Write this run's summary.csv as the golden file instead of comparing.
     #[arg(long)]
     bless: bool,
-    /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
-    /// folder; see `dp-repro data list`).
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
-    /// Folder of data set manifests.
-    #[arg(long)]
-    manifests: Option<PathBuf>,
+    #[command(flatten)]
+    data: DataFlags,
     /// Worker threads (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -60,7 +57,7 @@ pub(super) struct CheckArgs {
 /// Checks the spec's results (or their sensitivity).
 pub(super) fn execute(args: CheckArgs) -> Result<(), Failure> {
     match args.sensitivity {
-        Some(factor) => check_sensitivity(args.spec, args.results, args.manifests, factor),
+        Some(factor) => check_sensitivity(args.spec, args.results, args.data.manifests, factor),
         None => check(args),
     }
 }
@@ -124,8 +121,10 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         reps,
         golden,
         bless,
-        data_dir,
-        manifests,
+        data: DataFlags {
+            data_dir,
+            manifests,
+        },
         jobs,
         quiet,
         force,

@@ -6,6 +6,19 @@ use crate::data::default_manifest_dirs;
 use crate::spec::{parse_file, validate, Experiment};
 use std::path::{Path, PathBuf};
 
+/// `--data-dir` and `--manifests`: where the commands that load a spec's data sets find
+/// the data files and their manifests.
+#[derive(clap::Args)]
+pub(super) struct DataFlags {
+    /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
+    /// folder; see `dp-repro data list`).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Folder of data set manifests (default: ./datasets, then the crate's datasets/).
+    #[arg(long)]
+    pub manifests: Option<PathBuf>,
+}
+
 /// `--max-tasks` of the commands that run or size a spec.
 #[derive(clap::Args)]
 pub(super) struct TaskLimit {

@@ -1,7 +1,7 @@
 //! `dp-repro run`: every task of a spec, then the summaries and tables.
 
 use super::failure::{bad_input, failed, run_failure, Failure};
-use super::inputs::{load_experiment, use_threads, TaskLimit};
+use super::inputs::{load_experiment, use_threads, DataFlags, TaskLimit};
 use super::outputs::{draw_refits, warn_repetitions};
 use crate::data::resolve_data_dir;
 use crate::run::{finish, run, RunOptions};
@@ -23,13 +23,8 @@ pub(super) struct RunArgs {
     /// Output folder (default: results/<spec name>).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Folder holding the real data files (default: $DP_REPRO_DATA, else the per-user data
-    /// folder; see `dp-repro data list`).
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
-    /// Folder of data set manifests (default: ./datasets, then the crate's datasets/).
-    #[arg(long)]
-    manifests: Option<PathBuf>,
+    #[command(flatten)]
+    data: DataFlags,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -52,8 +47,10 @@ pub(super) fn execute(args: RunArgs) -> Result<(), Failure> {
         reps,
         jobs,
         out,
-        data_dir,
-        manifests,
+        data: DataFlags {
+            data_dir,
+            manifests,
+        },
         quiet,
         shard,
         force,
