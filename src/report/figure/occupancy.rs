@@ -128,18 +128,28 @@ impl OccupancyFigure {
         }
     }
 
+    /// The columns that name panel `p`'s rows in every CSV file: figure, data set, panel,
+    /// method, ε (empty for a non-private method).
+    fn panel_columns(&self, p: &OccupancyPanel) -> Vec<String> {
+        vec![
+            self.figure.clone(),
+            self.dataset.clone(),
+            p.label.clone(),
+            p.method.clone(),
+            p.epsilon
+                .map(crate::seeds::epsilon_text)
+                .unwrap_or_default(),
+        ]
+    }
+
     fn csv_rows(&self) -> Vec<Vec<String>> {
         let w = self.upper() / self.bins.max(1) as f64;
         let mut rows = Vec::new();
         for p in &self.panels {
             for (j, count) in self.histogram(p).into_iter().enumerate() {
                 let (lo, hi) = (w * j as f64, w * (j + 1) as f64);
-                rows.push(vec![
-                    self.figure.clone(),
-                    self.dataset.clone(),
-                    p.label.clone(),
-                    p.method.clone(),
-                    eps_text(p.epsilon),
+                let mut row = self.panel_columns(p);
+                row.extend([
                     p.params.clone(),
                     self.n_train.to_string(),
                     (j + 1).to_string(),
@@ -149,6 +159,7 @@ impl OccupancyFigure {
                     (hi / self.n_train as f64).to_string(),
                     count.to_string(),
                 ]);
+                rows.push(row);
             }
         }
         rows
@@ -159,17 +170,14 @@ impl OccupancyFigure {
         for p in &self.panels {
             for (t, tree) in p.leaves.iter().enumerate() {
                 for (l, &v) in tree.iter().enumerate() {
-                    rows.push(vec![
-                        self.figure.clone(),
-                        self.dataset.clone(),
-                        p.label.clone(),
-                        p.method.clone(),
-                        eps_text(p.epsilon),
+                    let mut row = self.panel_columns(p);
+                    row.extend([
                         (t + 1).to_string(),
                         (l + 1).to_string(),
                         v.to_string(),
                         (v as f64 / self.n_train as f64).to_string(),
                     ]);
+                    rows.push(row);
                 }
             }
         }
@@ -181,12 +189,8 @@ impl OccupancyFigure {
             .iter()
             .map(|p| {
                 let s = self.stats(p);
-                vec![
-                    self.figure.clone(),
-                    self.dataset.clone(),
-                    p.label.clone(),
-                    p.method.clone(),
-                    eps_text(p.epsilon),
+                let mut row = self.panel_columns(p);
+                row.extend([
                     p.params.clone(),
                     self.n_train.to_string(),
                     s.trees.to_string(),
@@ -197,14 +201,11 @@ impl OccupancyFigure {
                     s.cv.to_string(),
                     s.empty.to_string(),
                     s.above_range.to_string(),
-                ]
+                ]);
+                row
             })
             .collect()
     }
-}
-
-fn eps_text(e: Option<f64>) -> String {
-    e.map(|v| v.to_string()).unwrap_or_default()
 }
 
 fn write_csv(path: &Path, header: &str, rows: &[Vec<String>]) -> Result<(), FigureError> {
