@@ -4,13 +4,8 @@
 
 mod common;
 
-use assert_cmd::Command;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn cmd() -> Command {
-    common::bare_cmd()
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     common::run_bare(args)

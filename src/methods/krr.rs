@@ -245,11 +245,8 @@ impl Method for Krr {
 /// The ledger of real KRR fits (issue 27).
 #[cfg(test)]
 mod ledger_tests {
-    use crate::methods::mask_params::test_support::{point, rep_data};
+    use crate::methods::mask_params::test_support::{charged_exactly, point, rep_data};
     use crate::methods::{find, ParamValue};
-    use crate::privacy::ledger;
-    use rand::SeedableRng;
-    use rand_pcg::Pcg64;
 
     /// Aligned mask (d_p = 2): every user pays ε/2 for its two k-RR'd features and ε/2
     /// for its label, ε. Personalized: the worst user ε, a user with no private feature
@@ -268,17 +265,7 @@ mod ledger_tests {
                     ("max_depth", ParamValue::Int(3)),
                 ],
             );
-            let (_, r) = ledger::recording(|| {
-                let fit = m
-                    .prepare(&data, &p, &mut Pcg64::seed_from_u64(1))
-                    .unwrap()
-                    .unwrap();
-                fit.predict(&p, Some(1.5), &mut Pcg64::seed_from_u64(2))
-                    .unwrap()
-            });
-            assert_eq!(r.subjects, 200, "{mask}");
-            assert!((r.max_epsilon - 1.5).abs() < 1e-9, "{mask}: {r:?}");
-            assert!((r.min_epsilon - 1.5).abs() < 1e-9, "{mask}: {r:?}");
+            let r = charged_exactly(m.as_ref(), &data, &p, 1.5, mask);
             assert_eq!(
                 r.path_text(),
                 "private features (k-RR): 1 x 0.750000 + label (Laplace): 1 x 0.750000",

@@ -162,7 +162,8 @@ pub fn mask_skip_reason(p: &Params, d: usize) -> Option<String> {
 pub(crate) mod test_support {
     use crate::data::{Dataset, MaskSource, Matrix, Task};
     use crate::estimate::LabelBounds;
-    use crate::methods::{ParamDecl, ParamValue, Params, RepData};
+    use crate::methods::{Method, ParamDecl, ParamValue, Params, RepData};
+    use crate::privacy::ledger::{recording, LedgerReport};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
@@ -197,6 +198,30 @@ pub(crate) mod test_support {
             bounds: LabelBounds { lo: -1.0, hi: 4.0 },
             masks: Some(masks.into()),
         }
+    }
+
+    /// The ledger of one fit of `m` at grid point `p` on `data` (prepare with seed 1, predict
+    /// at `epsilon` with seed 2), after asserting that every private user was charged
+    /// exactly `epsilon`; `what` names the case in the messages.
+    pub(crate) fn charged_exactly(
+        m: &dyn Method,
+        data: &RepData,
+        p: &Params,
+        epsilon: f64,
+        what: &str,
+    ) -> LedgerReport {
+        let (_, r) = recording(|| {
+            let fit = m
+                .prepare(data, p, &mut Pcg64::seed_from_u64(1))
+                .unwrap()
+                .unwrap();
+            fit.predict(p, Some(epsilon), &mut Pcg64::seed_from_u64(2))
+                .unwrap()
+        });
+        assert_eq!(r.subjects, data.private.n(), "{what}");
+        assert!((r.max_epsilon - epsilon).abs() < 1e-9, "{what}: {r:?}");
+        assert!((r.min_epsilon - epsilon).abs() < 1e-9, "{what}: {r:?}");
+        r
     }
 
     /// Every declared parameter at its default (a valid value when it has none), then

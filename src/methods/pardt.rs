@@ -294,7 +294,7 @@ impl Method for LabelDt {
 #[cfg(test)]
 mod ledger_tests {
     use super::*;
-    use crate::methods::mask_params::test_support::{point, rep_data};
+    use crate::methods::mask_params::test_support::{charged_exactly, point, rep_data};
     use crate::methods::{find, ParamValue};
     use rand::SeedableRng;
 
@@ -312,17 +312,7 @@ mod ledger_tests {
                     ("max_depth", ParamValue::Int(4)),
                 ],
             );
-            let (_, r) = ledger::recording(|| {
-                let fit = m
-                    .prepare(&data, &p, &mut Pcg64::seed_from_u64(1))
-                    .unwrap()
-                    .unwrap();
-                fit.predict(&p, Some(0.7), &mut Pcg64::seed_from_u64(2))
-                    .unwrap()
-            });
-            assert_eq!(r.subjects, 200, "{name}");
-            assert!((r.max_epsilon - 0.7).abs() < 1e-9, "{name}: {r:?}");
-            assert!((r.min_epsilon - 0.7).abs() < 1e-9, "{name}: {r:?}");
+            let r = charged_exactly(m.as_ref(), &data, &p, 0.7, name);
             assert_eq!(r.path_text(), "label (Laplace): 1 x 0.700000");
         }
         let b = data.bounds;
