@@ -43,6 +43,7 @@
 mod grower;
 #[cfg(test)]
 mod reference;
+mod stats;
 
 use super::columns::Presorted;
 use crate::data::Matrix;

@@ -3,10 +3,13 @@
 //! depth-first growth over presorted columns, the best (RF) or random (ERT) threshold of
 //! each candidate feature, weighted squared error or Gini.
 
+use super::stats::{
+    best_over_features, both_sides_keep, empty_tree, midpoint, row_weights, uniform_threshold,
+    Candidate, Stats,
+};
 use super::{ForestParams, Splitter, Target, Tree, TreeNode, FEATURE_THRESHOLD};
 use crate::forest::columns::{Columns, Presorted};
 use crate::partition::presort::stable_partition;
-use rand::Rng;
 use rand_pcg::Pcg64;
 
 /// Fits one tree: bootstrap weights (when asked), then depth-first growth.
@@ -18,22 +21,13 @@ pub(super) fn fit_tree(
     rng: &mut Pcg64,
 ) -> Tree {
     let (cols, n) = (&pre.cols, pre.cols.n);
-    let mut w = vec![0.0; n];
-    if p.bootstrap {
-        for _ in 0..n {
-            w[rng.gen_range(0..n)] += 1.0;
-        }
-    } else {
-        w.fill(1.0);
-    }
+    let w = row_weights(n, p, rng);
     let rows: Vec<usize> = (0..n).filter(|&i| w[i] > 0.0).collect();
     let m = rows.len();
     // Each feature's in-bag rows in presorted order, feature f at f·m .. (f+1)·m.
     let sorted = pre.lists_of(m, |i| w[i] > 0.0);
-    let width = match target {
-        Target::Regression => 1,
-        Target::Classes(c) => c,
-    };
+    let tree = empty_tree(target);
+    let width = tree.width;
     let mut b = Builder {
         cols,
         y,
@@ -41,11 +35,7 @@ pub(super) fn fit_tree(
         target,
         p,
         rng,
-        tree: Tree {
-            nodes: Vec::new(),
-            values: Vec::new(),
-            width,
-        },
+        tree,
         rows,
         sorted,
         goes_left: vec![false; n],
@@ -56,19 +46,6 @@ pub(super) fn fit_tree(
     };
     b.grow(0, m, 0);
     b.tree
-}
-
-/// Weighted statistics of a set of rows.
-#[derive(Debug, Clone, Default)]
-struct Stats {
-    /// Σ w.
-    w: f64,
-    /// Σ w·y (regression).
-    s: f64,
-    /// Σ w·y² (regression).
-    q: f64,
-    /// Σ w per class (classification).
-    classes: Vec<f64>,
 }
 
 /// Growth state of one tree. A node is a range `a..b` of positions: `rows[a..b]` holds its
@@ -91,9 +68,6 @@ struct Builder<'a> {
     left_classes: Vec<f64>,
 }
 
-/// A candidate split: proxy improvement, feature, threshold.
-type Candidate = (f64, usize, f64);
-
 /// Adds row i (weight `w[i]`, label `y[i]`) to the running left statistics.
 #[inline]
 fn add_left(
@@ -112,55 +86,21 @@ fn add_left(
 }
 
 impl Builder<'_> {
-    fn stats(&self, rows: &[usize]) -> Stats {
-        let mut st = Stats {
-            classes: vec![0.0; self.tree.width],
-            ..Stats::default()
-        };
-        for &i in rows {
-            let (w, y) = (self.w[i], self.y[i]);
-            st.w += w;
-            match self.target {
-                Target::Regression => {
-                    st.s += w * y;
-                    st.q += w * y * y;
-                }
-                Target::Classes(_) => st.classes[y as usize] += w,
-            }
-        }
-        st
-    }
-
-    fn impurity(&self, st: &Stats) -> f64 {
-        match self.target {
-            Target::Regression => {
-                let mean = st.s / st.w;
-                st.q / st.w - mean * mean
-            }
-            Target::Classes(_) => 1.0 - st.classes.iter().map(|c| (c / st.w).powi(2)).sum::<f64>(),
-        }
-    }
-
     /// Grows the subtree of positions `a..b` at `depth`; returns its node index.
     fn grow(&mut self, a: usize, b: usize, depth: usize) -> usize {
         let m = b - a;
-        let st = self.stats(&self.rows[a..b]);
-        let msl = self.p.min_samples_leaf;
-        let leaf =
-            depth >= self.p.max_depth || m < 2 || m < 2 * msl || self.impurity(&st) <= f64::EPSILON;
-        let split = if leaf {
+        let st = Stats::of(
+            &self.rows[a..b],
+            (self.w, self.y, self.target),
+            self.tree.width,
+        );
+        let split = if st.is_leaf(self.target, self.p, m, depth) {
             None
         } else {
             self.best_split(a, b, &st)
         };
         let Some((_, feature, threshold)) = split else {
-            let value = self.tree.values.len();
-            match self.target {
-                Target::Regression => self.tree.values.push(st.s / st.w),
-                Target::Classes(_) => self.tree.values.extend(st.classes.iter().map(|c| c / st.w)),
-            }
-            self.tree.nodes.push(TreeNode::Leaf { value, rows: m });
-            return self.tree.nodes.len() - 1;
+            return st.push_leaf(&mut self.tree, self.target, m);
         };
         let id = self.tree.nodes.len();
         self.tree.nodes.push(TreeNode::Leaf { value: 0, rows: 0 });
@@ -205,51 +145,15 @@ impl Builder<'_> {
 
     /// The best candidate over sklearn's feature draw (module documentation), or None.
     fn best_split(&mut self, a: usize, b: usize, st: &Stats) -> Option<Candidate> {
-        let d = self.cols.d;
-        let k = self.p.max_features.min(d);
-        let mut feats: Vec<usize> = (0..d).collect();
-        let mut remaining = d;
-        let (mut visited, mut non_constant) = (0usize, 0usize);
-        let mut best: Option<Candidate> = None;
-        while remaining > 0 && (visited < k || non_constant == 0) {
-            visited += 1;
-            let j = self.rng.gen_range(0..remaining);
-            let f = feats[j];
-            feats.swap(j, remaining - 1);
-            remaining -= 1;
-            let cand = match self.p.splitter {
-                Splitter::Best => self.best_threshold(a, b, st, f),
-                Splitter::Random => self.random_threshold(a, b, st, f),
-            };
-            let Some(cand) = cand else { continue };
-            non_constant += 1;
-            if let Some((proxy, feature, t)) = cand {
-                if best.is_none_or(|b| proxy > b.0) {
-                    best = Some((proxy, feature, t));
-                }
-            }
-        }
-        best
+        let (d, p) = (self.cols.d, self.p);
+        best_over_features(self, d, p, Builder::rng, |g, f| match p.splitter {
+            Splitter::Best => g.best_threshold(a, b, st, f),
+            Splitter::Random => g.random_threshold(a, b, st, f),
+        })
     }
 
-    /// sklearn's proxy improvement of a split with left statistics (wl, sl, classes in
-    /// `self.left_classes`) against the node's `st`.
-    fn proxy(&self, st: &Stats, wl: f64, sl: f64) -> f64 {
-        let wr = st.w - wl;
-        match self.target {
-            Target::Regression => {
-                let sr = st.s - sl;
-                sl * sl / wl + sr * sr / wr
-            }
-            Target::Classes(_) => {
-                let (mut a, mut b) = (0.0, 0.0);
-                for (cl, ct) in self.left_classes.iter().zip(&st.classes) {
-                    a += cl * cl;
-                    b += (ct - cl) * (ct - cl);
-                }
-                a / wl + b / wr
-            }
-        }
+    fn rng(&mut self) -> &mut Pcg64 {
+        self.rng
     }
 
     /// RF: the best threshold of feature f over positions `a..b`, scanned in the presorted
@@ -269,7 +173,6 @@ impl Builder<'_> {
         if col[sorted[m - 1] as usize] <= col[sorted[0] as usize] + FEATURE_THRESHOLD {
             return None;
         }
-        let msl = self.p.min_samples_leaf;
         self.left_classes.fill(0.0);
         let data = (self.w, self.y, self.target);
         let (mut wl, mut sl) = (0.0, 0.0);
@@ -279,16 +182,12 @@ impl Builder<'_> {
             add_left(data, &mut self.left_classes, i, &mut wl, &mut sl);
             let (va, vb) = (col[i], col[sorted[pos + 1] as usize]);
             let n_left = pos + 1;
-            if vb <= va + FEATURE_THRESHOLD || n_left < msl || m - n_left < msl {
+            if vb <= va + FEATURE_THRESHOLD || !both_sides_keep(self.p, n_left, m) {
                 continue;
             }
-            let proxy = self.proxy(st, wl, sl);
+            let proxy = st.proxy(self.target, wl, sl, &self.left_classes);
             if best.is_none_or(|b| proxy > b.0) {
-                let mut t = va / 2.0 + vb / 2.0;
-                if t == vb || t.is_infinite() {
-                    t = va;
-                }
-                best = Some((proxy, f, t));
+                best = Some((proxy, f, midpoint(va, vb)));
             }
         }
         Some(best)
@@ -316,10 +215,7 @@ impl Builder<'_> {
         if hi <= lo + FEATURE_THRESHOLD {
             return None;
         }
-        let mut t = lo + (hi - lo) * self.rng.gen::<f64>();
-        if t >= hi {
-            t = lo;
-        }
+        let t = uniform_threshold(lo, hi, self.rng);
         self.left_classes.fill(0.0);
         let data = (self.w, self.y, self.target);
         let (mut wl, mut sl, mut n_left) = (0.0, 0.0, 0usize);
@@ -345,11 +241,14 @@ impl Builder<'_> {
                 }
             }
         }
-        let msl = self.p.min_samples_leaf;
-        if n_left < msl || rows.len() - n_left < msl {
+        if !both_sides_keep(self.p, n_left, rows.len()) {
             return Some(None);
         }
-        Some(Some((self.proxy(st, wl, sl), f, t)))
+        Some(Some((
+            st.proxy(self.target, wl, sl, &self.left_classes),
+            f,
+            t,
+        )))
     }
 }
 
@@ -358,6 +257,7 @@ mod tests {
     use super::super::{fit_forest, reference};
     use super::*;
     use crate::data::Matrix;
+    use rand::Rng;
     use rand::SeedableRng;
 
     /// Two features: x0 carries a clean step at 0.5, x1 is noise-free constant 3.
