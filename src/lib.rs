@@ -7,6 +7,7 @@
 pub mod audit;
 pub mod check;
 pub mod cli;
+pub mod csv_table;
 pub mod data;
 pub mod estimate;
 pub mod forest;

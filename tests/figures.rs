@@ -467,6 +467,37 @@ fn parameter_axis_on_a_hand_made_case() {
     assert_eq!(panels[0].lines[1].points[0].params, "a=1;b=1");
 }
 
+/// A corrupted selected.csv is refused with the file, line, column and value (the reader
+/// `check` uses), not drawn: a scaled mean that is not a number, a missing column, a
+/// non-positive ε.
+#[test]
+fn a_corrupted_selection_names_its_line_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("selected.csv");
+    let header = "dataset,method,epsilon,mean,std,median,reps,params\n";
+    let good = "toy,M,1,5.5,0,0,10,a=1\n";
+    for (row, expect) in [
+        (
+            "toy,M,2,5.5x,0,0,10,a=1\n",
+            ":3: column `mean`: \"5.5x\" is not a number",
+        ),
+        (
+            "toy,M,-1,5.5,0,0,10,a=1\n",
+            ":3: column `epsilon`: \"-1\" is not a positive",
+        ),
+        ("toy,,2,5.5,0,0,10,a=1\n", ":3: column `method`"),
+    ] {
+        fs::write(&path, format!("{header}{good}{row}")).unwrap();
+        let e = read_selected(&path).unwrap_err().to_string();
+        assert!(e.contains("selected.csv") && e.contains(expect), "{e}");
+    }
+    fs::write(&path, "dataset,method,epsilon,std\ntoy,M,1,0\n").unwrap();
+    let e = read_selected(&path).unwrap_err().to_string();
+    assert!(e.contains("no column `params`"), "{e}");
+    fs::write(&path, format!("{header}{good}")).unwrap();
+    assert_eq!(read_selected(&path).unwrap().len(), 1);
+}
+
 #[test]
 fn render_figures_writes_files_from_a_results_folder() {
     let tmp = tempfile::tempdir().unwrap();

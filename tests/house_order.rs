@@ -12,6 +12,7 @@ const FLOORS: &[&[&str]] = &[
     &[
         "privacy",
         "seeds",
+        "csv_table",
         "run_row",
         "suggest",
         "schema_parts",

@@ -38,7 +38,6 @@ pub mod reported;
 pub mod reported_rows;
 pub mod sensitivity;
 
-use csv::StringRecord as Record;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -57,6 +56,51 @@ pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCh
 pub use render::{quiet_lines, render_check};
 pub use reported::{cell_verdict, compare_reported, CellCheck, RowIndex, NOT_IN_SPEC};
 pub use reported_rows::ratio_rows;
+
+use crate::csv_table::CsvError;
+pub(crate) use crate::csv_table::CsvTable;
+
+impl From<CsvError> for CheckError {
+    /// The same error as the check's variant of the same name.
+    fn from(e: CsvError) -> CheckError {
+        match e {
+            CsvError::Read { path, source } => CheckError::Read { path, source },
+            CsvError::Csv {
+                path,
+                line,
+                message,
+            } => CheckError::Csv {
+                path,
+                line,
+                message,
+            },
+            CsvError::MissingColumn {
+                path,
+                column,
+                header,
+                expected,
+            } => CheckError::MissingColumn {
+                path,
+                column,
+                header,
+                expected,
+            },
+            CsvError::Field {
+                path,
+                line,
+                column,
+                value,
+                expected,
+            } => CheckError::Field {
+                path,
+                line,
+                column,
+                value,
+                expected,
+            },
+        }
+    }
+}
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
 /// blessing and rendering. Every variant names the file (and line, column) or the spec
@@ -209,131 +253,6 @@ pub struct TestRow {
     pub p_value: Option<f64>,
     /// Number of paired repetitions.
     pub n: usize,
-}
-
-/// A CSV file opened with its header parsed: column positions by name, records with
-/// their line numbers.
-pub(crate) struct CsvTable {
-    pub path: PathBuf,
-    pub columns: HashMap<String, usize>,
-    pub records: Vec<(u64, csv::StringRecord)>,
-}
-
-impl CsvTable {
-    /// Reads `path` (header row required, fields trimmed) and checks that every column of
-    /// `required` is in the header.
-    pub fn read(path: &Path, required: &[&str]) -> Result<CsvTable, CheckError> {
-        let text = std::fs::read(path).map_err(|source| CheckError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .trim(csv::Trim::All)
-            .from_reader(text.as_slice());
-        let csv_err = |e: csv::Error| CheckError::Csv {
-            path: path.to_path_buf(),
-            line: e.position().map(|p| p.line()).unwrap_or(0),
-            message: e.to_string(),
-        };
-        let header = rdr.headers().map_err(csv_err)?.clone();
-        let columns: HashMap<String, usize> = header
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.to_string(), i))
-            .collect();
-        for c in required {
-            if !columns.contains_key(*c) {
-                return Err(CheckError::MissingColumn {
-                    path: path.to_path_buf(),
-                    column: c.to_string(),
-                    header: header.iter().collect::<Vec<_>>().join(","),
-                    expected: required.join(","),
-                });
-            }
-        }
-        let mut records = Vec::new();
-        for r in rdr.records() {
-            let r = r.map_err(csv_err)?;
-            let line = r.position().map(|p| p.line()).unwrap_or(0);
-            records.push((line, r));
-        }
-        Ok(CsvTable {
-            path: path.to_path_buf(),
-            columns,
-            records,
-        })
-    }
-
-    /// The field of column `col` (which must have been required) in `rec`.
-    pub fn get<'r>(&self, rec: &'r csv::StringRecord, col: &str) -> &'r str {
-        self.columns
-            .get(col)
-            .and_then(|&i| rec.get(i))
-            .unwrap_or("")
-    }
-
-    fn field_error(&self, line: u64, col: &str, value: &str, expected: &str) -> CheckError {
-        CheckError::Field {
-            path: self.path.clone(),
-            line,
-            column: col.to_string(),
-            value: value.to_string(),
-            expected: expected.to_string(),
-        }
-    }
-
-    /// The field of column `col` in `rec` (at `line`) read by `parse`, or an error naming
-    /// the file, line, column, value and what was `expected`.
-    fn field<T>(
-        &self,
-        (line, rec, col): (u64, &Record, &str),
-        expected: &str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Result<T, CheckError> {
-        let v = self.get(rec, col);
-        parse(v).ok_or_else(|| self.field_error(line, col, v, expected))
-    }
-
-    /// A float field (`NaN`, `inf` accepted).
-    pub fn f64(&self, line: u64, rec: &Record, col: &str) -> Result<f64, CheckError> {
-        self.field((line, rec, col), "a number", |v| v.parse().ok())
-    }
-
-    /// A float field that may be empty (`None`).
-    pub fn opt_f64(&self, line: u64, rec: &Record, col: &str) -> Result<Option<f64>, CheckError> {
-        self.field((line, rec, col), "a number or empty", |v| match v {
-            "" => Some(None),
-            _ => v.parse().ok().map(Some),
-        })
-    }
-
-    /// An ε field: empty (`None`, non-private) or a positive finite number.
-    pub fn epsilon(&self, line: u64, rec: &Record, col: &str) -> Result<Option<f64>, CheckError> {
-        let expected = "a positive number (ε), or empty for a non-private method";
-        self.field((line, rec, col), expected, |v| match v {
-            "" => Some(None),
-            _ => v
-                .parse::<f64>()
-                .ok()
-                .filter(|e| e.is_finite() && *e > 0.0)
-                .map(Some),
-        })
-    }
-
-    /// A non-negative integer field.
-    pub fn usize(&self, line: u64, rec: &Record, col: &str) -> Result<usize, CheckError> {
-        self.field((line, rec, col), "a non-negative integer", |v| {
-            v.parse().ok()
-        })
-    }
-
-    /// A non-empty text field.
-    pub fn text(&self, line: u64, rec: &Record, col: &str) -> Result<String, CheckError> {
-        self.field((line, rec, col), "a non-empty name", |v| {
-            (!v.is_empty()).then(|| v.to_string())
-        })
-    }
 }
 
 /// Reads `selected.csv` (columns `dataset,method,epsilon,mean,std,median,reps,params`, in
@@ -520,12 +439,14 @@ pub fn read_tests(path: &Path) -> Result<Vec<TestRow>, CheckError> {
             alternative.as_str(),
             "less" | "greater" | "two_sided" | "two-sided"
         ) {
-            return Err(t.field_error(
-                line,
-                "alternative",
-                &alternative,
-                "`less`, `greater` or `two_sided`",
-            ));
+            return Err(t
+                .field_error(
+                    line,
+                    "alternative",
+                    &alternative,
+                    "`less`, `greater` or `two_sided`",
+                )
+                .into());
         }
         out.push(TestRow {
             dataset: t.text(line, r, "dataset")?,

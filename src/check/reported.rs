@@ -196,12 +196,14 @@ pub fn compare_reported(
             let reported = t.text(line, r, "dataset")?;
             let key = method_key(&t, r, &spec.method_columns);
             if key.is_empty() {
-                return Err(t.field_error(
-                    line,
-                    &spec.method_columns.join("/"),
-                    "",
-                    "a method key (a non-empty field)",
-                ));
+                return Err(t
+                    .field_error(
+                        line,
+                        &spec.method_columns.join("/"),
+                        "",
+                        "a method key (a non-empty field)",
+                    )
+                    .into());
             }
             let Some(method) = spec.method_label(&key) else {
                 continue;

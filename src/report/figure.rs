@@ -51,6 +51,7 @@ pub use data::{build_panels, quantile, Line, Panel, Point, Source};
 pub use draw::{has_markers, PanelLayout, PixelRect, MARKER_MAX_POINTS};
 pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};
 
+use crate::csv_table::{CsvError, CsvTable};
 use crate::run_row::RunRow;
 pub use crate::spec::figures::{
     validate_figures, FigureContext, FigureSpec, LegendPosition, Lines, MethodInfo, Overlay,
@@ -113,6 +114,9 @@ pub enum FigureError {
         /// The cause.
         message: String,
     },
+    /// A results file that does not read as the CSV it should be (file, line, column).
+    #[error(transparent)]
+    Table(#[from] CsvError),
     /// plotters failed to draw a figure.
     #[error("figure `{figure}`, {}: {message}", path.display())]
     Draw {
@@ -160,57 +164,22 @@ pub struct SelectedRow {
     pub mean: f64,
 }
 
-/// Reads `selected.csv` (`dataset,method,epsilon,mean,std,median,reps,params`).
+/// Reads `selected.csv` (`dataset,method,epsilon,mean,std,median,reps,params`; the columns
+/// a figure needs) through the same reader as `check`.
 ///
 /// # Errors
-/// [`FigureError::Io`] naming the file and the malformed line.
+/// [`FigureError::Table`] naming the file, line and column of what does not read.
 pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, FigureError> {
-    let io = |message: String| FigureError::Io {
-        path: path.to_path_buf(),
-        message,
-    };
-    let mut rdr = csv::Reader::from_path(path).map_err(|e| io(e.to_string()))?;
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(|e| io(e.to_string()))?
-        .iter()
-        .map(String::from)
-        .collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| io(format!("no `{name}` column")))
-    };
-    let (cd, cm, ce, cp, cmean) = (
-        col("dataset")?,
-        col("method")?,
-        col("epsilon")?,
-        col("params")?,
-        col("mean")?,
-    );
-    let mut rows = Vec::new();
-    for (i, r) in rdr.records().enumerate() {
-        let r = r.map_err(|e| io(format!("line {}: {e}", i + 2)))?;
-        let eps = r.get(ce).unwrap_or("");
-        let epsilon = if eps.is_empty() {
-            None
-        } else {
-            Some(
-                eps.parse::<f64>()
-                    .map_err(|e| io(format!("line {}: epsilon `{eps}`: {e}", i + 2)))?,
-            )
-        };
-        let mean = r.get(cmean).unwrap_or("");
-        let mean = mean
-            .parse::<f64>()
-            .map_err(|e| io(format!("line {}: mean `{mean}`: {e}", i + 2)))?;
+    let t = CsvTable::read(path, &["dataset", "method", "epsilon", "params", "mean"])?;
+    let mut rows = Vec::with_capacity(t.records.len());
+    for (line, r) in &t.records {
+        let line = *line;
         rows.push(SelectedRow {
-            dataset: r.get(cd).unwrap_or("").to_string(),
-            method: r.get(cm).unwrap_or("").to_string(),
-            epsilon,
-            params: r.get(cp).unwrap_or("").to_string(),
-            mean,
+            dataset: t.text(line, r, "dataset")?,
+            method: t.text(line, r, "method")?,
+            epsilon: t.epsilon(line, r, "epsilon")?,
+            params: t.get(r, "params").to_string(),
+            mean: t.f64(line, r, "mean")?,
         });
     }
     Ok(rows)
