@@ -13,8 +13,8 @@ use std::process::Command;
 use dp_repro::check::{
     abbreviation_map, bless, compare_golden, compare_reported, evaluate_claims, read_curve_points,
     read_selected, read_tests, render_check, validate_claims, AtLeast, Band, CellCheck, CheckError,
-    CheckReport, Claim, ClaimCheck, DatasetNames, GoldenCheck, GoldenSpec, KnownDeviation,
-    ReportedSpec, SelectedRow, TestRow, Tolerance, Verdict,
+    CheckReport, Claim, ClaimCheck, CsvError, DatasetNames, GoldenCheck, GoldenSpec,
+    KnownDeviation, ReportedSpec, SelectedRow, TestRow, Tolerance, Verdict,
 };
 use dp_repro::spec::FieldError;
 
@@ -165,7 +165,10 @@ fn read_errors_name_file_line_and_column() {
     );
     let e = read_selected(&p).unwrap_err();
     let msg = e.to_string();
-    assert!(matches!(e, CheckError::Field { line: 3, .. }), "{msg}");
+    assert!(
+        matches!(e, CheckError::Table(CsvError::Field { line: 3, .. })),
+        "{msg}"
+    );
     assert!(
         msg.contains("selected.csv:3") && msg.contains("`mean`") && msg.contains("\"abc\""),
         "{msg}"
@@ -189,7 +192,7 @@ fn read_errors_name_file_line_and_column() {
     );
     let e = read_selected(&p).unwrap_err();
     assert!(
-        matches!(e, CheckError::MissingColumn { ref column, .. } if column == "std"),
+        matches!(e, CheckError::Table(CsvError::MissingColumn { ref column, .. }) if column == "std"),
         "{e}"
     );
 
@@ -199,10 +202,16 @@ fn read_errors_name_file_line_and_column() {
         "dataset,method,epsilon,mean,std,median,reps,params\nabalone,DT,,5,1\n",
     );
     let e = read_selected(&p).unwrap_err();
-    assert!(matches!(e, CheckError::Csv { line: 2, .. }), "{e}");
+    assert!(
+        matches!(e, CheckError::Table(CsvError::Csv { line: 2, .. })),
+        "{e}"
+    );
 
     let e = read_selected(&dir.path().join("absent.csv")).unwrap_err();
-    assert!(matches!(e, CheckError::Read { .. }) && e.to_string().contains("absent.csv"));
+    assert!(
+        matches!(e, CheckError::Table(CsvError::Read { .. }))
+            && e.to_string().contains("absent.csv")
+    );
 }
 
 #[test]
@@ -1096,7 +1105,9 @@ fn golden_rejects_duplicate_keys_and_bad_files() {
         "{msg}"
     );
     let e = compare_golden(&g, &dir.path().join("nope.csv"), 0.0).unwrap_err();
-    assert!(matches!(e, CheckError::Read { .. }) && e.to_string().contains("nope.csv"));
+    assert!(
+        matches!(e, CheckError::Table(CsvError::Read { .. })) && e.to_string().contains("nope.csv")
+    );
 }
 
 #[test]

@@ -205,8 +205,7 @@ pub struct GroupedFile<'a> {
 /// present, is the stated ε.
 ///
 /// # Errors
-/// [`CheckError::Read`], [`CheckError::MissingColumn`], [`CheckError::Csv`] and
-/// [`CheckError::Field`] (with file, line and column) for unreadable files.
+/// [`CheckError::Table`] ([`super::CsvError`]) (with file, line and column) for unreadable files.
 pub fn read_grouped_cells(
     path: &Path,
     how: &GroupedFile,

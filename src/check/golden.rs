@@ -101,8 +101,8 @@ fn same(old: f64, new: f64, tol: f64) -> bool {
 /// the golden value; reps must be equal.
 ///
 /// # Errors
-/// [`CheckError::Invalid`] for a negative or non-finite tolerance; [`CheckError::Read`],
-/// [`CheckError::MissingColumn`], [`CheckError::Csv`], [`CheckError::Field`] for an
+/// [`CheckError::Invalid`] for a negative or non-finite tolerance; [`CheckError::Table`]
+/// ([`super::CsvError`]) for an
 /// unreadable file; [`CheckError::Duplicate`] for a key that appears twice in one file.
 pub fn compare_golden(
     summary: &Path,

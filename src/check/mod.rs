@@ -57,50 +57,8 @@ pub use render::{quiet_lines, render_check};
 pub use reported::{cell_verdict, compare_reported, CellCheck, RowIndex, NOT_IN_SPEC};
 pub use reported_rows::ratio_rows;
 
-use crate::csv_table::CsvError;
+pub use crate::csv_table::CsvError;
 pub(crate) use crate::csv_table::CsvTable;
-
-impl From<CsvError> for CheckError {
-    /// The same error as the check's variant of the same name.
-    fn from(e: CsvError) -> CheckError {
-        match e {
-            CsvError::Read { path, source } => CheckError::Read { path, source },
-            CsvError::Csv {
-                path,
-                line,
-                message,
-            } => CheckError::Csv {
-                path,
-                line,
-                message,
-            },
-            CsvError::MissingColumn {
-                path,
-                column,
-                header,
-                expected,
-            } => CheckError::MissingColumn {
-                path,
-                column,
-                header,
-                expected,
-            },
-            CsvError::Field {
-                path,
-                line,
-                column,
-                value,
-                expected,
-            } => CheckError::Field {
-                path,
-                line,
-                column,
-                value,
-                expected,
-            },
-        }
-    }
-}
 
 /// Errors of reading result files, validating the check sections of a spec, comparing,
 /// blessing and rendering. Every variant names the file (and line, column) or the spec
@@ -123,42 +81,10 @@ pub enum CheckError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A malformed CSV record (e.g. a different number of fields than the header).
-    #[error("{}:{line}: {message}", path.display())]
-    Csv {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the record (0 when unknown).
-        line: u64,
-        /// The csv crate's message.
-        message: String,
-    },
-    /// The header lacks a required column.
-    #[error("`{}`: no column `{column}` in the header `{header}`; expected the columns {expected}", path.display())]
-    MissingColumn {
-        /// The file.
-        path: PathBuf,
-        /// The missing column.
-        column: String,
-        /// The header as found, comma-separated.
-        header: String,
-        /// The required columns, comma-separated.
-        expected: String,
-    },
-    /// A field that does not parse.
-    #[error("{}:{line}: column `{column}`: {value:?} is not {expected}", path.display())]
-    Field {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line.
-        line: u64,
-        /// Column name.
-        column: String,
-        /// The field as found.
-        value: String,
-        /// What would be valid, e.g. "a number".
-        expected: String,
-    },
+    /// A CSV file that cannot be read or does not read as it should: the file, and the
+    /// line, column and value at fault ([`CsvError`]).
+    #[error(transparent)]
+    Table(#[from] CsvError),
     /// Two rows with the same key in a file where keys must be unique.
     #[error("{}:{line}: duplicate row for {key}; the first is at line {first}", path.display())]
     Duplicate {
@@ -259,9 +185,9 @@ pub struct TestRow {
 /// any order; extra columns are ignored).
 ///
 /// # Errors
-/// [`CheckError::Read`] if the file cannot be read, [`CheckError::MissingColumn`] for a
-/// header without a required column, [`CheckError::Csv`] for a malformed record and
-/// [`CheckError::Field`] for an empty name, an ε that is not empty or a positive number, a
+/// [`CheckError::Table`] with [`CsvError::Read`] if the file cannot be read,
+/// [`CsvError::MissingColumn`] for a header without a required column, [`CsvError::Csv`]
+/// for a malformed record and [`CsvError::Field`] for an empty name, an ε that is not empty or a positive number, a
 /// non-numeric statistic or a non-integer `reps` (each with file and line).
 pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, CheckError> {
     let t = CsvTable::read(

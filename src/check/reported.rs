@@ -160,8 +160,7 @@ pub fn cell_verdict(
 ///
 /// # Errors
 /// [`CheckError::Invalid`] for an invalid section ([`ReportedSpec::validate`]),
-/// [`CheckError::Read`], [`CheckError::MissingColumn`], [`CheckError::Csv`],
-/// [`CheckError::Field`] for unreadable files (with file and line), and
+/// [`CheckError::Table`] ([`super::CsvError`]) for unreadable files (with file and line), and
 /// [`CheckError::NoOverlap`] when the files have rows but none names a data set of
 /// `selected` (names that do not match).
 pub fn compare_reported(
