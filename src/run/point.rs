@@ -2,7 +2,7 @@
 //! partition built once and every mechanism grid point and ε released, predicted and
 //! scored; with tuning, the validation data and scores first.
 
-use super::*;
+use super::{seeds, RunError, RunRow};
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::partition::SharedPublic;

@@ -2,7 +2,7 @@
 //! per run, then per repetition split with the repetition's seed into public, private and
 //! test rows, scaled, and given its label range and privacy masks ([`RepData`]).
 
-use super::*;
+use super::{seeds, RunError};
 use crate::data::{
     lpdt_sine, random_split, semi_feature_sine, Dataset, MaskStream, MinMax, MissingPolicy,
     RepetitionMasks, SplitRows, TaxiPopulation,

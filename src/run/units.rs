@@ -2,7 +2,7 @@
 //! start line, the units of work (data set × repetition × method × structural grid point)
 //! and which of them runs.csv already covers (resume, shards).
 
-use super::*;
+use super::{dataset_shapes, keys};
 use crate::spec::{Experiment, MethodPlan};
 use std::collections::HashSet;
 

@@ -1,6 +1,6 @@
 //! `balanced_leaves` claims: the most even leaf sizes of a leaf-occupancy figure.
 
-use super::*;
+use super::LeafBalance;
 
 /// A `balanced_leaves` claim: `method`'s coefficient of variation of leaf sizes on
 /// `figure` is strictly below that of every method of `than`; (holds, details).

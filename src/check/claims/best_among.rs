@@ -1,6 +1,6 @@
 //! `best_among` claims: the named methods hold the best mean among a set.
 
-use super::*;
+use super::{format_sci, is_better, At, Outcome};
 
 /// Outcome of a `best_among` claim on data set `d`: the best mean among `among` at
 /// `epsilon` belongs to one of `methods`.

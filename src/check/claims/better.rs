@@ -1,7 +1,7 @@
 //! Claims that one method is better than another on a data set: by mean (`better`) and by
 //! a one-sided Wilcoxon signed-rank test (`significantly_better`).
 
-use super::*;
+use super::{format_sci, is_better, At, Outcome};
 
 /// Outcome of a `better` claim on data set `d`: `method`'s mean better than `than`'s at
 /// `epsilon` (a non-private side uses its row).

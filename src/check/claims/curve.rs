@@ -1,7 +1,7 @@
 //! `better_on_curve` claims: better at every x of a figure's curves; the verdict of a
 //! curve claim.
 
-use super::*;
+use super::{eps_text, format_sci, is_better, At, CurvePoint, Data, Outcome};
 
 /// Outcome of a `better_on_curve` claim on data set `d`: `method` better than each of
 /// `than` at every x of `figure` in [`x_min`, `x_max`].

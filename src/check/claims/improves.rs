@@ -1,6 +1,6 @@
 //! `improves_with_epsilon` claims: a method's mean improves as ε grows.
 
-use super::*;
+use super::{eps_text, format_sci, is_better, At, Outcome, SelectedRow};
 
 /// Outcome of an `improves_with_epsilon` claim on data set `d`: `method`'s mean improves
 /// with each larger ε.

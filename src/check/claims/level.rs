@@ -1,7 +1,7 @@
 //! `level` claims: the means of some methods at some ε are level (their range within a
 //! multiple of the largest standard error).
 
-use super::*;
+use super::{eps_text, format_sci, At, Outcome, SelectedRow};
 
 /// Outcome of a `level` claim on data set `d`: the range of the means of `methods` at
 /// `epsilons` is at most `within` times their largest standard error.

@@ -1,6 +1,6 @@
 //! `best_rank_sum` claims: the best rank sum over data sets.
 
-use super::*;
+use super::{eps_text, rank_sums_competition, shown_value, Claim, Index};
 
 /// Evaluates a `best_rank_sum` claim: (holds, details listing every rank sum).
 pub(super) fn best_rank_sum(claim: &Claim, index: &Index, lower: bool) -> (bool, String) {

@@ -1,6 +1,6 @@
 //! `trend_across_datasets` claims: a method's mean moves one way along its data sets.
 
-use super::*;
+use super::{format_sci, is_better, Claim, Index, TrendDirection};
 
 /// A `trend_across_datasets` claim: (holds, details listing every mean and any step back
 /// beyond the slack).

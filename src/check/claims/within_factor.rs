@@ -2,7 +2,7 @@
 //! selected rows or at every x of a figure.
 
 use super::curve::{curve_verdict, epsilon_suffix, figure_points};
-use super::*;
+use super::{best_of, format_sci, shown_value, At, CurvePoint, Outcome};
 
 /// Outcome of a `within_factor` claim on data set `d` read from the selected rows:
 /// `method`'s value within `factor` of the best of `of` (as ratios to `ratio_to` when
