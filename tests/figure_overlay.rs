@@ -85,6 +85,9 @@ fn selected() -> Vec<SelectedRow> {
                 epsilon: Some(e),
                 params: "a=1;b=1".into(),
                 mean: 0.5,
+                std: 0.0,
+                median: 0.5,
+                reps: 10,
             });
         }
     }

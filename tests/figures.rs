@@ -413,6 +413,9 @@ fn quantile_band_bounds_on_a_hand_made_case() {
             epsilon: Some(1.0),
             params: "a=1;b=1".into(),
             mean: 0.5,
+            std: 0.0,
+            median: 0.5,
+            reps: 10,
         },
         SelectedRow {
             dataset: "toy".into(),
@@ -420,6 +423,9 @@ fn quantile_band_bounds_on_a_hand_made_case() {
             epsilon: Some(2.0),
             params: "a=1;b=1".into(),
             mean: 0.4,
+            std: 0.0,
+            median: 0.4,
+            reps: 10,
         },
     ];
     let fig = figure("{name: f, x: epsilon, methods: [M], band: [0.1, 0.9]}");
@@ -493,7 +499,7 @@ fn a_corrupted_selection_names_its_line_and_column() {
     }
     fs::write(&path, "dataset,method,epsilon,std\ntoy,M,1,0\n").unwrap();
     let e = read_selected(&path).unwrap_err().to_string();
-    assert!(e.contains("no column `params`"), "{e}");
+    assert!(e.contains("no column `mean`"), "{e}");
     fs::write(&path, format!("{header}{good}")).unwrap();
     assert_eq!(read_selected(&path).unwrap().len(), 1);
 }

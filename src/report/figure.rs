@@ -51,7 +51,7 @@ pub use data::{build_panels, quantile, Line, Panel, Point, Source};
 pub use draw::{has_markers, PanelLayout, PixelRect, MARKER_MAX_POINTS};
 pub use heatmap::{build_heat_maps, write_heat_map, HeatMap, HeatPanel, HEATMAP_CSV_HEADER};
 
-use crate::csv_table::{CsvError, CsvTable};
+use crate::csv_table::CsvError;
 use crate::run_row::RunRow;
 pub use crate::spec::figures::{
     validate_figures, FigureContext, FigureSpec, LegendPosition, Lines, MethodInfo, Overlay,
@@ -149,40 +149,14 @@ impl From<crate::spec::figures::OverlayError> for FigureError {
     }
 }
 
-/// One row of `selected.csv`: the selected grid point of a data set × method × ε.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SelectedRow {
-    /// Data set name.
-    pub dataset: String,
-    /// Method label.
-    pub method: String,
-    /// ε (None for non-private methods).
-    pub epsilon: Option<f64>,
-    /// The grid point, `name=value;…`.
-    pub params: String,
-    /// The grid point's mean test metric over repetitions (MSE or accuracy).
-    pub mean: f64,
-}
+pub use super::selected::SelectedRow;
 
-/// Reads `selected.csv` (`dataset,method,epsilon,mean,std,median,reps,params`; the columns
-/// a figure needs) through the same reader as `check`.
+/// Reads `selected.csv` ([`super::selected::read_selected`]).
 ///
 /// # Errors
 /// [`FigureError::Table`] naming the file, line and column of what does not read.
 pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, FigureError> {
-    let t = CsvTable::read(path, &["dataset", "method", "epsilon", "params", "mean"])?;
-    let mut rows = Vec::with_capacity(t.records.len());
-    for (line, r) in &t.records {
-        let line = *line;
-        rows.push(SelectedRow {
-            dataset: t.text(line, r, "dataset")?,
-            method: t.text(line, r, "method")?,
-            epsilon: t.epsilon(line, r, "epsilon")?,
-            params: t.get(r, "params").to_string(),
-            mean: t.f64(line, r, "mean")?,
-        });
-    }
-    Ok(rows)
+    Ok(super::selected::read_selected(path)?)
 }
 
 /// Renders every figure of `figures` for the results in `out` (`runs` are the runs.csv

@@ -19,6 +19,7 @@
 pub mod figure;
 pub mod format;
 pub mod render;
+pub mod selected;
 pub mod table;
 
 use std::path::PathBuf;
