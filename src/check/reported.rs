@@ -240,24 +240,30 @@ pub fn compare_reported(
                 .not_available
                 .iter()
                 .find(|n| n.datasets.iter().any(|d| d == &reported || d == &dataset));
+            let cell = CellCheck {
+                dataset,
+                reported_dataset: reported,
+                method,
+                epsilon,
+                paper,
+                paper_halfwidth,
+                ours: None,
+                ratio: None,
+                verdict: Verdict::NotRun,
+                allowed: None,
+                band: None,
+                note: None,
+                source: format!("{file_name}:{line}"),
+            };
             if let Some(n) = unavailable {
                 cells.push(CellCheck {
-                    dataset,
-                    reported_dataset: reported,
-                    method,
-                    epsilon,
-                    paper,
-                    paper_halfwidth,
-                    ours: None,
-                    ratio: None,
                     verdict: Verdict::NotAvailable(n.reason.clone()),
-                    allowed: None,
-                    band: None,
                     note: Some(n.reason.clone()),
-                    source: format!("{file_name}:{line}"),
+                    ..cell
                 });
                 continue;
             }
+            let (dataset, reported, method) = (&cell.dataset, &cell.reported_dataset, &cell.method);
             let in_spec = ours_ds.contains(dataset.as_str());
             let et = epsilon.map(eps_text).unwrap_or_default();
             if !seen.insert((
@@ -268,7 +274,7 @@ pub fn compare_reported(
             )) {
                 continue;
             }
-            let row = index.get(&dataset, &method, epsilon);
+            let row = index.get(dataset, method, epsilon);
             let ours = row.map(|s| (s.mean, s.std_error(), s.reps));
             let ratio = match (paper, ours) {
                 (Some(p), Some((m, _, _))) if p != 0.0 => Some(m / p),
@@ -289,7 +295,7 @@ pub fn compare_reported(
                     row,
                     p,
                     paper_halfwidth,
-                    (&dataset, &reported, &method, epsilon),
+                    (dataset, reported, method, epsilon),
                 ),
                 (None, _) => (
                     Verdict::NotRun,
@@ -309,19 +315,13 @@ pub fn compare_reported(
                 ),
             };
             cells.push(CellCheck {
-                dataset,
-                reported_dataset: reported,
-                method,
-                epsilon,
-                paper,
-                paper_halfwidth,
                 ours,
                 ratio,
                 verdict,
                 allowed,
                 band,
                 note,
-                source: format!("{file_name}:{line}"),
+                ..cell
             });
         }
     }

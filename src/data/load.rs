@@ -9,7 +9,8 @@ use super::file::{clean_cell, csv_error, open_csv};
 pub use super::file::{sha256_bytes, sha256_file, Loaded};
 use super::manifest::{check_shape, data_file, verify_sha256, Manifest};
 use super::missing::{classify, MissingPolicy};
-use super::rows::{numeric_dataset, NumericRows};
+use super::rows::NumericRows;
+use super::Dataset;
 use super::{Matrix, Task};
 
 /// Where the data folder of [`resolve_data_dir_with_origin`] came from.
@@ -124,7 +125,7 @@ impl super::fast_csv::Parsed {
     fn into_loaded(self, name: &str, task: Task) -> Loaded {
         let n = self.y.len();
         Loaded {
-            dataset: numeric_dataset(name, task, Matrix::new(n, self.width - 1, self.x), self.y),
+            dataset: Dataset::numeric(name, task, Matrix::new(n, self.width - 1, self.x), self.y),
             dropped_rows: self.dropped,
         }
     }

@@ -92,6 +92,22 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// A data set named `name` of n×d numeric features `x` and n labels `y`, with no
+    /// categorical or unbinned feature, no fixed public rows and no declared leaf occupancy
+    /// (synthetic data, plain CSV and Parquet files).
+    pub fn numeric(name: &str, task: Task, x: Matrix, y: Vec<f64>) -> Dataset {
+        Dataset {
+            fixed_public: 0,
+            leaf_occupancy: None,
+            categorical: Vec::new(),
+            unbinned: Vec::new(),
+            name: name.to_string(),
+            x,
+            y,
+            task,
+        }
+    }
+
     /// The rows at `idx` as a new data set with the same name and task.
     pub fn select(&self, idx: &[usize]) -> Dataset {
         Dataset {

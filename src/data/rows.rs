@@ -9,20 +9,6 @@ use super::file::Loaded;
 use super::missing::{Cell, MissingPolicy};
 use super::{Dataset, Matrix, Task};
 
-/// A data set of numeric features and labels, with no categorical or unbinned feature.
-pub(crate) fn numeric_dataset(name: &str, task: Task, x: Matrix, y: Vec<f64>) -> Dataset {
-    Dataset {
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-        name: name.to_string(),
-        x,
-        y,
-        task,
-    }
-}
-
 /// Rows of cells made into n×d features and n labels by the rules of [`load_csv`]: the
 /// label in column `label_column`, missing cells by the `missing` policy, classification
 /// labels integers ≥ 0, every row as wide as the header (or the first row). Shared by the
@@ -181,7 +167,7 @@ impl<'a> NumericRows<'a> {
         }
         let d = self.width.unwrap_or(1) - 1;
         Ok(Loaded {
-            dataset: numeric_dataset(name, self.task, Matrix::new(n, d, self.x), self.y),
+            dataset: Dataset::numeric(name, self.task, Matrix::new(n, d, self.x), self.y),
             dropped_rows: self.dropped,
         })
     }

@@ -38,16 +38,7 @@ pub fn lpdt_sine<R: Rng + ?Sized>(name: &str, n: usize, x_scale: XScale, rng: &m
         xs.push(x);
         ys.push((16.0 * x).sin() + noise.sample(rng));
     }
-    Dataset {
-        name: name.to_string(),
-        x: Matrix::new(n, 1, xs),
-        y: ys,
-        task: Task::Regression,
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-    }
+    Dataset::numeric(name, Task::Regression, Matrix::new(n, 1, xs), ys)
 }
 
 /// The true regression function of [`lpdt_sine`], for plots and checks.
@@ -123,16 +114,7 @@ pub fn semi_feature_sine<R: Rng + ?Sized>(
         }
         ys.push(semi_feature_sine_mean(&xs[start..]) + noise.sample(rng));
     }
-    Dataset {
-        name: name.to_string(),
-        x: Matrix::new(n, d, xs),
-        y: ys,
-        task: Task::Regression,
-        fixed_public: 0,
-        leaf_occupancy: None,
-        categorical: Vec::new(),
-        unbinned: Vec::new(),
-    }
+    Dataset::numeric(name, Task::Regression, Matrix::new(n, d, xs), ys)
 }
 
 /// The sign threshold of the LPCT design's s(x) in the authors' code (docs/methods/lpct.md §8; the
@@ -338,16 +320,7 @@ impl LpctDesign {
             ys.push(if u < self.eta(&x, law) { 1.0 } else { 0.0 });
             xs.extend_from_slice(&x);
         }
-        Dataset {
-            name: name.to_string(),
-            x: Matrix::new(n, 2, xs),
-            y: ys,
-            task: Task::Classification,
-            fixed_public: 0,
-            leaf_occupancy: None,
-            categorical: Vec::new(),
-            unbinned: Vec::new(),
-        }
+        Dataset::numeric(name, Task::Classification, Matrix::new(n, 2, xs), ys)
     }
 
     /// One repetition's public (Q), private and test (P) samples of sizes `sizes` =

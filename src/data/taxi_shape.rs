@@ -158,16 +158,7 @@ impl TaxiShape {
                 Task::Classification => f64::from(u8::from(fare > TAXI_FARE_THRESHOLD)),
             });
         }
-        Dataset {
-            name: name.to_string(),
-            x: Matrix::new(n, d, xs),
-            y: ys,
-            task: self.task,
-            fixed_public: 0,
-            leaf_occupancy: None,
-            categorical: Vec::new(),
-            unbinned: Vec::new(),
-        }
+        Dataset::numeric(name, self.task, Matrix::new(n, d, xs), ys)
     }
 }
 

@@ -638,6 +638,25 @@ mod tests {
         }
     }
 
+    /// The share of `trials` regression fits at `eps_tree` (one stream from `seed`) whose first
+    /// tree splits its root on `attribute`.
+    fn root_share(
+        (x, y, b): (&Coded, &[f64], LabelBounds),
+        p: &DpRfParams,
+        eps_tree: f64,
+        (seed, trials): (u64, usize),
+        attribute: usize,
+    ) -> f64 {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        (0..trials)
+            .filter(|_| {
+                let f = fit_dp_rf(x, y, DpRfTask::Regression(b), p, eps_tree, &mut rng);
+                f.trees[0].nodes[0].split.as_ref().unwrap().0 == attribute
+            })
+            .count() as f64
+            / trials as f64
+    }
+
     #[test]
     fn regression_split_budget_quirk_changes_the_draw() {
         // mse_0 = 0 (attribute 0 decides y), mse_1 = 2/9, n = 600, B = 1. The EM picks
@@ -650,14 +669,7 @@ mod tests {
                 split_budget: sb,
                 ..params()
             };
-            let mut rng = Pcg64::seed_from_u64(3);
-            (0..2000)
-                .filter(|_| {
-                    let f = fit_dp_rf(&x, &y, DpRfTask::Regression(b), &p, 0.05, &mut rng);
-                    f.trees[0].nodes[0].split.as_ref().unwrap().0 == 0
-                })
-                .count() as f64
-                / 2000.0
+            root_share((&x, &y, b), &p, 0.05, (3, 2000), 0)
         };
         // P(attribute 0) = 1/(1 + exp(−e·(2/9)·600/8)).
         let law = |e: f64| 1.0 / (1.0 + (-e * (2.0 / 9.0) * 600.0 / 8.0).exp());
@@ -713,14 +725,7 @@ mod tests {
                 weight_floors: floors,
                 ..params()
             };
-            let mut rng = Pcg64::seed_from_u64(4);
-            (0..1000)
-                .filter(|_| {
-                    let f = fit_dp_rf(&x, &y, DpRfTask::Regression(b), &p, 100.0, &mut rng);
-                    f.trees[0].nodes[0].split.as_ref().unwrap().0 == 1
-                })
-                .count() as f64
-                / 1000.0
+            root_share((&x, &y, b), &p, 100.0, (4, 1000), 1)
         };
         let (floored, exact) = (share(true), share(false));
         assert!(

@@ -172,16 +172,7 @@ pub(crate) mod test_support {
         let y = (0..n)
             .map(|i| (6.0 * x.row(i)[0]).sin() + 2.0 * x.row(i)[d - 1] + rng.gen::<f64>())
             .collect();
-        Dataset {
-            name: "toy".into(),
-            x,
-            y,
-            task: Task::Regression,
-            fixed_public: 0,
-            categorical: Vec::new(),
-            unbinned: Vec::new(),
-            leaf_occupancy: None,
-        }
+        Dataset::numeric("toy", Task::Regression, x, y)
     }
 
     /// n private users and n_test test points, uniform on [0,1]^d, a smooth label, label

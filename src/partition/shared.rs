@@ -123,16 +123,12 @@ mod tests {
     use crate::data::{Matrix, Task};
 
     fn sample(y0: f64) -> Dataset {
-        Dataset {
-            name: "s".into(),
-            x: Matrix::new(2, 1, vec![0.25, 0.75]),
-            y: vec![y0, 1.0],
-            task: Task::Classification,
-            fixed_public: 0,
-            categorical: Vec::new(),
-            unbinned: Vec::new(),
-            leaf_occupancy: None,
-        }
+        Dataset::numeric(
+            "s",
+            Task::Classification,
+            Matrix::new(2, 1, vec![0.25, 0.75]),
+            vec![y0, 1.0],
+        )
     }
 
     fn tree(mean: f64) -> Partition {

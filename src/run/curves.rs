@@ -54,16 +54,12 @@ pub fn render_curves(
                         rep.private.d()
                     ));
                 }
-                Ok(Dataset {
-                    name: plan.name.clone(),
-                    x: Matrix::new(grid.len(), 1, grid.clone()),
-                    y: vec![0.0; grid.len()],
-                    task: rep.test.task,
-                    fixed_public: 0,
-                    leaf_occupancy: None,
-                    categorical: Vec::new(),
-                    unbinned: Vec::new(),
-                })
+                Ok(Dataset::numeric(
+                    &plan.name,
+                    rep.test.task,
+                    Matrix::new(grid.len(), 1, grid.clone()),
+                    vec![0.0; grid.len()],
+                ))
             };
             let mut r = refit(
                 exp,
