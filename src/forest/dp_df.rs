@@ -46,7 +46,7 @@
 use super::discretize::Coded;
 use super::sklearn::argmax_first;
 use crate::privacy::laplace;
-use crate::privacy::ledger::{self, exponential_epsilon, laplace_epsilon, Subjects};
+use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{draw_index, exponential_probabilities, Normalisation};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -56,7 +56,7 @@ use rand_pcg::Pcg64;
 /// which draw nothing.
 ///
 /// Ledger: charges `rows` (the node's rows in the private training sample)
-/// [`laplace_epsilon`]`(1, 1/e_q)` (one row moves one count by 1), and records which
+/// [`laplace_epsilon`](crate::privacy::ledger::laplace_epsilon)`(1, 1/e_q)` (one row moves one count by 1), and records which
 /// classes are present as a private quantity: an absent class's exact 0 shows it (card
 /// §4.6 step 1).
 pub fn noisy_present_counts<R: Rng + ?Sized>(
@@ -65,12 +65,7 @@ pub fn noisy_present_counts<R: Rng + ?Sized>(
     rows: &[usize],
     rng: &mut R,
 ) -> Vec<f64> {
-    ledger::charge(
-        "node counts",
-        Subjects::Rows(rows),
-        laplace_epsilon(1.0, 1.0 / e_q),
-        0.0,
-    );
+    super::dp_rf::charge_node_counts(rows, e_q);
     if exact.contains(&0) {
         ledger::private_quantity("classes present", || {
             "DP-DF releases an absent class's count as an exact 0: which classes a node holds shows"

@@ -126,6 +126,19 @@ pub fn budgets(eps_tree: f64, rho: f64, depth: usize) -> (f64, f64) {
     ((1.0 - rho) * eps_tree / levels, rho * eps_tree / levels)
 }
 
+/// Charges the ledger for a node's class counts released with Laplace noise of scale
+/// 1/`e_node` (one row added or removed moves one count by 1): `rows`, the node's rows in
+/// the private training sample, pay [`laplace_epsilon`]`(1, 1/e_node)`. DP-RF's and DP-DF's
+/// count releases both charge here.
+pub(crate) fn charge_node_counts(rows: &[usize], e_node: f64) {
+    ledger::charge(
+        "node counts",
+        Subjects::Rows(rows),
+        laplace_epsilon(1.0, 1.0 / e_node),
+        0.0,
+    );
+}
+
 /// One node's noisy class counts (classification, card §4.4): max(0, n_c + Lap(1/e_node))
 /// for every class c in order, one Laplace draw each.
 ///
@@ -137,12 +150,7 @@ pub fn noisy_class_counts<R: Rng + ?Sized>(
     rows: &[usize],
     rng: &mut R,
 ) -> Vec<f64> {
-    ledger::charge(
-        "node counts",
-        Subjects::Rows(rows),
-        laplace_epsilon(1.0, 1.0 / e_node),
-        0.0,
-    );
+    charge_node_counts(rows, e_node);
     counts
         .iter()
         .map(|&k| (k + laplace(rng, 1.0 / e_node)).max(0.0))
