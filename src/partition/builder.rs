@@ -123,6 +123,49 @@ pub(crate) fn grow_halves<I, T>(
     (l, r)
 }
 
+/// `tree` cut at `depth`: every node at that depth, and every leaf above it, becomes a leaf
+/// with the (mean, count) that `stats(node)` gives; cells start from `cells` (lo, hi) and
+/// are bounded by the thresholds above them; leaf ids depth-first. `stats` is called once
+/// for every copied node, split or leaf, in depth-first order (CART's and the masked tree's
+/// truncations).
+pub(crate) fn truncated(
+    tree: &Partition,
+    depth: usize,
+    cells: (Vec<f64>, Vec<f64>),
+    mut stats: impl FnMut(usize) -> (f64, usize),
+) -> Partition {
+    fn copy(
+        tree: &Partition,
+        (node, left_depth): (usize, usize),
+        b: &mut TreeBuilder,
+        (lo, hi): (&mut [f64], &mut [f64]),
+        stats: &mut dyn FnMut(usize) -> (f64, usize),
+    ) -> usize {
+        let (mean, count) = stats(node);
+        match &tree.nodes[node] {
+            Node::Split {
+                feature,
+                threshold,
+                left,
+                right,
+            } if left_depth > 0 => {
+                let (k, c) = (*feature, *threshold);
+                let id = b.split(k, c);
+                let (l, r) = grow_halves(lo, hi, k, c, (*left, *right), |child, lo, hi| {
+                    copy(tree, (child, left_depth - 1), b, (lo, hi), stats)
+                });
+                b.set_children(id, l, r);
+                id
+            }
+            _ => b.leaf(lo, hi, mean, count),
+        }
+    }
+    let (mut lo, mut hi) = cells;
+    let mut b = TreeBuilder::new();
+    copy(tree, (0, depth), &mut b, (&mut lo, &mut hi), &mut stats);
+    b.finish(tree.domain_lo.clone(), tree.domain_hi.clone())
+}
+
 pub(crate) fn mean_of(y: &[f64], idx: &[usize]) -> f64 {
     if idx.is_empty() {
         0.0

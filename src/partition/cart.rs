@@ -7,8 +7,8 @@
 //! level of the tree costs O(n·d) and no per-node copy of the data is made.
 
 use super::builder::{
-    grow_halves, lpdt_stop, reduction, reduction_above, score_tolerance, split_score,
-    tie_tolerance, top_by_reduction, Criterion, TreeBuilder,
+    lpdt_stop, reduction, reduction_above, score_tolerance, split_score, tie_tolerance,
+    top_by_reduction, truncated, Criterion, TreeBuilder,
 };
 use super::presort::{column_major, presort_columns, stable_partition};
 use super::{Node, Partition, TreeParams};
@@ -242,38 +242,10 @@ impl NestedCart {
     /// same data.
     pub fn truncate(&self, depth: usize) -> Partition {
         let d = self.tree.domain_lo.len();
-        let mut b = TreeBuilder::new();
-        let mut lo = vec![f64::NEG_INFINITY; d];
-        let mut hi = vec![f64::INFINITY; d];
-        self.copy_node(0, depth, &mut lo, &mut hi, &mut b);
-        b.finish(self.tree.domain_lo.clone(), self.tree.domain_hi.clone())
-    }
-
-    fn copy_node(
-        &self,
-        node: usize,
-        left_depth: usize,
-        lo: &mut [f64],
-        hi: &mut [f64],
-        b: &mut TreeBuilder,
-    ) -> usize {
-        match &self.tree.nodes[node] {
-            Node::Split {
-                feature,
-                threshold,
-                left,
-                right,
-            } if left_depth > 0 => {
-                let (k, t) = (*feature, *threshold);
-                let id = b.split(k, t);
-                let (l, r) = grow_halves(lo, hi, k, t, (*left, *right), |child, lo, hi| {
-                    self.copy_node(child, left_depth - 1, lo, hi, b)
-                });
-                b.set_children(id, l, r);
-                id
-            }
-            _ => b.leaf(lo, hi, self.node_means[node], self.node_counts[node]),
-        }
+        let cells = (vec![f64::NEG_INFINITY; d], vec![f64::INFINITY; d]);
+        truncated(&self.tree, depth, cells, |node| {
+            (self.node_means[node], self.node_counts[node])
+        })
     }
 }
 

@@ -11,8 +11,8 @@
 //! sentinel in the public view before anything else looks at them.
 
 use super::builder::{
-    grow_halves, lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, Criterion,
-    TreeBuilder,
+    grow_halves, lpdt_stop, mean_of, score_tolerance, split_score, top_by_reduction, truncated,
+    Criterion, TreeBuilder,
 };
 use super::cart::{numpy_quantile_linear, quantile_levels};
 use super::{Node, Partition, TreeParams};
@@ -489,56 +489,16 @@ impl Grower<'_> {
 /// once and each depth of a grid is its prefix. Leaf ids depth-first.
 pub fn truncate(tree: &MaskedTree, depth: usize) -> MaskedTree {
     let part = &tree.partition;
-    let d = part.domain_lo.len();
-    let mut b = TreeBuilder::new();
     let (mut means, mut counts) = (Vec::new(), Vec::new());
-    let mut lo = part.domain_lo.clone();
-    let mut hi = part.domain_hi.clone();
-    #[allow(clippy::too_many_arguments)]
-    fn rec(
-        t: &MaskedTree,
-        node: usize,
-        left_depth: usize,
-        b: &mut TreeBuilder,
-        lo: &mut [f64],
-        hi: &mut [f64],
-        means: &mut Vec<f64>,
-        counts: &mut Vec<usize>,
-    ) -> usize {
-        let (mean, count) = (t.node_means[node], t.node_counts[node]);
+    let cells = (part.domain_lo.clone(), part.domain_hi.clone());
+    let partition = truncated(part, depth, cells, |node| {
+        let (mean, count) = (tree.node_means[node], tree.node_counts[node]);
         means.push(mean);
         counts.push(count);
-        match &t.partition.nodes[node] {
-            Node::Split {
-                feature,
-                threshold,
-                left,
-                right,
-            } if left_depth > 0 => {
-                let (k, c) = (*feature, *threshold);
-                let id = b.split(k, c);
-                let (l, r) = grow_halves(lo, hi, k, c, (*left, *right), |child, lo, hi| {
-                    rec(t, child, left_depth - 1, b, lo, hi, means, counts)
-                });
-                b.set_children(id, l, r);
-                id
-            }
-            _ => b.leaf(lo, hi, mean, count),
-        }
-    }
-    rec(
-        tree,
-        0,
-        depth,
-        &mut b,
-        &mut lo,
-        &mut hi,
-        &mut means,
-        &mut counts,
-    );
-    debug_assert_eq!(lo.len(), d);
+        (mean, count)
+    });
     MaskedTree {
-        partition: b.finish(part.domain_lo.clone(), part.domain_hi.clone()),
+        partition,
         node_means: means,
         node_counts: counts,
     }
