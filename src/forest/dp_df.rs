@@ -56,9 +56,9 @@ use rand_pcg::Pcg64;
 /// which draw nothing.
 ///
 /// Ledger: charges `rows` (the node's rows in the private training sample)
-/// [`laplace_epsilon`](crate::privacy::ledger::laplace_epsilon)`(1, 1/e_q)` (one row moves one count by 1), and records which
-/// classes are present as a private quantity: an absent class's exact 0 shows it (card
-/// §4.6 step 1).
+/// [`laplace_epsilon`](crate::privacy::ledger::laplace_epsilon)`(1, 1/e_q)` (one row moves
+/// one count by 1), and records which classes are present as a private quantity: an absent
+/// class's exact 0 shows it (card §4.6 step 1).
 pub fn noisy_present_counts<R: Rng + ?Sized>(
     exact: &[usize],
     e_q: f64,

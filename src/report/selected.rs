@@ -43,9 +43,9 @@ impl SelectedRow {
 /// any order; extra columns are ignored).
 ///
 /// # Errors
-/// [`CsvError::Read`] if the file cannot be read,
-/// [`CsvError::MissingColumn`] for a header without a required column, [`CsvError::Csv`]
-/// for a malformed record and [`CsvError::Field`] for an empty name, an ε that is not empty or a positive number, a
+/// [`CsvError::Read`] if the file cannot be read, [`CsvError::MissingColumn`] for a header
+/// without a required column, [`CsvError::Csv`] for a malformed record and
+/// [`CsvError::Field`] for an empty name, an ε that is not empty or a positive number, a
 /// non-numeric statistic or a non-integer `reps` (each with file and line).
 pub fn read_selected(path: &Path) -> Result<Vec<SelectedRow>, CsvError> {
     let t = CsvTable::read(

@@ -29,9 +29,10 @@ pub fn validation_training_budget<'a>(
 }
 
 /// Table notes on privacy for a table showing the methods `labels` under selection `mode`:
-/// one per method that uses private records in the clear, the notes of the repetition records of
-/// the methods shown (`records::record_notes`: one per privacy-mask setting), one for a label range taken from private
-/// labels, and, under private validation, the training users' total budget.
+/// one per method that uses private records in the clear, the notes of the repetition
+/// records of the methods shown (`records::record_notes`: one per privacy-mask setting), one
+/// for a label range taken from private labels, and, under private validation, the training
+/// users' total budget.
 pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<String> {
     let mut notes = Vec::new();
     for m in exp
