@@ -12,7 +12,7 @@
 //!
 //! **LabelDT** (label LDP, the simulations' benchmark): the same noisy labels, CART on all
 //! features in the clear. Label LDP is semi-feature LDP with every feature public (card
-//! §2), so its [`PrivacyModel`] is `SemiFeature`; it declares no mask.
+//! §2), so its [`PrivacyModel`](super::PrivacyModel) is `SemiFeature`; it declares no mask.
 //!
 //! Both answer every (`max_depth`, `min_samples_leaf`) of a release from one deepest tree
 //! per `min_samples_leaf` ([`super::tree_release`]).

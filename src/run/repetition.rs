@@ -297,8 +297,8 @@ pub(super) fn split_repetition(
 /// makes public) in file order, scaled by a rule that does not vary by repetition
 /// (`scaling: public` is fitted on those same rows, `whole` once at load). Synthetic data
 /// sets draw theirs per repetition. The trees shared on this ground are still keyed by the
-/// public sample's content ([`SharedPublic`]), so a wrong answer here costs memory, never
-/// a wrong row.
+/// public sample's content ([`SharedPublic`](crate::partition::SharedPublic)), so a wrong
+/// answer here costs memory, never a wrong row.
 pub fn public_is_fixed(exp: &Experiment, plan: &DatasetPlan) -> bool {
     !plan.source.is_synthetic() && exp.split.is_some_and(|s| s.public == 0.0)
 }
