@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use dp_repro::data::{
     default_manifest_dirs, find_manifest, list_manifests, load_csv, load_manifest,
-    load_manifest_dataset, DataError, Manifest, MissingPolicy, Task,
+    load_manifest_dataset, DataError, FileFormat, Manifest, Task,
 };
 
 /// The 14 LPDT Table 4 data sets and their abbreviations.
@@ -157,10 +157,7 @@ fn non_numeric_cell_names_file_row_and_column() {
     let err = load_csv(
         &path,
         "bad",
-        0,
-        true,
-        Task::Regression,
-        MissingPolicy::Error,
+        FileFormat::new(0, Task::Regression).with_header(),
     )
     .unwrap_err();
     let msg = err.to_string();
@@ -179,16 +176,9 @@ fn non_numeric_cell_names_file_row_and_column() {
 
     // Without a header: line numbers count from the first line, no column name.
     fs::write(&path, "1,2\n3,x\n").unwrap();
-    let msg = load_csv(
-        &path,
-        "bad",
-        0,
-        false,
-        Task::Regression,
-        MissingPolicy::Error,
-    )
-    .unwrap_err()
-    .to_string();
+    let msg = load_csv(&path, "bad", FileFormat::new(0, Task::Regression))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("line 2, column 1:"), "{msg}");
 }
 
@@ -197,19 +187,12 @@ fn ragged_rows_and_bad_class_labels_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.csv");
     fs::write(&path, "1,2,3\n4,5\n").unwrap();
-    let err = load_csv(&path, "r", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
+    let err = load_csv(&path, "r", FileFormat::new(0, Task::Regression)).unwrap_err();
     assert!(matches!(err, DataError::Ragged { row: 2, .. }), "{err}");
     fs::write(&path, "0,1\n1,1\n2.5,1\n").unwrap();
-    let msg = load_csv(
-        &path,
-        "r",
-        0,
-        false,
-        Task::Classification,
-        MissingPolicy::Error,
-    )
-    .unwrap_err()
-    .to_string();
+    let msg = load_csv(&path, "r", FileFormat::new(0, Task::Classification))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("line 3") && msg.contains("integers"), "{msg}");
 }
 

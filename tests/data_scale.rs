@@ -27,10 +27,9 @@ fn the_fast_path_reads_every_data_set_as_the_general_reader() {
     let mut compared = 0;
     for m in all.iter().filter(|m| m.encode.is_none()) {
         let path = data.join(&m.file);
-        let args = (m.label_column, m.has_header, m.task, m.missing);
-        let general = load_csv_general(&path, &m.name, args.0, args.1, args.2, args.3)
+        let general = load_csv_general(&path, &m.name, m.format())
             .unwrap_or_else(|e| panic!("{}: {e}", m.name));
-        let fast = load_csv_fast(&path, &m.name, args.0, args.1, args.2, args.3)
+        let fast = load_csv_fast(&path, &m.name, m.format())
             .unwrap_or_else(|| panic!("{}: the fast path gave up", m.name));
         assert_eq!(bits(&fast), bits(&general), "{}", m.name);
         // And what a run loads (the manifest's checks, no cache below 16 MiB).

@@ -328,17 +328,9 @@ fn a_malformed_date_names_file_and_line() {
          None,289.36,0.0,0.0,75,Clouds,broken clouds,2012-10-02 25:00:00,4516\n",
     )
     .unwrap();
-    let err = load_encoded(
-        &path,
-        "traffic",
-        m.label_column,
-        m.has_header,
-        m.task,
-        m.missing,
-        &encoding,
-    )
-    .unwrap_err()
-    .to_string();
+    let err = load_encoded(&path, "traffic", m.format(), &encoding)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with(&path.display().to_string())
             && err.contains("line 3, column 7 (\"date_time\")")

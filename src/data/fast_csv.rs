@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::file::clean_cell;
+use super::file::{clean_cell, FileFormat};
 use super::missing::{classify, Cell, MissingPolicy};
 use super::Task;
 
@@ -34,19 +34,6 @@ const PIECES_PER_THREAD: usize = 4;
 
 /// The UTF-8 byte-order mark, which the `csv` crate strips from a header.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// How to read the file: the arguments of [`load_csv`](super::load_csv).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Layout {
-    /// 0-based column of the label.
-    pub label_column: usize,
-    /// Whether the first (non-empty) line is a header row.
-    pub has_header: bool,
-    /// Classification labels must be integers ≥ 0.
-    pub task: Task,
-    /// What a missing cell does.
-    pub missing: MissingPolicy,
-}
 
 /// A numeric CSV file as parsed: features row-major, labels, width.
 #[derive(Debug, Default)]
@@ -78,7 +65,11 @@ struct Piece {
 /// could split differently, any error, or no data row. With `digest`, the reading thread
 /// also computes the file's sha256 (hex), returned when it read the whole file (always
 /// when the parse succeeded), so a checked load reads the file once.
-pub(crate) fn parse(path: &Path, layout: Layout, digest: bool) -> (Option<Parsed>, Option<String>) {
+pub(crate) fn parse(
+    path: &Path,
+    format: FileFormat,
+    digest: bool,
+) -> (Option<Parsed>, Option<String>) {
     let Ok(mut file) = File::open(path) else {
         return (None, None);
     };
@@ -91,7 +82,7 @@ pub(crate) fn parse(path: &Path, layout: Layout, digest: bool) -> (Option<Parsed
             let whole = read_blocks(&mut file, &full_tx, &empty_rx, hasher.as_mut());
             whole.map(|whole| hasher.filter(|_| whole).map(|h| hex_digest(&h.finalize())))
         });
-        let parsed = parse_blocks(&full_rx, &empty_tx, size, layout);
+        let parsed = parse_blocks(&full_rx, &empty_tx, size, format);
         // Stop the reader (it may be waiting to send the next block) before joining it.
         drop(full_rx);
         match reader.join() {
@@ -158,11 +149,11 @@ fn parse_blocks(
     full: &mpsc::Receiver<Vec<u8>>,
     empty: &mpsc::Sender<Vec<u8>>,
     size: usize,
-    layout: Layout,
+    format: FileFormat,
 ) -> Option<Parsed> {
     let mut out = Parsed::default();
     let mut width: Option<usize> = None;
-    let mut header_pending = layout.has_header;
+    let mut header_pending = format.has_header;
     let mut first_block = true;
     let pieces_wanted = rayon::current_num_threads() * PIECES_PER_THREAD;
     let mut pieces: Vec<Piece> = Vec::new();
@@ -187,7 +178,7 @@ fn parse_blocks(
             }
         }
         if let Some(w) = width {
-            if layout.label_column >= w {
+            if format.label_column >= w {
                 return None;
             }
             let cuts = split_at_lines(region, pieces_wanted);
@@ -195,7 +186,7 @@ fn parse_blocks(
             let ok = pieces
                 .par_iter_mut()
                 .zip(cuts.par_iter())
-                .all(|(piece, text)| parse_piece(text, w, layout, piece).is_ok());
+                .all(|(piece, text)| parse_piece(text, w, format, piece).is_ok());
             if !ok {
                 return None;
             }
@@ -274,12 +265,17 @@ fn split_at_lines(text: &[u8], k: usize) -> Vec<&[u8]> {
 }
 
 /// Parses the whole lines of `text` into `piece` (cleared first).
-fn parse_piece(text: &[u8], width: usize, layout: Layout, piece: &mut Piece) -> Result<(), GiveUp> {
+fn parse_piece(
+    text: &[u8],
+    width: usize,
+    format: FileFormat,
+    piece: &mut Piece,
+) -> Result<(), GiveUp> {
     piece.x.clear();
     piece.y.clear();
     piece.dropped = 0;
     let Piece { x, y, dropped } = piece;
-    let label = layout.label_column;
+    let label = format.label_column;
     let mut rest = text;
     while !rest.is_empty() {
         let (line, after) = split_line(rest);
@@ -309,7 +305,7 @@ fn parse_piece(text: &[u8], width: usize, layout: Layout, piece: &mut Piece) -> 
             at = end;
             let v = match value {
                 Some(v) => v,
-                None if layout.missing == MissingPolicy::DropRows => {
+                None if format.missing == MissingPolicy::DropRows => {
                     missing_cell = true;
                     f64::NAN
                 }
@@ -332,7 +328,7 @@ fn parse_piece(text: &[u8], width: usize, layout: Layout, piece: &mut Piece) -> 
             continue;
         }
         let v = *y.last().expect("one label per row");
-        if layout.task == Task::Classification && !(v >= 0.0 && v.fract() == 0.0) {
+        if format.task == Task::Classification && !(v >= 0.0 && v.fract() == 0.0) {
             return Err(GiveUp);
         }
     }

@@ -9,7 +9,49 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::error::DataError;
-use super::Dataset;
+use super::missing::MissingPolicy;
+use super::{Dataset, Task};
+
+/// How a numeric data file is read: where its label is, whether it has a header row, what
+/// its labels must be and what a missing cell does. Every reader of `data/` (the CSV fast
+/// path and general reader, the encoded loader) takes it; a manifest gives it with
+/// [`crate::data::Manifest::format`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileFormat {
+    /// 0-based column of the label (in the file; after `encode`, in the encoded table).
+    pub label_column: usize,
+    /// Whether the first non-empty line is a header row of column names.
+    pub has_header: bool,
+    /// Regression, or classification: then labels must be integers ≥ 0.
+    pub task: Task,
+    /// What a missing cell (empty, `?`, `NA`, not finite) does.
+    pub missing: MissingPolicy,
+}
+
+impl FileFormat {
+    /// The label in column `label_column`, no header row, a missing cell an error.
+    pub const fn new(label_column: usize, task: Task) -> Self {
+        FileFormat {
+            label_column,
+            has_header: false,
+            task,
+            missing: MissingPolicy::Error,
+        }
+    }
+
+    /// The same, with the first non-empty line a header row.
+    pub const fn with_header(self) -> Self {
+        FileFormat {
+            has_header: true,
+            ..self
+        }
+    }
+
+    /// The same, with `missing` as the missing-cell policy.
+    pub const fn with_missing(self, missing: MissingPolicy) -> Self {
+        FileFormat { missing, ..self }
+    }
+}
 
 /// sha256 of a file's bytes as 64 lowercase hex digits, read in 1 MiB chunks (the file is
 /// never held in memory whole).

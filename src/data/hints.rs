@@ -78,7 +78,7 @@ pub fn with_hint(error: DataError, path: &Path, has_header: bool, setting: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{load_csv, MissingPolicy, Task};
+    use crate::data::{load_csv, FileFormat, Task};
 
     fn load(text: &str, has_header: bool, label_column: usize) -> String {
         let dir = tempfile::tempdir().unwrap();
@@ -87,10 +87,10 @@ mod tests {
         let e = load_csv(
             &p,
             "f",
-            label_column,
-            has_header,
-            Task::Regression,
-            MissingPolicy::Error,
+            FileFormat {
+                has_header,
+                ..FileFormat::new(label_column, Task::Regression)
+            },
         )
         .unwrap_err();
         with_hint(e, &p, has_header, "the manifest f.yaml").to_string()

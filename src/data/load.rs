@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use super::cache::{CacheOptions, FileStamp, CACHE_DIR_ENV};
 use super::error::{DataError, DATA_DIR_ENV};
-use super::file::{clean_cell, csv_error, open_csv};
+use super::file::{clean_cell, csv_error, open_csv, FileFormat};
 pub use super::file::{sha256_bytes, sha256_file, Loaded};
 use super::manifest::{check_shape, data_file, verify_sha256, Manifest};
-use super::missing::{classify, MissingPolicy};
+use super::missing::classify;
 use super::rows::NumericRows;
 use super::Dataset;
 use super::{Matrix, Task};
@@ -82,17 +82,10 @@ pub fn resolve_data_dir(cli: Option<&Path>) -> Option<PathBuf> {
 /// [`DataError::LabelColumnOutOfRange`]; [`DataError::Empty`] if there are no data rows,
 /// [`DataError::AllRowsDropped`] if every row was dropped; [`DataError::Io`] and
 /// [`DataError::Csv`] for unreadable or malformed files.
-pub fn load_csv(
-    path: &Path,
-    name: &str,
-    label_column: usize,
-    has_header: bool,
-    task: Task,
-    missing: MissingPolicy,
-) -> Result<Loaded, DataError> {
-    match load_csv_fast(path, name, label_column, has_header, task, missing) {
+pub fn load_csv(path: &Path, name: &str, format: FileFormat) -> Result<Loaded, DataError> {
+    match load_csv_fast(path, name, format) {
         Some(loaded) => Ok(loaded),
-        None => load_csv_general(path, name, label_column, has_header, task, missing),
+        None => load_csv_general(path, name, format),
     }
 }
 
@@ -101,23 +94,10 @@ pub fn load_csv(
 /// must read it — a `"` anywhere in the file, a carriage return that is not part of a line
 /// end, a byte-order mark, and every file that has an error (the general reader then
 /// reports it) or no data row.
-pub fn load_csv_fast(
-    path: &Path,
-    name: &str,
-    label_column: usize,
-    has_header: bool,
-    task: Task,
-    missing: MissingPolicy,
-) -> Option<Loaded> {
-    let layout = super::fast_csv::Layout {
-        label_column,
-        has_header,
-        task,
-        missing,
-    };
-    super::fast_csv::parse(path, layout, false)
+pub fn load_csv_fast(path: &Path, name: &str, format: FileFormat) -> Option<Loaded> {
+    super::fast_csv::parse(path, format, false)
         .0
-        .map(|parsed| parsed.into_loaded(name, task))
+        .map(|parsed| parsed.into_loaded(name, format.task))
 }
 
 impl super::fast_csv::Parsed {
@@ -137,16 +117,9 @@ impl super::fast_csv::Parsed {
 ///
 /// # Errors
 /// As [`load_csv`].
-pub fn load_csv_general(
-    path: &Path,
-    name: &str,
-    label_column: usize,
-    has_header: bool,
-    task: Task,
-    missing: MissingPolicy,
-) -> Result<Loaded, DataError> {
-    let (mut reader, header) = open_csv(path, has_header)?;
-    let mut rows = NumericRows::new(path, header.as_deref(), label_column, task, missing);
+pub fn load_csv_general(path: &Path, name: &str, format: FileFormat) -> Result<Loaded, DataError> {
+    let (mut reader, header) = open_csv(path, format.has_header)?;
+    let mut rows = NumericRows::new(path, header.as_deref(), format);
     let mut record = csv::ByteRecord::new();
     while reader
         .read_byte_record(&mut record)
@@ -277,29 +250,15 @@ fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, Data
         if verify {
             verify_sha256(m, path)?;
         }
-        return super::encode::load_encoded(
-            path,
-            &m.name,
-            m.label_column,
-            m.has_header,
-            m.task,
-            m.missing,
-            encoding,
-        );
+        return super::encode::load_encoded(path, &m.name, m.format(), encoding);
     }
     if super::parquet::is_parquet(path) {
         if verify {
             verify_sha256(m, path)?;
         }
-        return super::parquet::load_parquet(path, &m.name, m.label_column, m.task, m.missing);
+        return super::parquet::load_parquet(path, &m.name, m.format());
     }
-    let layout = super::fast_csv::Layout {
-        label_column: m.label_column,
-        has_header: m.has_header,
-        task: m.task,
-        missing: m.missing,
-    };
-    let (parsed, digest) = super::fast_csv::parse(path, layout, verify);
+    let (parsed, digest) = super::fast_csv::parse(path, m.format(), verify);
     if verify {
         match digest {
             Some(actual) if actual != m.sha256.to_ascii_lowercase() => {
@@ -315,21 +274,14 @@ fn parse_checked(m: &Manifest, path: &Path, verify: bool) -> Result<Loaded, Data
     }
     match parsed {
         Some(p) => Ok(p.into_loaded(&m.name, m.task)),
-        None => load_csv_general(
-            path,
-            &m.name,
-            m.label_column,
-            m.has_header,
-            m.task,
-            m.missing,
-        ),
+        None => load_csv_general(path, &m.name, m.format()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::missing::MissingKind;
+    use crate::data::missing::{MissingKind, MissingPolicy};
     use std::fs;
 
     fn csv_file(text: &str) -> (tempfile::TempDir, PathBuf) {
@@ -349,7 +301,7 @@ mod tests {
     #[test]
     fn label_column_is_split_off() {
         let (_d, p) = csv_file("h0,h1,h2\n1, 2 ,\"3\"\n4,5,6\n");
-        let ds = load_csv(&p, "t", 1, true, Task::Regression, MissingPolicy::Error)
+        let ds = load_csv(&p, "t", FileFormat::new(1, Task::Regression).with_header())
             .unwrap()
             .dataset;
         assert_eq!((ds.n(), ds.d()), (2, 2));
@@ -361,7 +313,8 @@ mod tests {
     #[test]
     fn empty_cell_is_a_missing_value_with_header_name() {
         let (_d, p) = csv_file("a,b\n1,2\n3,\n");
-        let err = load_csv(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap_err();
+        let err =
+            load_csv(&p, "t", FileFormat::new(0, Task::Regression).with_header()).unwrap_err();
         match &err {
             DataError::MissingValue {
                 row, column, kind, ..
@@ -398,8 +351,7 @@ mod tests {
             ("NA", MissingKind::Marker, "\"NA\" marks a missing value"),
         ] {
             let (_d, p) = csv_file(&format!("1,2,3\n4,{cell},6\n"));
-            let err =
-                load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
+            let err = load_csv(&p, "t", FileFormat::new(0, Task::Regression)).unwrap_err();
             assert!(
                 matches!(&err, DataError::MissingValue { row: 2, kind: k, .. } if *k == kind),
                 "{err:?}"
@@ -412,19 +364,34 @@ mod tests {
     #[test]
     fn drop_rows_drops_and_counts_rows_with_missing_cells() {
         let (_d, p) = csv_file("y,a,b\n1,2,3\nNaN,5,6\n7,,9\n10,?,NA\n11,inf,12\n13,14,15\n");
-        let l = load_csv(&p, "t", 0, true, Task::Regression, MissingPolicy::DropRows).unwrap();
+        let l = load_csv(
+            &p,
+            "t",
+            FileFormat::new(0, Task::Regression)
+                .with_header()
+                .with_missing(MissingPolicy::DropRows),
+        )
+        .unwrap();
         assert_eq!(l.dropped_rows, 4);
         assert_eq!(l.dataset.y, vec![1.0, 13.0]);
         assert_eq!(l.dataset.x.data, vec![2.0, 3.0, 14.0, 15.0]);
         // Text that is not a missing marker stays an error.
         let (_d, p) = csv_file("1,2\n,x\n");
-        let err =
-            load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::DropRows).unwrap_err();
+        let err = load_csv(
+            &p,
+            "t",
+            FileFormat::new(0, Task::Regression).with_missing(MissingPolicy::DropRows),
+        )
+        .unwrap_err();
         assert!(matches!(err, DataError::NonNumeric { row: 2, .. }), "{err}");
         // Every row dropped.
         let (_d, p) = csv_file("1,\nNA,2\n");
-        let err =
-            load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::DropRows).unwrap_err();
+        let err = load_csv(
+            &p,
+            "t",
+            FileFormat::new(0, Task::Regression).with_missing(MissingPolicy::DropRows),
+        )
+        .unwrap_err();
         assert!(
             matches!(err, DataError::AllRowsDropped { rows: 2, .. }),
             "{err}"
@@ -435,7 +402,7 @@ mod tests {
     #[test]
     fn ragged_row_names_line() {
         let (_d, p) = csv_file("1,2\n3,4,5\n");
-        let msg = load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error)
+        let msg = load_csv(&p, "t", FileFormat::new(0, Task::Regression))
             .unwrap_err()
             .to_string();
         assert!(
@@ -447,28 +414,13 @@ mod tests {
     #[test]
     fn classification_labels_must_be_non_negative_integers() {
         let (_d, p) = csv_file("1.0,2\n0,3\n");
-        let ds = load_csv(
-            &p,
-            "t",
-            0,
-            false,
-            Task::Classification,
-            MissingPolicy::Error,
-        )
-        .unwrap()
-        .dataset;
+        let ds = load_csv(&p, "t", FileFormat::new(0, Task::Classification))
+            .unwrap()
+            .dataset;
         assert_eq!(ds.y, vec![1.0, 0.0]);
         for bad in ["0.5,1\n", "-1,1\n"] {
             let (_d, p) = csv_file(bad);
-            let err = load_csv(
-                &p,
-                "t",
-                0,
-                false,
-                Task::Classification,
-                MissingPolicy::Error,
-            )
-            .unwrap_err();
+            let err = load_csv(&p, "t", FileFormat::new(0, Task::Classification)).unwrap_err();
             assert!(
                 matches!(err, DataError::BadClassLabel { row: 1, .. }),
                 "{err}"
@@ -479,10 +431,10 @@ mod tests {
     #[test]
     fn label_column_out_of_range_and_empty_file() {
         let (_d, p) = csv_file("1,2\n");
-        let err = load_csv(&p, "t", 2, false, Task::Regression, MissingPolicy::Error).unwrap_err();
+        let err = load_csv(&p, "t", FileFormat::new(2, Task::Regression)).unwrap_err();
         assert!(err.to_string().contains("valid: 0..=1"), "{err}");
         let (_d, p) = csv_file("");
-        let err = load_csv(&p, "t", 0, false, Task::Regression, MissingPolicy::Error).unwrap_err();
+        let err = load_csv(&p, "t", FileFormat::new(0, Task::Regression)).unwrap_err();
         assert!(matches!(err, DataError::Empty { .. }), "{err}");
     }
 
@@ -582,10 +534,15 @@ mod tests {
             } else {
                 MissingPolicy::Error
             };
-            let args = (label_column, has_header, task, missing);
-            let general = outcome(load_csv_general(&path, "t", args.0, args.1, args.2, args.3));
-            let fast = load_csv_fast(&path, "t", args.0, args.1, args.2, args.3);
-            let auto = outcome(load_csv(&path, "t", args.0, args.1, args.2, args.3));
+            let args = FileFormat {
+                label_column,
+                has_header,
+                task,
+                missing,
+            };
+            let general = outcome(load_csv_general(&path, "t", args));
+            let fast = load_csv_fast(&path, "t", args);
+            let auto = outcome(load_csv(&path, "t", args));
             assert_eq!(auto, general, "case {case}: {text:?} {args:?}");
             let fast_applies = !text.contains('"') && !text.replace("\r\n", "\n").contains('\r');
             match fast {
@@ -615,14 +572,15 @@ mod tests {
             text.push_str(&format!("{i},{}.25,-{}e-3\r\n", i % 7, i));
         }
         let (_d, p) = csv_file(&text);
-        let fast = load_csv_fast(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap();
+        let fast =
+            load_csv_fast(&p, "t", FileFormat::new(0, Task::Regression).with_header()).unwrap();
         assert_eq!((fast.dataset.n(), fast.dataset.d()), (20_000, 2));
         assert_eq!(
             fast.dataset.x.row(19_999),
             &[19_999.0 % 7.0 + 0.25, -19.999]
         );
         let general =
-            load_csv_general(&p, "t", 0, true, Task::Regression, MissingPolicy::Error).unwrap();
+            load_csv_general(&p, "t", FileFormat::new(0, Task::Regression).with_header()).unwrap();
         assert_eq!(outcome(Ok(fast)), outcome(Ok(general)));
     }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::error::DataError;
-use super::file::{sha256_file, Loaded};
+use super::file::{sha256_file, FileFormat, Loaded};
 use super::missing::MissingPolicy;
 use super::Task;
 
@@ -85,6 +85,17 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// How the manifest's file is read: its `label_column`, `has_header`, `task` and
+    /// `missing` policy.
+    pub fn format(&self) -> FileFormat {
+        FileFormat {
+            label_column: self.label_column,
+            has_header: self.has_header,
+            task: self.task,
+            missing: self.missing,
+        }
+    }
+
     /// The features from most to least sensitive (length `n_features`, a permutation of
     /// 0..n_features): the declared `sensitivity`, else column order 0, 1, …, d − 1.
     pub fn sensitivity_ranking(&self) -> Vec<usize> {

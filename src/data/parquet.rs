@@ -29,10 +29,10 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
 
 pub use super::file::is_parquet;
-use super::file::{clean_cell, Loaded};
-use super::missing::{classify, Cell, MissingPolicy};
+use super::file::{clean_cell, FileFormat, Loaded};
+use super::missing::{classify, Cell};
 use super::rows::NumericRows;
-use super::{DataError, Task};
+use super::DataError;
 
 /// Rows read from every column at a time.
 const BATCH_ROWS: usize = 65_536;
@@ -366,20 +366,15 @@ fn typed(reader: ColumnReader) -> Reader {
 
 /// Loads a numeric Parquet file into a data set, by the rules of
 /// [`load_csv`](super::load_csv) applied to its CSV export (see the module documentation).
+/// The file's schema names its columns, so `format.has_header` is not read.
 ///
 /// # Errors
 /// Those of [`load_csv`](super::load_csv) (with the CSV export's line numbers), and
 /// [`DataError::Parquet`] for a file that cannot be read or a column that is not a number
 /// or text.
-pub fn load_parquet(
-    path: &Path,
-    name: &str,
-    label_column: usize,
-    task: Task,
-    missing: MissingPolicy,
-) -> Result<Loaded, DataError> {
+pub fn load_parquet(path: &Path, name: &str, format: FileFormat) -> Result<Loaded, DataError> {
     let table = Table::open(path)?;
-    let mut rows = NumericRows::new(path, Some(&table.names), label_column, task, missing);
+    let mut rows = NumericRows::new(path, Some(&table.names), format);
     rows.reserve(table.rows);
     table.for_each_row(|line, width, cell| {
         rows.push(line, width, |k| cell(k).classify(), |k| cell(k).text())

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::error::{ColumnRef, DataError};
-use super::file::Loaded;
+use super::file::{FileFormat, Loaded};
 use super::missing::{Cell, MissingPolicy};
 use super::{Dataset, Matrix, Task};
 
@@ -27,20 +27,15 @@ pub(crate) struct NumericRows<'a> {
 }
 
 impl<'a> NumericRows<'a> {
-    /// No rows yet; with a `header`, rows must be as wide as it.
-    pub(crate) fn new(
-        path: &'a Path,
-        header: Option<&'a [String]>,
-        label_column: usize,
-        task: Task,
-        missing: MissingPolicy,
-    ) -> Self {
+    /// No rows yet; with a `header`, rows must be as wide as it (`format.has_header` is the
+    /// caller's: it has read the header or not).
+    pub(crate) fn new(path: &'a Path, header: Option<&'a [String]>, format: FileFormat) -> Self {
         NumericRows {
             path,
             header,
-            label_column,
-            task,
-            missing,
+            label_column: format.label_column,
+            task: format.task,
+            missing: format.missing,
             width: header.map(|h| h.len()),
             x: Vec::new(),
             y: Vec::new(),

@@ -6,8 +6,8 @@ use super::raw::{DatasetEntry, Spec, SyntheticKind};
 use super::SpecError;
 use super::{csv_unsafe, invalid};
 use crate::data::{
-    find_manifest, load_csv, load_manifest_dataset, Dataset, Loaded, LpctDesign, Manifest,
-    MissingPolicy, RangeKnowledge, SplitRatios, Task, XScale,
+    find_manifest, load_csv, load_manifest_dataset, Dataset, FileFormat, Loaded, LpctDesign,
+    Manifest, MissingPolicy, RangeKnowledge, SplitRatios, Task, XScale,
 };
 use std::path::{Path, PathBuf};
 
@@ -290,10 +290,12 @@ impl DatasetPlan {
             } => load_csv(
                 path,
                 &self.name,
-                *label_column,
-                *has_header,
-                self.task,
-                *missing,
+                FileFormat {
+                    label_column: *label_column,
+                    has_header: *has_header,
+                    task: self.task,
+                    missing: *missing,
+                },
             )
             .map(Some)
             .map_err(|e| {

@@ -6,7 +6,7 @@
 use super::rules::{
     column_roles, declared_features, derived_sources, encoding_error, rescale_target, Role,
 };
-use crate::data::file::{clean_cell, csv_error, open_csv, Loaded};
+use crate::data::file::{clean_cell, csv_error, open_csv, FileFormat, Loaded};
 use crate::data::manifest::{check_shape, verified_path, Encoding};
 use crate::data::missing::{classify, Cell};
 use crate::data::{ColumnRef, DataError, Dataset, Matrix, MissingPolicy, Task};
@@ -33,28 +33,10 @@ use std::path::Path;
 pub fn load_encoded(
     path: &Path,
     name: &str,
-    label_column: usize,
-    has_header: bool,
-    task: Task,
-    missing: MissingPolicy,
+    format: FileFormat,
     encoding: &Encoding,
 ) -> Result<Loaded, DataError> {
-    let format = Format {
-        label_column,
-        has_header,
-        task,
-        missing,
-    };
     Ok(load_rows(path, name, format, encoding, None)?.0)
-}
-
-/// How a file is read: the label's column, a header row, the task and the missing policy.
-#[derive(Debug, Clone, Copy)]
-struct Format {
-    label_column: usize,
-    has_header: bool,
-    task: Task,
-    missing: MissingPolicy,
 }
 
 /// Loads the data set of manifest `m` (checked as [`crate::data::load_manifest_dataset`] does:
@@ -73,12 +55,7 @@ pub fn load_manifest_with_rule(
     values: &[String],
 ) -> Result<(Loaded, Vec<bool>), DataError> {
     let path = verified_path(m, data_dir)?;
-    let format = Format {
-        label_column: m.label_column,
-        has_header: m.has_header,
-        task: m.task,
-        missing: m.missing,
-    };
+    let format = m.format();
     let encoding = m.encode.clone().unwrap_or_default();
     let (loaded, public) = load_rows(&path, &m.name, format, &encoding, Some((column, values)))
         .map_err(|e| {
@@ -124,11 +101,11 @@ fn text_table(
 fn load_rows(
     path: &Path,
     name: &str,
-    format: Format,
+    format: FileFormat,
     encoding: &Encoding,
     rule: Option<(&str, &[String])>,
 ) -> Result<(Loaded, Vec<bool>), DataError> {
-    let Format {
+    let FileFormat {
         label_column,
         has_header,
         task,
@@ -399,10 +376,9 @@ mod tests {
         let l = load_encoded(
             &p,
             "t",
-            4,
-            true,
-            Task::Classification,
-            MissingPolicy::DropRows,
+            FileFormat::new(4, Task::Classification)
+                .with_header()
+                .with_missing(MissingPolicy::DropRows),
             &enc,
         )
         .unwrap();
@@ -420,9 +396,16 @@ mod tests {
     fn errors_name_line_column_and_valid_values() {
         let (_d, p) = file(RAW);
         let load = |enc: &str, missing| {
-            load_encoded(&p, "t", 4, true, Task::Classification, missing, &yaml(enc))
-                .unwrap_err()
-                .to_string()
+            load_encoded(
+                &p,
+                "t",
+                FileFormat::new(4, Task::Classification)
+                    .with_header()
+                    .with_missing(missing),
+                &yaml(enc),
+            )
+            .unwrap_err()
+            .to_string()
         };
         let e = load(
             "label: {yes: 1}\ndrop: [id, city, sex]\n",
@@ -458,30 +441,13 @@ mod tests {
     fn columns_name_a_file_without_header() {
         let (_d, p) = file("1,x,>50K\n2,y,<=50K\n");
         let enc = yaml("columns: [a, b, income]\nlabel: {'>50K': 1, '<=50K': 0}\none_hot: [b]\n");
-        let l = load_encoded(
-            &p,
-            "t",
-            2,
-            false,
-            Task::Classification,
-            MissingPolicy::Error,
-            &enc,
-        )
-        .unwrap();
+        let l = load_encoded(&p, "t", FileFormat::new(2, Task::Classification), &enc).unwrap();
         assert_eq!(l.dataset.d(), 3);
         assert_eq!(l.dataset.y, vec![1.0, 0.0]);
         let short = yaml("columns: [a, b]\n");
-        let e = load_encoded(
-            &p,
-            "t",
-            2,
-            false,
-            Task::Classification,
-            MissingPolicy::Error,
-            &short,
-        )
-        .unwrap_err()
-        .to_string();
+        let e = load_encoded(&p, "t", FileFormat::new(2, Task::Classification), &short)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("names 2 columns but the file has 3"), "{e}");
     }
 
@@ -491,10 +457,7 @@ mod tests {
         load_encoded(
             p,
             "t",
-            3,
-            true,
-            Task::Regression,
-            MissingPolicy::Error,
+            FileFormat::new(3, Task::Regression).with_header(),
             &yaml(enc),
         )
     }
@@ -593,10 +556,7 @@ mod tests {
             let e = load_encoded(
                 &p,
                 "t",
-                1,
-                true,
-                Task::Regression,
-                MissingPolicy::Error,
+                FileFormat::new(1, Task::Regression).with_header(),
                 &yaml(&format!("target: {{rescale: {rule}}}\n")),
             )
             .unwrap_err()
@@ -613,10 +573,7 @@ mod tests {
         let e = load_encoded(
             &p,
             "t",
-            1,
-            true,
-            Task::Classification,
-            MissingPolicy::Error,
+            FileFormat::new(1, Task::Classification).with_header(),
             &yaml("target: {rescale: min_max}\n"),
         )
         .unwrap_err()
