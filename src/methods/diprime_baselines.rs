@@ -38,6 +38,21 @@ use crate::forest::{d_full, d_mult};
 use crate::privacy::Budget;
 use rand_pcg::Pcg64;
 
+/// A quirk parameter (module docs, **Modes**): structural, of values `kind` (`mode` among
+/// them), with the default `mode`, which follows the `mode` parameter.
+const fn quirk_param(name: &'static str, kind: ParamKind, doc: &'static str) -> ParamDecl {
+    ParamDecl {
+        name,
+        role: ParamRole::Structural,
+        kind,
+        default: Some("mode"),
+        doc,
+    }
+}
+
+/// The values of a yes/no quirk: true, false or `mode`.
+const BOOL_OR_MODE: ParamKind = ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]);
+
 const TREES: ParamDecl = ParamDecl {
     name: "trees",
     role: ParamRole::Structural,
@@ -110,13 +125,7 @@ const MIN_SAMPLES_LEAF: ParamDecl = ParamDecl {
     doc: "sklearn's min_samples_leaf (card §4.1: 5)",
 };
 
-const DPRF_K: ParamDecl = ParamDecl {
-    name: "k",
-    role: ParamRole::Structural,
-    kind: ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["all", "mode"])]),
-    default: Some("mode"),
-    doc: "candidate attributes per node: mode = all as run (reference_quirks), 5 as the paper says (paper); Fig 2 uses 4",
-};
+const DPRF_K: ParamDecl = quirk_param("k", ParamKind::Either(&[ParamKind::Int { min: 1 }, ParamKind::Choice(&["all", "mode"])]), "candidate attributes per node: mode = all as run (reference_quirks), 5 as the paper says (paper); Fig 2 uses 4");
 
 const ROWS_FRACTION: ParamDecl = ParamDecl {
     name: "rows_fraction",
@@ -130,61 +139,19 @@ const ROWS_FRACTION: ParamDecl = ParamDecl {
     doc: "fraction f in (0, 1] of the training rows the trees grow on (card §4.4: 1 in the tables, 0.25 in Fig 2)",
 };
 
-const ROW_SAMPLE: ParamDecl = ParamDecl {
-    name: "row_sample",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "shared", "bootstrap"]),
-    default: Some("mode"),
-    doc: "shared = floor(f n) rows drawn once without replacement for all trees (as run); bootstrap = each tree its own floor(f n) rows with replacement (paper); mode follows `mode`",
-};
+const ROW_SAMPLE: ParamDecl = quirk_param("row_sample", ParamKind::Choice(&["mode", "shared", "bootstrap"]), "shared = floor(f n) rows drawn once without replacement for all trees (as run); bootstrap = each tree its own floor(f n) rows with replacement (paper); mode follows `mode`");
 
-const GINI_SENSITIVITY: ParamDecl = ParamDecl {
-    name: "gini_sensitivity",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "one", "friedman_schuster"]),
-    default: Some("mode"),
-    doc: "classification split EM: one = normalised Gini score with sensitivity 1 (as run); friedman_schuster = count-weighted Gini with sensitivity 2 (paper); mode follows `mode`",
-};
+const GINI_SENSITIVITY: ParamDecl = quirk_param("gini_sensitivity", ParamKind::Choice(&["mode", "one", "friedman_schuster"]), "classification split EM: one = normalised Gini score with sensitivity 1 (as run); friedman_schuster = count-weighted Gini with sensitivity 2 (paper); mode follows `mode`");
 
-const SPLIT_BUDGET: ParamDecl = ParamDecl {
-    name: "split_budget",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "whole_tree", "per_level"]),
-    default: Some("mode"),
-    doc: "regression split EM budget: whole_tree = eps_T at every node (as run, card §4.5 bug); per_level = rho eps_T/(d+1) (paper); mode follows `mode`",
-};
+const SPLIT_BUDGET: ParamDecl = quirk_param("split_budget", ParamKind::Choice(&["mode", "whole_tree", "per_level"]), "regression split EM budget: whole_tree = eps_T at every node (as run, card §4.5 bug); per_level = rho eps_T/(d+1) (paper); mode follows `mode`");
 
-const NODE_MEANS: ParamDecl = ParamDecl {
-    name: "node_means",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "unclamped", "clamped"]),
-    default: Some("mode"),
-    doc: "regression node values: unclamped (as run) or clamped to the label bounds (paper); mode follows `mode`",
-};
+const NODE_MEANS: ParamDecl = quirk_param("node_means", ParamKind::Choice(&["mode", "unclamped", "clamped"]), "regression node values: unclamped (as run) or clamped to the label bounds (paper); mode follows `mode`");
 
-const WEIGHT_FLOORS: ParamDecl = ParamDecl {
-    name: "weight_floors",
-    role: ParamRole::Structural,
-    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
-    default: Some("mode"),
-    doc: "regression split EM weights exp(score) + 1e-12 without max subtraction (true, as run: uniform when all underflow) or an exact softmax (false, paper); mode follows `mode`",
-};
+const WEIGHT_FLOORS: ParamDecl = quirk_param("weight_floors", BOOL_OR_MODE, "regression split EM weights exp(score) + 1e-12 without max subtraction (true, as run: uniform when all underflow) or an exact softmax (false, paper); mode follows `mode`");
 
-const HEIGHT_LIMIT: ParamDecl = ParamDecl {
-    name: "height_limit",
-    role: ParamRole::Structural,
-    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
-    default: Some("mode"),
-    doc: "stop at depth h-1 so a path makes 2h-1 queries (true, paper) or grow until attributes or rows run out (false, as run: tracer 0, card §4.6); mode follows `mode`",
-};
+const HEIGHT_LIMIT: ParamDecl = quirk_param("height_limit", BOOL_OR_MODE, "stop at depth h-1 so a path makes 2h-1 queries (true, paper) or grow until attributes or rows run out (false, as run: tracer 0, card §4.6); mode follows `mode`");
 
-const ROOT_EXCLUSION: ParamDecl = ParamDecl {
-    name: "root_exclusion",
-    role: ParamRole::Structural,
-    kind: ParamKind::Either(&[ParamKind::Bool, ParamKind::Choice(&["mode"])]),
-    default: Some("mode"),
-    doc: "exclude earlier trees' root attributes at the root (true, paper) or not (false, as run: tracer 0); mode follows `mode`",
-};
+const ROOT_EXCLUSION: ParamDecl = quirk_param("root_exclusion", BOOL_OR_MODE, "exclude earlier trees' root attributes at the root (true, paper) or not (false, as run: tracer 0); mode follows `mode`");
 
 const PRUNE: ParamDecl = ParamDecl {
     name: "prune",
@@ -194,21 +161,9 @@ const PRUNE: ParamDecl = ParamDecl {
     doc: "bottom-up pruning (card §4.6; the tables prune on every data set but Banknote)",
 };
 
-const PRUNE_RULE: ParamDecl = ParamDecl {
-    name: "prune_rule",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "as_run", "bottom_up"]),
-    default: Some("mode"),
-    doc: "with prune: as_run = the authors' _prune_leaf (children weighted by the node's noisy size, a size-0 leaf stored as one row, each pruning cascading to the parent; card §4.6 as run) or bottom_up = the card's rule (paper); mode follows `mode`",
-};
+const PRUNE_RULE: ParamDecl = quirk_param("prune_rule", ParamKind::Choice(&["mode", "as_run", "bottom_up"]), "with prune: as_run = the authors' _prune_leaf (children weighted by the node's noisy size, a size-0 leaf stored as one row, each pruning cascading to the parent; card §4.6 as run) or bottom_up = the card's rule (paper); mode follows `mode`");
 
-const DESCENT: ParamDecl = ParamDecl {
-    name: "descent",
-    role: ParamRole::Structural,
-    kind: ParamKind::Choice(&["mode", "root_only", "categories"]),
-    default: Some("mode"),
-    doc: "root_only = every record gets the trees' noisy root majorities (as run: string keys never match, card §4.6); categories = descend by the record's values (paper); mode follows `mode`",
-};
+const DESCENT: ParamDecl = quirk_param("descent", ParamKind::Choice(&["mode", "root_only", "categories"]), "root_only = every record gets the trees' noisy root majorities (as run: string keys never match, card §4.6); categories = descend by the record's values (paper); mode follows `mode`");
 
 static RF_PARAMS: [ParamDecl; 5] = [TREES, RF_K, DEPTH, OCCUPANCY, MIN_SAMPLES_LEAF];
 
