@@ -745,11 +745,7 @@ impl Prepared for PreparedDeconv {
             return Ok(Vec::new());
         };
         if rngs.iter().any(|r| r != first) {
-            return mechanisms
-                .iter()
-                .zip(rngs.iter_mut())
-                .map(|(m, rng)| self.predict(m, epsilon, rng))
-                .collect();
+            return super::predict_each(self, mechanisms, epsilon, rngs);
         }
         let epsilon = super::required_epsilon("DECONV", epsilon)?;
         let mut rng = first.clone();

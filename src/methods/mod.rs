@@ -134,6 +134,29 @@ pub enum MethodError {
     Other(String),
 }
 
+/// [`Prepared::predict_shared`] by one [`Prepared::predict`] call per grid point: element j
+/// is `prepared.predict(mechanisms[j], epsilon, rngs[j])`. The default of `predict_shared`,
+/// and the fallback of an override whose points cannot share their work.
+///
+/// # Errors
+/// The first point's error.
+///
+/// # Panics
+/// If `rngs` and `mechanisms` differ in length.
+pub fn predict_each<P: Prepared + ?Sized>(
+    prepared: &P,
+    mechanisms: &[&Params],
+    epsilon: Option<f64>,
+    rngs: &mut [Pcg64],
+) -> Result<Vec<Vec<f64>>, MethodError> {
+    assert_eq!(mechanisms.len(), rngs.len(), "one stream per grid point");
+    mechanisms
+        .iter()
+        .zip(rngs.iter_mut())
+        .map(|(m, rng)| prepared.predict(m, epsilon, rng))
+        .collect()
+}
+
 /// A method after its structural parameters were applied to one repetition's data.
 pub trait Prepared: Send + Sync {
     /// Predictions for every test point (length n_test) at the mechanism parameters
@@ -166,12 +189,7 @@ pub trait Prepared: Send + Sync {
         epsilon: Option<f64>,
         rngs: &mut [Pcg64],
     ) -> Result<Vec<Vec<f64>>, MethodError> {
-        assert_eq!(mechanisms.len(), rngs.len(), "one stream per grid point");
-        mechanisms
-            .iter()
-            .zip(rngs.iter_mut())
-            .map(|(m, rng)| self.predict(m, epsilon, rng))
-            .collect()
+        predict_each(self, mechanisms, epsilon, rngs)
     }
 
     /// The exact training-row count of every leaf, tree by tree (one inner vector per
