@@ -363,35 +363,19 @@ mod tests {
 
     #[test]
     fn drop_rows_drops_and_counts_rows_with_missing_cells() {
+        let drop = FileFormat::new(0, Task::Regression).with_missing(MissingPolicy::DropRows);
         let (_d, p) = csv_file("y,a,b\n1,2,3\nNaN,5,6\n7,,9\n10,?,NA\n11,inf,12\n13,14,15\n");
-        let l = load_csv(
-            &p,
-            "t",
-            FileFormat::new(0, Task::Regression)
-                .with_header()
-                .with_missing(MissingPolicy::DropRows),
-        )
-        .unwrap();
+        let l = load_csv(&p, "t", drop.with_header()).unwrap();
         assert_eq!(l.dropped_rows, 4);
         assert_eq!(l.dataset.y, vec![1.0, 13.0]);
         assert_eq!(l.dataset.x.data, vec![2.0, 3.0, 14.0, 15.0]);
         // Text that is not a missing marker stays an error.
         let (_d, p) = csv_file("1,2\n,x\n");
-        let err = load_csv(
-            &p,
-            "t",
-            FileFormat::new(0, Task::Regression).with_missing(MissingPolicy::DropRows),
-        )
-        .unwrap_err();
+        let err = load_csv(&p, "t", drop).unwrap_err();
         assert!(matches!(err, DataError::NonNumeric { row: 2, .. }), "{err}");
         // Every row dropped.
         let (_d, p) = csv_file("1,\nNA,2\n");
-        let err = load_csv(
-            &p,
-            "t",
-            FileFormat::new(0, Task::Regression).with_missing(MissingPolicy::DropRows),
-        )
-        .unwrap_err();
+        let err = load_csv(&p, "t", drop).unwrap_err();
         assert!(
             matches!(err, DataError::AllRowsDropped { rows: 2, .. }),
             "{err}"
