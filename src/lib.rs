@@ -22,3 +22,4 @@ pub mod seeds;
 pub mod spec;
 pub mod stats;
 pub mod suggest;
+pub mod yaml_word;

@@ -16,6 +16,7 @@ const FLOORS: &[&[&str]] = &[
         "run_row",
         "suggest",
         "schema_parts",
+        "yaml_word",
         "stats",
     ],
     &["data"],

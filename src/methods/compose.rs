@@ -10,6 +10,7 @@
 
 mod blocks;
 mod composed;
+mod decls;
 pub mod forest;
 mod grower;
 mod lpct;
@@ -23,7 +24,7 @@ mod validity;
 
 pub use blocks::{
     BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism,
-    PartitionBlock, RhoTag, Rule, RuleOption, SplitCriterion,
+    PartitionBlock, RhoTag, Rule, RuleOption, SemiShape, SemiTree, SplitCriterion,
 };
 pub use composed::Composed;
 pub use forest::{Accuracy, ForestBlock};
@@ -32,6 +33,4 @@ pub use mixture::mixture;
 pub(crate) use prepared::simulate_sums;
 pub use presets::{is_method_file, parse_method_file, presets, PRESETS};
 pub use release::UserRelease;
-pub use semi_feature::{
-    candidate_mechanism, histoftree_budgets, round1_labels, SemiShape, SemiTree,
-};
+pub use semi_feature::{candidate_mechanism, histoftree_budgets, round1_labels};

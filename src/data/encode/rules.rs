@@ -7,6 +7,7 @@
 use crate::data::manifest::{DatePart, Derived, Encoding, Rescale};
 use crate::data::missing::{classify, Cell};
 use crate::data::{DataError, Matrix, MinMax};
+use crate::yaml_word::yaml_word;
 use chrono::{Datelike, NaiveDateTime, Timelike};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -269,7 +270,7 @@ pub(super) fn rescale_target(
                 format!(
                     "encode.target.rescale {}: the target ranges over [{lo}, {hi}], but it \
                      needs {need}",
-                    serde_yaml::to_string(&rescale).unwrap_or_default().trim()
+                    yaml_word(&rescale)
                 ),
             ));
         }

@@ -4,7 +4,7 @@
 //! description.
 
 use super::forest::{self, ForestBlock};
-use super::semi_feature::{SemiShape, SemiTree};
+use crate::yaml_word::yaml_word;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -91,6 +91,26 @@ pub struct PartitionBlock {
     /// How `histogram_x_tree` picks s, depth and bins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<SemiShape>,
+}
+
+/// The tree rule on the T-axes of `histogram_x_tree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SemiTree {
+    /// Max-edge with public-only variance reduction (card §5.4, Algorithm 1).
+    MaxEdge,
+    /// Quantile-candidate CART with public-only scoring (card §3.6).
+    Cart,
+}
+
+/// How the shape (s, depth, bins) of `histogram_x_tree` is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SemiShape {
+    /// Parameters `s`, `depth`, `bins` (HistOfTree).
+    Fixed,
+    /// Eq. (15) from n, ε, d and the mask, without labels (AdHistOfTree, card §7).
+    Adaptive,
 }
 
 /// An optional parameter a rule declares only when its composition asks for it
@@ -333,14 +353,6 @@ impl Composition {
     }
 }
 
-/// The YAML word of a unit enum value (`max_edge`, `public`, …).
-pub(super) fn word<T: Serialize>(v: &T) -> String {
-    serde_yaml::to_string(v)
-        .unwrap_or_default()
-        .trim()
-        .to_string()
-}
-
 impl fmt::Display for Composition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(block) = &self.forest {
@@ -348,11 +360,11 @@ impl fmt::Display for Composition {
         }
         let criterion = match self.partition.criterion {
             SplitCriterion::Variance => String::new(),
-            c => format!(" ({})", word(&c)),
+            c => format!(" ({})", yaml_word(&c)),
         };
         let semi = [
-            self.partition.tree.map(|t| word(&t)),
-            self.partition.shape.map(|t| word(&t)),
+            self.partition.tree.map(|t| yaml_word(&t)),
+            self.partition.shape.map(|t| yaml_word(&t)),
         ];
         let criterion = semi
             .into_iter()
@@ -361,11 +373,11 @@ impl fmt::Display for Composition {
         write!(
             f,
             "partition {}{criterion} on {}, cell {}, label {}, estimator {}, budget {}",
-            word(&self.partition.rule),
-            word(&self.partition.grown_on),
-            word(&self.cell_mechanism),
-            word(&self.label_mechanism),
-            word(&self.estimator),
+            yaml_word(&self.partition.rule),
+            yaml_word(&self.partition.grown_on),
+            yaml_word(&self.cell_mechanism),
+            yaml_word(&self.label_mechanism),
+            yaml_word(&self.estimator),
             match self.budget {
                 BudgetBlock::Rho(_) => "rho".to_string(),
                 BudgetBlock::Shares { cell, label } => format!("cell {cell}, label {label}"),

@@ -2,13 +2,13 @@
 //! sees it through [`Method`]; its `prepare` routes each composition to its prepared state.
 
 use super::blocks::{Composition, EstimatorBlock, GrownOn, Rule, RuleOption};
-use super::grower::Grower;
+use super::grower::{tree_params, Grower};
 use super::mixture::mixture;
 use super::prepared::{leaf_majority, PreparedFixed, PreparedGrid, PreparedTree};
 use super::{forest, lpct, semi_feature};
 use crate::data::{Matrix, Task};
 use crate::methods::{predict_leaves, Method, MethodError, ParamDecl, Params, Prepared, RepData};
-use crate::partition::{grid_allowed, random_max_edge, Grid, Partition, SharedPublic, TreeParams};
+use crate::partition::{grid_allowed, random_max_edge, Grid, Partition, SharedPublic};
 use rand_pcg::Pcg64;
 use std::sync::Arc;
 
@@ -37,19 +37,6 @@ impl Composed {
             params: composition.params(),
             composition,
         })
-    }
-}
-
-pub(super) fn tree_params(p: &Params, with_data: bool) -> TreeParams {
-    TreeParams {
-        depth: p.usize("depth"),
-        min_leaf: if with_data { p.usize("min_leaf") } else { 0 },
-        min_samples_split: if with_data {
-            p.usize("min_samples_split")
-        } else {
-            0
-        },
-        threshold: 0.0,
     }
 }
 
@@ -158,8 +145,8 @@ impl Method for Composed {
         shared: Option<&SharedPublic<'_>>,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         let c = &self.composition;
-        if c.forest.is_some() {
-            return forest::prepare(c, data);
+        if let Some(f) = c.forest {
+            return forest::prepare(f, data);
         }
         if c.partition.rule == Rule::HistogramXTree {
             return semi_feature::prepare(c, data, p, rng);

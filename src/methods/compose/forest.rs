@@ -31,7 +31,6 @@
 //! Central DP reads `RepData.private` (the training rows) directly; the test rows only for
 //! `ranges: full_data` (card §3.1, §3.11 caveat 5, said in the table notes).
 
-use super::Composition;
 use crate::data::{Dataset, Task};
 use crate::estimate::LabelBounds;
 use crate::forest::budget::{median_score_sensitivity, Privacy};
@@ -44,6 +43,7 @@ use crate::methods::{
     MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, Prepared, RepData,
 };
 use crate::privacy::ledger;
+use crate::yaml_word::yaml_word;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -118,12 +118,7 @@ impl ForestBlock {
     }
 }
 
-/// `word` of a serde unit enum value.
-fn word<T: Serialize>(v: &T) -> String {
-    super::blocks::word(v)
-}
-
-/// Checks the block (called by [`Composition::check`]).
+/// Checks the block (called by [`Composition::check`](super::Composition::check)).
 ///
 /// # Errors
 /// A private mechanism next to one that reads the data in the clear (the forest would
@@ -138,8 +133,8 @@ pub(super) fn check(f: &ForestBlock) -> Result<(), String> {
     if (exact && f.attribute.spends()) || (argmin && private_median) {
         return Err(format!(
             "forest: `median: {}` with `attribute: {}` mixes a mechanism that reads the data in the clear with a private one, so the forest is not private; a private forest takes median exponential|permute_flip|uniform with attribute uniform|exponential|permute_flip, a non-private one median exact|uniform with attribute argmin|uniform",
-            word(&f.median),
-            word(&f.attribute)
+            yaml_word(&f.median),
+            yaml_word(&f.attribute)
         ));
     }
     if let Some(e) = f.epsilon_factor {
@@ -293,8 +288,8 @@ pub(super) fn privacy_notes(f: &ForestBlock) -> Vec<String> {
     }
     vec![format!(
         "central DP (DiPriMe card §3.11): the curator reads the training rows through the {} median and the {} attribute choice and Laplace leaves; under `privacy: as_published` (default) exact node counts are used in the clear (attribute sensitivity 4B^2/n, leaf noise scale, the M <= 1 and empty-node cases), the K candidate medians are charged one eps_s, and with `ranges: full_data` the root ranges and category lists come from all rows (train and test) without privacy; `privacy: dp` is epsilon-DP (noisy leaf sum and count, composed medians, ranges from the test rows, trees by a hash of each row); the `mode` and `privacy` parameters and each quirk are in the run's params",
-        word(&f.median),
-        word(&f.attribute)
+        yaml_word(&f.median),
+        yaml_word(&f.attribute)
     )]
 }
 
@@ -302,18 +297,17 @@ pub(super) fn privacy_notes(f: &ForestBlock) -> Vec<String> {
 pub(super) fn describe(f: &ForestBlock) -> String {
     format!(
         "forest: median {}, attribute {}, tree_rows {}",
-        word(&f.median),
-        word(&f.attribute),
-        word(&f.tree_rows)
+        yaml_word(&f.median),
+        yaml_word(&f.attribute),
+        yaml_word(&f.tree_rows)
     )
 }
 
 /// Reads the training rows; nothing is drawn here.
 pub(super) fn prepare(
-    c: &Composition,
+    f: ForestBlock,
     data: &RepData,
 ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-    let f = c.forest.expect("a forest composition");
     let train = &data.private;
     if train.task == Task::Classification {
         if let Some(bad) = train.y.iter().find(|&&v| v != 0.0 && v != 1.0) {

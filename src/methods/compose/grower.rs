@@ -30,6 +30,21 @@ pub(super) enum Grower {
     },
 }
 
+/// The tree parameters of grid point `p`: its `depth`, and with `with_data` (a partition
+/// grown on a sample) its `min_leaf` and `min_samples_split`, else 0 for both.
+pub(super) fn tree_params(p: &Params, with_data: bool) -> TreeParams {
+    TreeParams {
+        depth: p.usize("depth"),
+        min_leaf: if with_data { p.usize("min_leaf") } else { 0 },
+        min_samples_split: if with_data {
+            p.usize("min_samples_split")
+        } else {
+            0
+        },
+        threshold: 0.0,
+    }
+}
+
 impl Grower {
     /// The grower of composition `c` at structural grid point `p` for a tree of depth
     /// `depth` (ignored by `cart_exhaustive`, which reads `max_depth`) in `d` dimensions,
@@ -50,7 +65,7 @@ impl Grower {
         // whose grid has `max_depth` and no `depth`).
         let params = || TreeParams {
             depth,
-            ..super::composed::tree_params(p, with_data)
+            ..tree_params(p, with_data)
         };
         Ok(match (c.partition.rule, with_data) {
             (Rule::CartExhaustive, true) => Grower::CartExhaustive(CartParams {

@@ -16,9 +16,10 @@
 //! grown on it. The deepest tree is grown once per (s, ρ, ε) and cached (depth p is its
 //! prefix, `truncate`); the cell release draws from the runner's release stream.
 
-use super::params::{MSS, RHO, SEARCH, TAU};
+use super::decls::{MSS, RHO, SEARCH, TAU};
 use super::{
     BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule,
+    SemiShape, SemiTree,
 };
 use crate::data::Matrix;
 use crate::data::PrivacyMask;
@@ -31,29 +32,8 @@ use crate::partition::{
 };
 use rand::Rng;
 use rand_pcg::Pcg64;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-/// The tree rule on the T-axes of `histogram_x_tree`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SemiTree {
-    /// Max-edge with public-only variance reduction (card §5.4, Algorithm 1).
-    MaxEdge,
-    /// Quantile-candidate CART with public-only scoring (card §3.6).
-    Cart,
-}
-
-/// How the shape (s, depth, bins) of `histogram_x_tree` is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SemiShape {
-    /// Parameters `s`, `depth`, `bins` (HistOfTree).
-    Fixed,
-    /// Eq. (15) from n, ε, d and the mask, without labels (AdHistOfTree, card §7).
-    Adaptive,
-}
 
 /// Depth the T-tree is grown to at least, so every depth of the usual grid (0..8, card §9)
 /// is a prefix of one tree; a deeper request regrows (the same tree, deeper).

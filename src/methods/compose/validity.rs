@@ -3,10 +3,11 @@
 //! released in the clear next to a private one, budget shares adding up to more than 1.
 
 use super::blocks::{
-    word, BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule,
+    BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule,
     RuleOption, SplitCriterion,
 };
 use super::{forest, semi_feature};
+use crate::yaml_word::yaml_word;
 
 impl Composition {
     /// Whether the method spends a privacy budget.
@@ -48,8 +49,8 @@ impl Composition {
             (o, _) => {
                 return Err(format!(
                     "`option: {}` is not an option of `rule: {}`; valid: `option: min_samples_leaf` with `rule: cart_exhaustive`, `option: cells` with `rule: histogram`",
-                    word(&o),
-                    word(&p.rule)
+                    yaml_word(&o),
+                    yaml_word(&p.rule)
                 ))
             }
         }

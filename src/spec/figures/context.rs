@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::spec::Experiment;
+use crate::yaml_word::yaml_word;
 
 /// A method as figures see it.
 #[derive(Debug, Clone)]
@@ -67,15 +68,9 @@ impl FigureContext {
             .collect();
         // The spec name of the rule behind selected.csv: the only rule, or the first of a
         // list (the others write selected-<rule>.csv).
-        let name = |v: &serde_yaml::Value| match v {
-            serde_yaml::Value::String(s) => s.clone(),
-            other => serde_yaml::to_string(other)
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default(),
-        };
         let selection = match serde_yaml::to_value(&exp.selection) {
-            Ok(serde_yaml::Value::Sequence(seq)) => seq.first().map(name).unwrap_or_default(),
-            Ok(v) => name(&v),
+            Ok(serde_yaml::Value::Sequence(seq)) => seq.first().map(yaml_word).unwrap_or_default(),
+            Ok(v) => yaml_word(&v),
             Err(_) => String::new(),
         };
         let sizes = exp
