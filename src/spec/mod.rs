@@ -6,6 +6,7 @@ pub mod brackets;
 pub mod claims;
 mod dataset_plan;
 pub mod duplicates;
+mod experiment;
 pub mod figures;
 pub mod golden;
 mod method_plan;
@@ -19,10 +20,11 @@ mod validate;
 pub mod yaml;
 
 pub use dataset_plan::{check_split_rows, DataSource, DatasetPlan};
+pub use experiment::Experiment;
 pub use method_plan::MethodPlan;
 pub use raw::Spec;
 pub use resolve::{resolve, ResolvedSpec};
-pub use validate::{validate, Experiment};
+pub use validate::validate;
 
 use std::path::{Path, PathBuf};
 use thiserror::Error;

@@ -3,10 +3,10 @@
 //! the figures name the spec's data sets, methods, ε and repetitions.
 
 use super::dataset_plan::{DataSource, DatasetPlan};
+use super::experiment::Experiment;
 use super::invalid;
 use super::method_plan::MethodPlan;
 use super::raw::Spec;
-use super::validate::Experiment;
 use super::SpecError;
 use crate::methods::{ParamValue, Params};
 use crate::suggest::did_you_mean;

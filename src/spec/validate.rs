@@ -1,60 +1,20 @@
 //! Validation of a parsed [`Spec`] into an [`Experiment`]: the top-level fields checked,
 //! then each section by the module next to its types (data sets, methods, tables,
-//! figures, claims, reported values, golden file, occupancy), in the spec's order. Data files are loaded separately ([`DatasetPlan::load`]) so
+//! figures, claims, reported values, golden file, occupancy), in the spec's order. Data files are loaded separately ([`DatasetPlan::load`](super::DatasetPlan::load)) so
 //! tables can be re-rendered without data.
 
-use super::dataset_plan::{check_split_rows, dataset_plan, DataSource, DatasetPlan};
+use super::dataset_plan::{check_split_rows, dataset_plan, DataSource};
 use super::duplicates::first_repeat;
+use super::experiment::Experiment;
 use super::invalid;
 use super::method_plan::{apply_skips, method_plan, MethodPlan};
 use super::occupancy::{check_dataset_occupancy, check_leaf_occupancy};
-use super::raw::{LabelBoundsFrom, Scaling, Section, Selection, Spec};
+use super::raw::{LabelBoundsFrom, Section, Spec};
 use super::tables::check_tables;
 use super::SpecError;
 use crate::data::SplitRatios;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// A validated spec.
-#[derive(Clone)]
-pub struct Experiment {
-    /// The parsed spec.
-    pub spec: Spec,
-    /// Path of the spec file.
-    pub path: PathBuf,
-    /// Data sets.
-    pub datasets: Vec<DatasetPlan>,
-    /// Split ratios (None when every data set is synthetic).
-    pub split: Option<SplitRatios>,
-    /// Scaling.
-    pub scaling: Scaling,
-    /// Label bounds rule.
-    pub label_bounds: LabelBoundsFrom,
-    /// ε grid.
-    pub epsilons: Vec<f64>,
-    /// Methods.
-    pub methods: Vec<MethodPlan>,
-    /// Selection modes, the first one primary.
-    pub selection: Vec<Selection>,
-    /// Repetitions.
-    pub repetitions: usize,
-    /// The reported-values section and the folder its file paths are relative to.
-    pub reported: Option<(super::reported::ReportedSpec, PathBuf)>,
-    /// The claims.
-    pub claims: Vec<super::claims::Claim>,
-}
-
-impl Experiment {
-    /// Whether the test metric is an error (lower is better: MSE) rather than an accuracy,
-    /// read from the first data set's task (a spec's data sets share one task); true for a
-    /// spec without data sets.
-    pub fn lower_is_better(&self) -> bool {
-        self.datasets
-            .first()
-            .map(|d| d.task.lower_is_better())
-            .unwrap_or(true)
-    }
-}
 
 /// Validates a parsed spec. `path` is the spec file (inline data paths are relative to its
 /// folder); `manifest_dirs` are searched for `datasets/<name>.yaml`.
