@@ -9,6 +9,7 @@ mod lpct;
 mod lpct_prune;
 mod lpdt;
 mod lpdt_fast;
+mod lpdt_values;
 
 pub use candidate_ratio::{
     candidate_sums, centred_rr_bit, centred_rr_keep, centred_rr_release, grr_cell_release,
@@ -24,10 +25,10 @@ pub use lpct_prune::{
     PaperPrune, PruneConfig, V1Quirks,
 };
 pub use lpdt::{
-    lpdt_leaf_values, lpdt_sums, LeafEstimate, LpdtConfig, LpdtMechanism, LpdtSums, Simulation,
-    LPDT_CELL_PART, LPDT_LABEL_PART,
+    lpdt_sums, LpdtConfig, LpdtMechanism, LpdtSums, Simulation, LPDT_CELL_PART, LPDT_LABEL_PART,
 };
 pub use lpdt_fast::lpdt_sums_fast;
+pub use lpdt_values::{lpdt_leaf_values, LeafEstimate};
 
 /// The interval [lo, hi] that labels are clipped into before privatization. It must not
 /// come from private labels unless an option says so (docs/methods/lpdt.md §8.3 "Label bounds").
