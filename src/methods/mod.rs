@@ -59,7 +59,7 @@ mod tree_release;
 
 pub use compose::{Composed, Composition};
 pub use params::{complete_point, ParamDecl, ParamKind, ParamRole, ParamValue, Params};
-pub use repetition_record::{GridUse, RepetitionRecord, REPETITION_RECORDS};
+pub use repetition_record::{GridUse, RepetitionRecord};
 
 use crate::data::{Dataset, RepetitionMasks, Task};
 use crate::estimate::LabelBounds;
@@ -353,6 +353,11 @@ pub fn release_params_key(decls: &[ParamDecl], params: &Params) -> String {
         .collect::<Vec<_>>()
         .join(";")
 }
+
+/// Every kind of per-repetition record ([`RepetitionRecord`]), in the order run.json's
+/// `privacy` object and the notes list them. A privacy model with a record of its own adds
+/// it here, as a method is added to [`registry`].
+pub const REPETITION_RECORDS: &[&dyn RepetitionRecord] = &[&mask_record::MASK_RECORD];
 
 /// Every registered method: the presets of `specs/methods/` (compositions of blocks)
 /// and the builtins that do not fit the blocks.

@@ -1,10 +1,10 @@
 //! What a run records about the material its methods read per repetition beyond the split
 //! (docs/architecture.md, "Privacy models"). A method names its record with
 //! [`super::Method::repetition_record`]; the runner, knowing no privacy model, writes each
-//! record of [`REPETITION_RECORDS`] under its key in run.json's `privacy` object and adds
-//! its sentences to the notes of the tables that show its methods.
+//! record of [`super::REPETITION_RECORDS`] (the registry's list) under its key in run.json's
+//! `privacy` object and adds its sentences to the notes of the tables that show its methods.
 
-use super::{mask_record, Method, Params, RepData};
+use super::{Method, Params, RepData};
 use serde_json::Value;
 
 /// One method of a spec as a record sees it.
@@ -32,6 +32,3 @@ pub trait RepetitionRecord: Sync {
     /// Table notes for the methods `users` shown in a table.
     fn notes(&self, users: &[GridUse<'_>]) -> Vec<String>;
 }
-
-/// Every kind of record, in the order run.json's `privacy` object and the notes list them.
-pub const REPETITION_RECORDS: &[&dyn RepetitionRecord] = &[&mask_record::MASK_RECORD];
