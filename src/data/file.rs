@@ -14,7 +14,7 @@ use super::{Dataset, Task};
 
 /// How a numeric data file is read: where its label is, whether it has a header row, what
 /// its labels must be and what a missing cell does. Every reader of `data/` (the CSV fast
-/// path and general reader, the encoded loader) takes it; a manifest gives it with
+/// path and general reader, Parquet, the encoded loader) takes it; a manifest gives it with
 /// [`crate::data::Manifest::format`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileFormat {
