@@ -16,7 +16,7 @@ mod common;
 use dp_repro::check::audit::{privacy_check, AuditRequirement};
 use dp_repro::privacy::mutants::{switch, SLIPS};
 use dp_repro::spec::{parse_file, validate, Experiment};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Draws per input of each audited part: enough for a slip that doubles a part's ε to
@@ -38,19 +38,22 @@ fn requirement(exp: &Experiment) -> AuditRequirement {
         draws: DRAWS,
         n_private: None,
         known_violations: Vec::new(),
+        e2e_fits: None,
     });
     req.draws = DRAWS;
     req
 }
 
 /// The failing lines of the privacy check of `spec` with the slip now switched on (empty:
-/// the check passes).
-fn failing(spec: &str, data: &Path) -> Vec<String> {
+/// the check passes), and which verifiers found its unexplained violations (`end-to-end
+/// audit`, `part audit`, `ledger`).
+fn failing(spec: &str, data: &Path) -> (Vec<String>, BTreeSet<&'static str>) {
     let exp = experiment(spec);
     let req = requirement(&exp);
     let (_, _, verdict) =
         privacy_check(&exp, &req, Some(data)).unwrap_or_else(|e| panic!("{spec}: {e}"));
-    verdict.failing_lines()
+    let by = verdict.unexplained().map(|v| v.found_by()).collect();
+    (verdict.failing_lines(), by)
 }
 
 #[test]
@@ -68,7 +71,7 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
     switch(None);
     let mut clean: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for spec in &specs {
-        let lines = failing(spec, &data);
+        let (lines, _) = failing(spec, &data);
         if !lines.is_empty() {
             clean.insert(spec, lines);
         }
@@ -77,16 +80,21 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
     let mut missed = Vec::new();
     for slip in SLIPS {
         switch(Some(slip.name));
-        let lines = failing(slip.spec, &data);
+        let (lines, by) = failing(slip.spec, &data);
         switch(None);
         if lines.is_empty() {
             println!("MISSED  {} ({}): {}", slip.name, slip.spec, slip.what);
             missed.push(slip.name);
         } else {
             caught += 1;
+            let by: Vec<&str> = by.into_iter().collect();
             println!(
-                "caught  {} ({}): {}\n        {}",
-                slip.name, slip.spec, slip.what, lines[0]
+                "caught  {} ({}) by {}: {}\n        {}",
+                slip.name,
+                slip.spec,
+                by.join(", "),
+                slip.what,
+                lines[0]
             );
         }
     }

@@ -26,6 +26,7 @@
 //! the chosen event, as for any event fixed in advance.
 
 pub mod deconv;
+pub mod e2e;
 pub mod forest;
 pub mod histogram;
 pub mod local;
@@ -277,7 +278,7 @@ pub fn audit_scalar(
     );
     let za: Vec<f64> = (0..cfg.pilot).map(|_| release_a(&mut pilot_a)).collect();
     let zb: Vec<f64> = (0..cfg.pilot).map(|_| release_b(&mut pilot_b)).collect();
-    let event = choose_event(cfg, &za, &zb);
+    let (_, event) = choose_event(cfg, &za, &zb);
     let count = |release: &mut dyn FnMut(&mut Pcg64) -> f64, rng: &mut Pcg64| {
         (0..cfg.draws)
             .filter(|_| event.contains(release(rng)))
@@ -302,10 +303,10 @@ pub fn audit_scalar(
 }
 
 /// The event with the largest [`epsilon_delta_lower_bound`] on the pilot samples `za`, `zb`
-/// (ties: the first in threshold order, {≤} before {>}, a over b first). Candidate
-/// thresholds are the distinct pooled quantiles (so a binary statistic gets t = its lower
-/// value, giving the events {z = low} and {z = high}).
-fn choose_event(cfg: &AuditConfig, za: &[f64], zb: &[f64]) -> Event {
+/// (ties: the first in threshold order, {≤} before {>}, a over b first), with that pilot
+/// bound. Candidate thresholds are the distinct pooled quantiles (so a binary statistic
+/// gets t = its lower value, giving the events {z = low} and {z = high}).
+pub(crate) fn choose_event(cfg: &AuditConfig, za: &[f64], zb: &[f64]) -> (f64, Event) {
     let mut pooled: Vec<f64> = za.iter().chain(zb).copied().collect();
     pooled.sort_by(f64::total_cmp);
     let m = pooled.len();
@@ -340,7 +341,7 @@ fn choose_event(cfg: &AuditConfig, za: &[f64], zb: &[f64]) -> Event {
             }
         }
     }
-    best.1.expect("at least one threshold")
+    (best.0, best.1.expect("at least one threshold"))
 }
 
 #[cfg(test)]

@@ -32,6 +32,20 @@ pub struct AuditViolation {
     pub unexplained: Option<String>,
 }
 
+impl AuditViolation {
+    /// Which verifier found it: `end-to-end audit` (a part named `end-to-end, …`),
+    /// `ledger` (`over_budget`, `uncharged` or a private quantity) or `part audit`.
+    pub fn found_by(&self) -> &'static str {
+        if self.part.starts_with("end-to-end") {
+            "end-to-end audit"
+        } else if self.part == "over_budget" || self.part == "uncharged" || self.claimed.is_nan() {
+            "ledger"
+        } else {
+            "part audit"
+        }
+    }
+}
+
 /// What the check's audit and ledger found.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AuditCheck {
@@ -54,8 +68,9 @@ impl AuditCheck {
         // (known reason, why it is still unexplained) for a violation of `part` of `method`
         // reaching `ratio` times its claim (None: a private quantity).
         let judge = |method: &str, part: &str, ratio: Option<f64>| {
+            let shared = ratio.is_none() || part.starts_with("end-to-end");
             let Some(k) = req.known_violations.iter().find(|k| {
-                k.part == part && (k.method == method || (k.method == "*" && ratio.is_none()))
+                k.part == part && (k.method == method || (k.method == "*" && shared))
             }) else {
                 return (None, None);
             };
@@ -161,6 +176,11 @@ impl AuditCheck {
         v.known.is_none() || v.unexplained.is_some()
     }
 
+    /// The violations that count: no known reason covers them, or they exceed its bound.
+    pub fn unexplained(&self) -> impl Iterator<Item = &AuditViolation> {
+        self.violations.iter().filter(|v| Self::counts(v))
+    }
+
     /// A violation without a known reason (or above its known bound), or a private method
     /// without audit cases.
     pub fn regressed(&self) -> bool {
@@ -261,6 +281,9 @@ pub enum PrivacyCheckError {
     /// The ledger run.
     #[error(transparent)]
     Ledger(#[from] crate::run::ledger::LedgerError),
+    /// The end-to-end audit.
+    #[error(transparent)]
+    EndToEnd(#[from] crate::audit::e2e::E2eError),
 }
 
 /// Runs the privacy audit of `exp`'s private methods at the requirement's draws and n_P,
@@ -290,7 +313,20 @@ pub fn privacy_check(
         },
         samplers: Vec::new(),
     };
-    let rows = crate::audit::spec::audit_experiment(exp, &opts)?;
+    let mut rows = crate::audit::spec::audit_experiment(exp, &opts)?;
+    let e2e = crate::audit::e2e::E2eOptions::default();
+    let fits = req.e2e_fits.unwrap_or(e2e.fits);
+    if fits > 0 {
+        rows.extend(crate::audit::e2e::e2e_experiment(
+            exp,
+            data_dir,
+            &crate::audit::e2e::E2eOptions {
+                fits,
+                pilot: (fits / 10).max(1),
+                ..e2e
+            },
+        )?);
+    }
     let ledger = crate::run::ledger::ledger_experiment(exp, data_dir, None, &exp.epsilons)?;
     let verdict = AuditCheck::new(&rows, &ledger, req);
     Ok((rows, ledger, verdict))
@@ -338,6 +374,7 @@ mod tests {
                     why: "reason".into(),
                 })
                 .collect(),
+            e2e_fits: None,
         }
     }
 

@@ -54,6 +54,23 @@ pub(super) struct AuditArgs {
     /// Skip the ledger (no data read, no ledger.csv): the empirical audit only.
     #[arg(long)]
     no_ledger: bool,
+    /// Skip the end-to-end audit (each method run as a black box on neighbouring data
+    /// sets; it reads the data, as the ledger does).
+    #[arg(long)]
+    no_e2e: bool,
+    /// End-to-end audit: fresh fits per neighbour that certify the chosen event.
+    #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().fits)]
+    e2e_fits: usize,
+    /// End-to-end audit: fits per neighbour and canary pair on which the event is chosen.
+    #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().pilot)]
+    e2e_pilot: usize,
+    /// End-to-end audit: about how many private users its data set holds.
+    #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().users)]
+    e2e_users: usize,
+    /// End-to-end audit: grid points per method (distinct audit keys, spread over the
+    /// grid).
+    #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().points)]
+    e2e_points: usize,
 }
 
 /// Audits the spec's private methods.
@@ -72,7 +89,22 @@ pub(super) fn execute(args: AuditArgs) -> Result<(), Failure> {
         manifests,
         data_dir,
         no_ledger,
+        no_e2e,
+        e2e_fits,
+        e2e_pilot,
+        e2e_users,
+        e2e_points,
     } = args;
+    let e2e = (!no_e2e && !no_ledger).then(|| crate::audit::e2e::E2eOptions {
+        method: method.clone(),
+        epsilons: (!epsilons.is_empty()).then(|| epsilons.clone()),
+        fits: e2e_fits,
+        pilot: e2e_pilot,
+        users: e2e_users,
+        points: e2e_points,
+        alpha,
+        ..Default::default()
+    });
     audit_command(
         &spec,
         crate::audit::spec::AuditOptions {
@@ -96,6 +128,7 @@ pub(super) fn execute(args: AuditArgs) -> Result<(), Failure> {
         out,
         manifests,
         (!no_ledger).then_some(data_dir),
+        e2e,
     )
 }
 
@@ -107,6 +140,7 @@ fn audit_command(
     out: Option<PathBuf>,
     manifests: Option<PathBuf>,
     ledger_data: Option<Option<PathBuf>>,
+    e2e: Option<crate::audit::e2e::E2eOptions>,
 ) -> Result<(), Failure> {
     use crate::audit::spec::{audit_csv, audit_experiment, audit_table, AuditError};
     let (exp, _) = load_experiment(spec, manifests)?;
@@ -120,12 +154,29 @@ fn audit_command(
             cfg.alpha
         )));
     }
-    let rows = audit_experiment(&exp, &opts).map_err(|e| match e {
+    let mut rows = audit_experiment(&exp, &opts).map_err(|e| match e {
         e @ (AuditError::UnknownMethod(..) | AuditError::Epsilon(_) | AuditError::NPrivate(_)) => {
             bad_input(e)
         }
         e => failed(e),
     })?;
+    if let (Some(e2e), Some(data_dir)) = (&e2e, &ledger_data) {
+        use crate::audit::e2e::{e2e_experiment, E2eError};
+        let start = std::time::Instant::now();
+        let e2e_rows = e2e_experiment(&exp, resolve_data_dir(data_dir.as_deref()).as_deref(), e2e)
+            .map_err(|e| match e {
+                E2eError::Run(e) => run_failure(e),
+                e @ E2eError::Options(_) => bad_input(e),
+                e => failed(e),
+            })?;
+        eprintln!(
+            "end-to-end audit: {} parts ({} fits per neighbour), {:.1} s",
+            e2e_rows.len(),
+            e2e.fits,
+            start.elapsed().as_secs_f64()
+        );
+        rows.extend(e2e_rows);
+    }
     let out = out.unwrap_or_else(|| Path::new("results").join(format!("{}-audit", exp.spec.name)));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("creating {}", out.display()))
@@ -182,6 +233,7 @@ fn audit_command(
             draws: cfg.draws,
             n_private: None,
             known_violations: Vec::new(),
+            e2e_fits: None,
         });
     let verdict = crate::check::audit::AuditCheck::new(&rows, &ledger, &req);
     for line in verdict.known_lines() {

@@ -206,7 +206,12 @@ impl SplitRows {
     pub fn scale_by_public(&mut self) {
         let d = self.template.d();
         let values = self.x.as_mut_slice();
-        let scaler = MinMax::fit_values(&values[..self.sizes.public * d], d);
+        let fitted = if crate::privacy::mutants::active("scaler-fitted-on-private-rows") {
+            self.sizes.public + self.sizes.private
+        } else {
+            self.sizes.public
+        };
+        let scaler = MinMax::fit_values(&values[..fitted * d], d);
         scaler.transform_values(values, d);
     }
 

@@ -29,8 +29,9 @@ pub use summary::{finish, Finished, GroupKey};
 
 pub use point::{tuning_data, TuningData};
 pub use repetition::{
-    dataset_shapes, load_datasets, load_datasets_counted, public_is_fixed, repetition_data,
-    repetition_data_owned, shares_partitions, DroppedRows, LoadedDatasets,
+    dataset_shapes, finish_repetition, load_datasets, load_datasets_counted, public_is_fixed,
+    repetition_data, repetition_data_owned, scale_whole, shares_partitions, split_indices,
+    DroppedRows, LoadedDatasets,
 };
 pub use units::{coverage, task_count, thousands, Coverage, MissingUnit, TaskCount};
 

@@ -5,7 +5,7 @@
 use super::{seeds, RunError};
 use crate::data::{
     lpdt_sine, random_split, semi_feature_sine, Dataset, MaskStream, MinMax, MissingPolicy,
-    RepetitionMasks, SplitRows, TaxiPopulation,
+    RepetitionMasks, SplitIndices, SplitRows, TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
 use crate::methods::RepData;
@@ -79,17 +79,52 @@ pub fn load_datasets_counted(
             }
         }
         if let (Some(ds), Scaling::Whole) = (d.as_mut(), exp.scaling) {
-            crate::privacy::ledger::private_quantity("scaling: whole", || {
-                format!(
-                    "{}: feature minima and maxima over every row, private and test rows included",
-                    p.name
-                )
-            });
-            MinMax::fit(&ds.x).transform(&mut ds.x);
+            scale_whole(p, ds);
         }
         data.push(d.map(Arc::new));
     }
     Ok((data, dropped))
+}
+
+/// `scaling: whole` (docs/methods/lpdt.md §8.3): the features of the loaded data set `ds`
+/// (n×d) min-max scaled over every row, private and test rows included, once before the
+/// split; recorded on the ledger as a quantity computed from private rows. The load of a
+/// run and the end-to-end audit's neighbouring data sets both scale through here.
+pub fn scale_whole(plan: &DatasetPlan, ds: &mut Dataset) {
+    crate::privacy::ledger::private_quantity("scaling: whole", || {
+        format!(
+            "{}: feature minima and maxima over every row, private and test rows included",
+            plan.name
+        )
+    });
+    MinMax::fit(&ds.x).transform(&mut ds.x);
+}
+
+/// The split of a loaded file data set `all` for repetition `rep` (1-based): the rows
+/// that the split ratios divide ([`DatasetPlan::split_rows`]) shuffled with the
+/// repetition's stream `["split", data set, rep]` into public, private and test rows; the
+/// data set's fixed public rows (a pair's public file, rows public by rule) join the
+/// public part. The split depends only on (seed, data set, rep) and the number of rows,
+/// so two data sets of the same size that differ in one row split alike.
+///
+/// # Errors
+/// [`RunError::Split`] when a part would be empty.
+pub fn split_indices(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    all: &Dataset,
+    rep: usize,
+) -> Result<SplitIndices, RunError> {
+    let ratios = exp.split.expect("validated: file data sets have a split");
+    let n_split = plan.split_rows(all);
+    let sizes = ratios.sizes(n_split).map_err(|e| RunError::Split {
+        dataset: plan.name.clone(),
+        message: e.to_string(),
+    })?;
+    let mut rng = seeds::stream(exp.spec.seed, &["split", &plan.name, &rep.to_string()]);
+    let mut s = random_split(n_split, sizes, &mut rng);
+    s.public.extend(n_split..all.n());
+    Ok(s)
 }
 
 /// The data of repetition `rep` (1-based) of a data set: split with the repetition's
@@ -147,7 +182,7 @@ pub(super) fn split_repetition(
 ) -> Result<RepData, RunError> {
     let seed = exp.spec.seed;
     let rep_text = rep.to_string();
-    let (mut public, mut private, mut test, scaling) = match (&plan.source, data) {
+    let (public, private, test, scaling) = match (&plan.source, data) {
         (
             DataSource::LpdtSine {
                 public,
@@ -223,18 +258,9 @@ pub(super) fn split_repetition(
             (a, b, c, Scaling::None)
         }
         (_, Some(rows)) => {
-            let all = rows.get();
-            let ratios = exp.split.expect("validated: file data sets have a split");
             // A pair: the first rows are the private data set, split into private and
             // test; every remaining row is public.
-            let n_split = plan.split_rows(all);
-            let sizes = ratios.sizes(n_split).map_err(|e| RunError::Split {
-                dataset: plan.name.clone(),
-                message: e.to_string(),
-            })?;
-            let mut rng = seeds::stream(seed, &["split", &plan.name, &rep_text]);
-            let mut s = random_split(n_split, sizes, &mut rng);
-            s.public.extend(n_split..all.n());
+            let s = split_indices(exp, plan, rows.get(), rep)?;
             // The three parts are views of one buffer of the split's rows: the loaded
             // matrix itself, reordered in place, when this is its last user.
             let mut split = match rows {
@@ -254,6 +280,23 @@ pub(super) fn split_repetition(
         }
         (_, None) => unreachable!("file data sets are loaded before running"),
     };
+    Ok(finish_repetition(exp, plan, public, private, test, scaling, rep))
+}
+
+/// The last steps of a repetition's data, after its split: `scaling: public` where the
+/// split left it to do (min-max fitted on the public part, applied to all three), the
+/// label bounds the spec names, and the repetition's privacy masks over the private
+/// users. The runner's repetitions and the end-to-end audit's neighbouring data sets both
+/// end here.
+pub fn finish_repetition(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    mut public: Dataset,
+    mut private: Dataset,
+    mut test: Dataset,
+    scaling: Scaling,
+    rep: usize,
+) -> RepData {
     if scaling == Scaling::Public {
         let mm = MinMax::fit(&public.x);
         mm.transform(&mut public.x);
@@ -282,13 +325,13 @@ pub(super) fn split_repetition(
         ranking: plan.sensitivity_ranking(private.d()),
         ranking_declared: plan.declared_ranking().is_some(),
     });
-    Ok(RepData {
+    RepData {
         public,
         private,
         test,
         bounds,
         masks: Some(masks),
-    })
+    }
 }
 
 /// Whether the public sample of `plan` is the same in every repetition: a file data set

@@ -52,6 +52,11 @@ pub struct AuditRequirement {
     /// Methods whose violations are expected.
     #[serde(default)]
     pub known_violations: Vec<KnownViolation>,
+    /// Fresh fits per neighbour of the end-to-end audit (docs/audit.md, "The end-to-end
+    /// audit"; its pilot takes a tenth as many per canary pair); 0 turns it off. Default:
+    /// `dp-repro audit`'s own (`--e2e-fits`).
+    #[serde(default)]
+    pub e2e_fits: Option<usize>,
 }
 
 fn default_draws() -> usize {

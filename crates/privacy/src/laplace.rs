@@ -20,6 +20,11 @@ pub fn laplace<R: Rng + ?Sized>(rng: &mut R, b: f64) -> f64 {
     }
     let e1: f64 = rng.sample(rand_distr::Exp1);
     let e2: f64 = rng.sample(rand_distr::Exp1);
+    let b = if crate::mutants::active("laplace-draw-scale-halved") {
+        b / 2.0
+    } else {
+        b
+    };
     b * (e1 - e2)
 }
 

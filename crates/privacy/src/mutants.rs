@@ -76,13 +76,49 @@ pub const SLIPS: &[Slip] = &[
         what: "forest/leaf.rs leaf_value under privacy: dp: the leaf releases clamp(mean + Lap(W/(n eps_l))), a mean's sensitivity with the private count n, instead of the noisy sum and count",
         spec: "tests/privacy/diprime.yaml",
     },
+    Slip {
+        name: "lpdt-label-unclipped",
+        what: "LPDT's label release (estimate/lpdt.rs, LpdtMechanism::noisy_label) adds its Laplace noise to the raw label instead of the label clipped into the declared bounds: the scale still assumes the bounds' range, the ledger still charges R/scale",
+        spec: "tests/privacy/local.yaml",
+    },
+    Slip {
+        name: "histogram-label-unclipped",
+        what: "the private histogram's label release (estimate/histogram.rs, clip_label, used by the per-user release and the exact sums: PHIST, APHIST, Hist) puts the raw label in the label vector instead of the label clipped into the declared bounds",
+        spec: "tests/privacy/local.yaml",
+    },
+    Slip {
+        name: "partition-on-public-and-private",
+        what: "a composition whose partition is declared grown on the public sample (methods/compose/composed.rs, grown_on: public; LPDT-M, LPDT-V, LPCT) grows it on the public and private rows pooled",
+        spec: "tests/privacy/local.yaml",
+    },
+    Slip {
+        name: "scaler-fitted-on-private-rows",
+        what: "scaling: public (data/split.rs, SplitRows::scale_by_public) fits the min-max scaler on the public and private rows instead of the public rows alone",
+        spec: "tests/privacy/local.yaml",
+    },
+    Slip {
+        name: "laplace-draw-scale-halved",
+        what: "the Laplace sampler itself (crates/privacy/src/laplace.rs, laplace) draws with half the scale its caller passes: every charge, computed from the caller's scale, is unchanged",
+        spec: "tests/privacy/local.yaml",
+    },
 ];
 
-/// Whether slip `name` is switched on (always false without `privacy-mutants`).
+/// Whether slip `name` is switched on (always false without `privacy-mutants`): by
+/// [`switch`], or, until the first [`switch`], by the environment variable
+/// `DP_REPRO_PRIVACY_SLIP` (so that a `privacy-mutants` build of the command line can be
+/// run with one slip on, e.g. `DP_REPRO_PRIVACY_SLIP=lpdt-label-unclipped cargo run
+/// --release --features privacy-mutants -- audit SPEC`).
 #[inline(always)]
 pub fn active(name: &str) -> bool {
     #[cfg(feature = "privacy-mutants")]
     {
+        imp::ENV.call_once(|| {
+            if let Ok(slip) = std::env::var("DP_REPRO_PRIVACY_SLIP") {
+                if let Ok(mut a) = imp::ACTIVE.write() {
+                    a.get_or_insert(slip);
+                }
+            }
+        });
         imp::ACTIVE
             .read()
             .map(|a| a.as_deref() == Some(name))
@@ -107,12 +143,14 @@ pub fn switch(name: Option<&str>) {
             "unknown privacy slip {n}"
         );
     }
+    imp::ENV.call_once(|| {});
     *imp::ACTIVE.write().expect("slip switch") = name.map(str::to_string);
 }
 
 #[cfg(feature = "privacy-mutants")]
 mod imp {
     pub(super) static ACTIVE: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
+    pub(super) static ENV: std::sync::Once = std::sync::Once::new();
 }
 
 #[cfg(all(test, feature = "privacy-mutants"))]
