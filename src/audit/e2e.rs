@@ -73,7 +73,9 @@ pub struct E2eOptions {
     /// The budgets audited (None: the spec's ε closest to 1, where a doubled loss is
     /// still certifiable with a few thousand fits).
     pub epsilons: Option<Vec<f64>>,
-    /// About how many private users the audit's data set holds (the canary among them).
+    /// The private users of the audit's data set (the canary among them): the others are
+    /// the private users the split gives first. Fewer users make the audit stronger, since
+    /// every other user's release is independent noise on the statistic.
     pub users: usize,
     /// How many public rows the audit's data set keeps at least (where the split gives
     /// the public part a share, its subsample grows to give that many).
@@ -310,6 +312,7 @@ struct Base<'a> {
     plan: &'a DatasetPlan,
     kind: BaseKind,
     probes: usize,
+    users: usize,
 }
 
 enum BaseKind {
@@ -392,6 +395,7 @@ impl<'a> Base<'a> {
             plan,
             kind,
             probes: opts.probes,
+            users: opts.users,
         })
     }
 
@@ -466,6 +470,13 @@ impl<'a> Base<'a> {
         };
         let keep: Vec<usize> = (0..(self.probes + 2).min(rd.test.n())).collect();
         rd.test = rd.test.select(&keep);
+        // The audited user and the next users - 1 private users (the canary is private row
+        // 0): the split may give the private part more, to give the public part its rows.
+        if rd.private.n() > self.users {
+            let users: Vec<usize> = (0..self.users).collect();
+            rd.masks = rd.masks_of(&users);
+            rd.private = rd.private.select(&users);
+        }
         Ok(rd)
     }
 }
