@@ -66,7 +66,14 @@ fn rows_do_not_depend_on_the_number_of_threads() {
         rows.into_iter()
             .map(|r| {
                 let o = r.outcome.unwrap();
-                (r.part, r.params, r.neighbours, o.count_a, o.count_b, o.event.to_string())
+                (
+                    r.part,
+                    r.params,
+                    r.neighbours,
+                    o.count_a,
+                    o.count_b,
+                    o.event.to_string(),
+                )
             })
             .collect::<Vec<_>>()
     };
@@ -79,9 +86,18 @@ fn options_it_cannot_run_are_refused() {
     let exp = quickstart();
     for bad in [
         E2eOptions { fits: 0, ..small() },
-        E2eOptions { pilot: 0, ..small() },
-        E2eOptions { users: 1, ..small() },
-        E2eOptions { alpha: 1.0, ..small() },
+        E2eOptions {
+            pilot: 0,
+            ..small()
+        },
+        E2eOptions {
+            users: 1,
+            ..small()
+        },
+        E2eOptions {
+            alpha: 1.0,
+            ..small()
+        },
     ] {
         let err = e2e_experiment(&exp, None, &bad).expect_err("refused");
         assert!(matches!(err, E2eError::Options(_)), "{err}");

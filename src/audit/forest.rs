@@ -167,6 +167,7 @@ pub fn forest_node_cases(nodes: NodeRelease, k: usize, setting: &str) -> Vec<Aud
                 delta: 0.0,
                 release_a: a,
                 release_b: b,
+                alternatives: Vec::new(),
             }
         };
     if matches!(
@@ -357,6 +358,7 @@ pub fn dp_rf_cases(
             delta: 0.0,
             release_a: Box::new(counts(CLASS_COUNTS.0)),
             release_b: Box::new(counts(CLASS_COUNTS.1)),
+            alternatives: Vec::new(),
         },
         AuditCase {
             part: "node mean (regression)".into(),
@@ -365,6 +367,7 @@ pub fn dp_rf_cases(
             delta: 0.0,
             release_a: Box::new(mean(false)),
             release_b: Box::new(mean(true)),
+            alternatives: Vec::new(),
         },
         AuditCase {
             part: "split choice (regression)".into(),
@@ -373,6 +376,7 @@ pub fn dp_rf_cases(
             delta: 0.0,
             release_a: Box::new(split(vec![delta; k])),
             release_b: Box::new(split(mse_b)),
+            alternatives: Vec::new(),
         },
     ]
 }
@@ -395,5 +399,6 @@ pub fn dp_df_cases(e_q: f64, setting: &str) -> Vec<AuditCase> {
         delta: 0.0,
         release_a: Box::new(counts([5, 0])),
         release_b: Box::new(counts([5, 1])),
+        alternatives: Vec::new(),
     }]
 }

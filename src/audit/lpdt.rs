@@ -51,6 +51,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
                 let (b0, b1, _) = release(m, 1, mid, r);
                 b0 - b1
             }),
+            alternatives: Vec::new(),
         },
         AuditCase {
             part: "label".into(),
@@ -59,6 +60,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             delta: 0.0,
             release_a: Box::new(move |r| release(m, 0, lo, r).2),
             release_b: Box::new(move |r| release(m, 0, hi, r).2),
+            alternatives: Vec::new(),
         },
         AuditCase {
             part: "user release".into(),
@@ -68,6 +70,7 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             delta: 0.0,
             release_a: Box::new(move |r| llr(release(m, 0, lo, r))),
             release_b: Box::new(move |r| llr(release(m, 1, hi, r))),
+            alternatives: Vec::new(),
         },
     ]
 }

@@ -25,6 +25,7 @@
 //! are counted on fresh draws: the Clopper–Pearson bound then holds at confidence 1 − α for
 //! the chosen event, as for any event fixed in advance.
 
+pub mod claims;
 pub mod deconv;
 pub mod e2e;
 pub mod forest;
@@ -60,6 +61,22 @@ pub struct AuditCase {
     pub release_a: Release,
     /// A release statistic on input b.
     pub release_b: Release,
+    /// Further candidate pairs of neighbouring inputs for the same part and statistic (the
+    /// worst-case search, docs/audit.md "Worst-case neighbours"): the audit chooses among
+    /// (a, b) and these, on its pilot draws, the pair and event with the largest bound, and
+    /// certifies that one on fresh draws. Empty: the pair (a, b) alone.
+    pub alternatives: Vec<NeighbourPair>,
+}
+
+/// One candidate pair of neighbouring inputs of an audited part: the pair in words and a
+/// release statistic drawn on each input.
+pub struct NeighbourPair {
+    /// The neighbouring inputs, in words.
+    pub neighbours: String,
+    /// A release statistic on input a.
+    pub release_a: Release,
+    /// A release statistic on input b.
+    pub release_b: Release,
 }
 
 impl std::fmt::Debug for AuditCase {
@@ -91,6 +108,7 @@ where
             delta: 0.0,
             release_a: Box::new(move |r| pick(sa(false, r))),
             release_b: Box::new(move |r| pick(sb(true, r))),
+            alternatives: Vec::new(),
         }
     };
     let [(first, claim_first), (second, claim_second)] = parts;
@@ -300,6 +318,42 @@ pub fn audit_scalar(
         epsilon_lower: epsilon_delta_lower_bound(num, n, den, n, cfg.alpha, cfg.delta),
         epsilon_plug_in: (num as f64 / den as f64).ln(),
     }
+}
+
+/// Audits a part over candidate pairs of neighbouring inputs (the worst-case search):
+/// `pairs[i]` draws the statistic on input a and on input b of pair i. Each pair gets
+/// `cfg.pilot` pilot draws per input from its own pilot streams (`streams(i)`'s first two),
+/// the pair and half-line event with the largest pilot bound are chosen, and that pair
+/// alone is certified on `cfg.draws` fresh draws per input from `streams(chosen)`'s last
+/// two: choosing among pairs on the pilot keeps the final bound valid at confidence 1 − α,
+/// as choosing the event does. Returns the chosen pair's index and its outcome.
+///
+/// Cost: 2·(pairs·pilot + draws) releases.
+///
+/// # Panics
+/// If `pairs` is empty, or as [`audit_scalar`].
+pub fn audit_search(
+    cfg: &AuditConfig,
+    pairs: &[(&Release, &Release)],
+    streams: impl Fn(usize) -> [Pcg64; 4],
+) -> (usize, AuditOutcome) {
+    assert!(!pairs.is_empty(), "a search needs at least one pair");
+    if pairs.len() == 1 {
+        return (0, audit_scalar(cfg, pairs[0].0, pairs[0].1, streams(0)));
+    }
+    let mut best: Option<(f64, usize)> = None;
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        let [mut pa, mut pb, _, _] = streams(i);
+        let za: Vec<f64> = (0..cfg.pilot).map(|_| a(&mut pa)).collect();
+        let zb: Vec<f64> = (0..cfg.pilot).map(|_| b(&mut pb)).collect();
+        let (bound, _) = choose_event(cfg, &za, &zb);
+        if best.is_none_or(|(b, _)| bound > b) {
+            best = Some((bound, i));
+        }
+    }
+    let (_, chosen) = best.expect("at least one pair");
+    let (a, b) = pairs[chosen];
+    (chosen, audit_scalar(cfg, a, b, streams(chosen)))
 }
 
 /// The event with the largest [`epsilon_delta_lower_bound`] on the pilot samples `za`, `zb`

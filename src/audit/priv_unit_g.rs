@@ -42,5 +42,6 @@ pub fn priv_unit_g_cases(mech: PrivUnitGParams, dims: &[usize], claimed: f64) ->
         delta: 0.0,
         release_a: Box::new(move |r| stat(1.0, r)),
         release_b: Box::new(move |r| stat_b(-1.0, r)),
+        alternatives: Vec::new(),
     }]
 }

@@ -72,6 +72,7 @@ pub fn sampler_cases(sampler: Sampler, epsilon: f64) -> Vec<AuditCase> {
         delta: 0.0,
         release_a: Box::new(move |r| stat(draw(0.0, lambda, r))),
         release_b: Box::new(move |r| stat(draw(1.0, lambda, r))),
+        alternatives: Vec::new(),
     };
     vec![
         case(

@@ -156,6 +156,7 @@ pub fn label_release_case(epsilon: f64, bounds: LabelBounds, neighbours: &str) -
         delta: 0.0,
         release_a: Box::new(move |r| stat(bounds.lo, r)),
         release_b: Box::new(move |r| stat(bounds.hi, r)),
+        alternatives: Vec::new(),
     }
 }
 

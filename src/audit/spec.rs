@@ -12,7 +12,7 @@
 //! the spec's α is split over its m parts (Bonferroni): each part is bounded at level α/m
 //! and the chance that any faithful part of the spec is flagged is at most α.
 
-use super::{audit_scalar, AuditCase, AuditConfig, AuditContext, AuditOutcome, Verdict};
+use super::{AuditCase, AuditConfig, AuditContext, AuditOutcome, Verdict};
 use crate::methods::{MethodError, Params};
 use crate::report::{Cell, ColumnGroup, Legend, NumberFormat, Row, Table};
 use crate::run::seeds::{epsilon_text, stream};
@@ -159,11 +159,22 @@ pub fn audit_experiment(
                         })?;
                 match cases {
                     None => work.push((plan.label.clone(), key.clone(), eps, None)),
-                    Some(cases) => work.extend(
-                        cases
-                            .into_iter()
-                            .map(|c| (plan.label.clone(), key.clone(), eps, Some(c))),
-                    ),
+                    Some(cases) => work.extend(cases.into_iter().map(|mut c| {
+                        // The paper's claim for this part, not the runner's budget
+                        // functions': a slip in those moves the case's own claim.
+                        if let Some(paper) =
+                            super::claims::paper_claim(plan.method.as_ref(), &params, eps, &c.part)
+                        {
+                            if (paper - c.claimed).abs() > 1e-9 * paper.abs().max(1.0) {
+                                c.neighbours = format!(
+                                    "{}; the code's budget functions claim {} where the paper states {paper}",
+                                    c.neighbours, c.claimed
+                                );
+                            }
+                            c.claimed = paper;
+                        }
+                        (plan.label.clone(), key.clone(), eps, Some(c))
+                    })),
                 }
             }
         }
@@ -201,24 +212,42 @@ pub fn audit_experiment(
                 };
             };
             let eps_text = epsilon_text(epsilon);
-            let streams = ["pilot-a", "pilot-b", "final-a", "final-b"].map(|role| {
-                stream(
-                    seed,
-                    &["audit", &method, &params, &eps_text, &case.part, role],
-                )
-            });
+            // The pair (a, b) keeps the streams it always had; each further candidate pair
+            // of the worst-case search gets streams of its own.
+            let streams = |pair: usize| {
+                let pair_text = pair.to_string();
+                ["pilot-a", "pilot-b", "final-a", "final-b"].map(|role| {
+                    let mut parts = vec!["audit", &method, &params, &eps_text, &case.part, role];
+                    if pair > 0 {
+                        parts.push(&pair_text);
+                    }
+                    stream(seed, &parts)
+                })
+            };
             let case_cfg = AuditConfig {
                 delta: case.delta,
                 ..cfg
             };
-            let outcome = audit_scalar(&case_cfg, &case.release_a, &case.release_b, streams);
+            let pairs: Vec<(&super::Release, &super::Release)> =
+                std::iter::once((&case.release_a, &case.release_b))
+                    .chain(
+                        case.alternatives
+                            .iter()
+                            .map(|p| (&p.release_a, &p.release_b)),
+                    )
+                    .collect();
+            let (chosen, outcome) = super::audit_search(&case_cfg, &pairs, streams);
+            let neighbours = match chosen {
+                0 => case.neighbours.clone(),
+                i => case.alternatives[i - 1].neighbours.clone(),
+            };
             AuditRow {
                 verdict: Some(Verdict::of(outcome.epsilon_lower, case.claimed)),
                 method,
                 params,
                 epsilon,
                 part: case.part,
-                neighbours: case.neighbours,
+                neighbours,
                 claimed: case.claimed,
                 delta: case.delta,
                 outcome: Some(outcome),

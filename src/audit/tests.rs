@@ -505,3 +505,86 @@ fn low_bits_flag_the_float_sampler_and_not_snapping() {
         }
     }
 }
+
+/// The worst-case search (docs/audit.md, "Worst-case neighbours"): an exponential
+/// mechanism whose score has replace-one sensitivity 2 but is calibrated for sensitivity 1
+/// (a score released at half its sensitivity). The pair built from the claim — two score
+/// vectors the claimed sensitivity apart — is consistent with ε; the search over
+/// neighbouring *data sets* (each row replaced by either end of the domain, one row added
+/// at either end, one removed), each scored by the mechanism's own score function, finds
+/// a replace-one pair and certifies a loss above ε (on rows [0.8, 0.8] the moved row
+/// turns the scores (0, 4) into (2, 2): the chosen-candidate-0 odds move by e^{2ε}, so
+/// P[0] goes from 0.119 to 0.5, a loss of ln 4.2 = 1.43 at ε = 1).
+#[test]
+fn the_search_finds_the_replace_one_worst_case_of_a_score_at_half_its_sensitivity() {
+    use crate::privacy::{draw_index, exponential_probabilities, Normalisation};
+    let epsilon = 1.0;
+    // u_j = 2 · (rows in bin j): replace-one moves two units off one bin and onto the other.
+    let score = |rows: &[f64]| -> Vec<f64> {
+        let ones = rows.iter().filter(|&&x| x > 0.5).count() as f64;
+        vec![2.0 * (rows.len() as f64 - ones), 2.0 * ones]
+    };
+    // Calibrated for sensitivity 1: weights exp(ε u / 2).
+    let release = move |u: Vec<f64>| -> Release {
+        Box::new(move |rng: &mut Pcg64| {
+            let log_w: Vec<f64> = u.iter().map(|s| epsilon * s / 2.0).collect();
+            f64::from(u8::from(
+                draw_index(
+                    rng,
+                    &exponential_probabilities(&log_w, Normalisation::LogSumExp),
+                ) == 0,
+            ))
+        })
+    };
+    let cfg = AuditConfig {
+        pilot: 20_000,
+        draws: 100_000,
+        ..AuditConfig::default()
+    };
+    let streams = |tag: &'static str| {
+        move |pair: usize| {
+            ["pa", "pb", "fa", "fb"].map(|r| stream(43, &["search", tag, r, &pair.to_string()]))
+        }
+    };
+    // The pair from the claim: scores one claimed sensitivity apart.
+    let (a, b) = (release(vec![0.0, 4.0]), release(vec![1.0, 4.0]));
+    let fixed = audit_scalar(&cfg, &a, &b, streams("fixed")(0));
+    assert!(fixed.epsilon_lower <= epsilon, "{fixed:?}");
+    // The search over neighbouring data sets of rows [0.8, 0.8].
+    let base = vec![0.8, 0.8];
+    let mut neighbours: Vec<(String, Vec<f64>)> = Vec::new();
+    for i in 0..base.len() {
+        for end in [0.0, 1.0] {
+            let mut d = base.clone();
+            d[i] = end;
+            neighbours.push((format!("row {i} replaced by {end}"), d));
+        }
+        let mut d = base.clone();
+        d.remove(i);
+        neighbours.push((format!("row {i} removed"), d));
+    }
+    for end in [0.0, 1.0] {
+        let mut d = base.clone();
+        d.push(end);
+        neighbours.push((format!("a row at {end} added"), d));
+    }
+    let releases: Vec<(Release, Release)> = neighbours
+        .iter()
+        .map(|(_, d)| (release(score(&base)), release(score(d))))
+        .collect();
+    let pairs: Vec<(&Release, &Release)> = releases.iter().map(|(a, b)| (a, b)).collect();
+    let (chosen, outcome) = audit_search(&cfg, &pairs, streams("search"));
+    assert!(
+        outcome.epsilon_lower > epsilon,
+        "the search certifies {} against {epsilon}",
+        outcome.epsilon_lower
+    );
+    assert!(
+        neighbours[chosen].0.contains("replaced by 0"),
+        "chose {}",
+        neighbours[chosen].0
+    );
+    // The search alone over the pair from the claim finds nothing.
+    let (_, alone) = audit_search(&cfg, &[(&a, &b)], streams("fixed"));
+    assert_eq!(alone, fixed);
+}

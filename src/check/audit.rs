@@ -67,25 +67,26 @@ impl AuditCheck {
     pub fn new(rows: &[AuditRow], ledger: &[LedgerRow], req: &AuditRequirement) -> AuditCheck {
         // (known reason, why it is still unexplained) for a violation of `part` of `method`
         // reaching `ratio` times its claim (None: a private quantity).
-        let judge = |method: &str, part: &str, ratio: Option<f64>| {
-            let shared = ratio.is_none() || part.starts_with("end-to-end");
-            let Some(k) = req.known_violations.iter().find(|k| {
-                k.part == part && (k.method == method || (k.method == "*" && shared))
-            }) else {
-                return (None, None);
+        let judge =
+            |method: &str, part: &str, ratio: Option<f64>| {
+                let shared = ratio.is_none() || part.starts_with("end-to-end");
+                let Some(k) = req.known_violations.iter().find(|k| {
+                    k.part == part && (k.method == method || (k.method == "*" && shared))
+                }) else {
+                    return (None, None);
+                };
+                let unexplained = match (ratio, k.max_ratio) {
+                    (None, _) => None,
+                    (Some(_), None) => Some(format!(
+                        "the spec lists {method} · {part} without max_ratio"
+                    )),
+                    (Some(r), Some(b)) if r.is_nan() || r > b => Some(format!(
+                        "{r:.3} x the claim, above the listed max_ratio {b}"
+                    )),
+                    _ => None,
+                };
+                (Some(k.why.clone()), unexplained)
             };
-            let unexplained = match (ratio, k.max_ratio) {
-                (None, _) => None,
-                (Some(_), None) => Some(format!(
-                    "the spec lists {method} · {part} without max_ratio"
-                )),
-                (Some(r), Some(b)) if r.is_nan() || r > b => Some(format!(
-                    "{r:.3} x the claim, above the listed max_ratio {b}"
-                )),
-                _ => None,
-            };
-            (Some(k.why.clone()), unexplained)
-        };
         let mut not_audited: Vec<String> = rows
             .iter()
             .filter(|r| r.outcome.is_none())
