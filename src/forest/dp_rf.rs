@@ -223,10 +223,14 @@ pub fn regression_split<R: Rng + ?Sized>(
         exponential_epsilon(e * nf / (8.0 * b_inf * b_inf), 4.0 * b_inf * b_inf / nf),
         0.0,
     );
-    let log_w: Vec<f64> = mse
-        .iter()
-        .map(|m| -e * m * nf / (8.0 * b_inf * b_inf))
-        .collect();
+    // The weights' coefficient on −mse is e/(2Δ) = e·n/(8B∞²), Δ = 4B∞²/n the claimed
+    // sensitivity (the slip calibrates for Δ/2).
+    let b2 = if crate::privacy::mutants::active("dp-rf-split-sensitivity-halved") {
+        b_inf * b_inf / 2.0
+    } else {
+        b_inf * b_inf
+    };
+    let log_w: Vec<f64> = mse.iter().map(|m| -e * m * nf / (8.0 * b2)).collect();
     let norm = if floors {
         Normalisation::Floored(1e-12)
     } else {

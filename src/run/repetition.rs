@@ -306,6 +306,10 @@ pub fn finish_repetition(
         mm.transform(&mut test.x);
     }
     let bounds = match exp.label_bounds {
+        LabelBoundsFrom::Public if crate::privacy::mutants::active("label-bounds-from-all-train-labels") => {
+            let all: Vec<f64> = public.y.iter().chain(&private.y).copied().collect();
+            LabelBounds::of(&all)
+        }
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
         LabelBoundsFrom::PrivateTrain => {

@@ -101,6 +101,16 @@ pub const SLIPS: &[Slip] = &[
         what: "the Laplace sampler itself (crates/privacy/src/laplace.rs, laplace) draws with half the scale its caller passes: every charge, computed from the caller's scale, is unchanged",
         spec: "tests/privacy/local.yaml",
     },
+    Slip {
+        name: "label-bounds-from-all-train-labels",
+        what: "label_bounds: public (run/repetition.rs, finish_repetition) takes the label range over the public and private labels pooled: the clipping range and every noise scale then move with the private labels",
+        spec: "tests/privacy/local.yaml",
+    },
+    Slip {
+        name: "dp-rf-split-sensitivity-halved",
+        what: "DP-RF's regression split (forest/dp_rf.rs, regression_split) calibrates its exponential mechanism for sensitivity 2B^2/n, half the 4B^2/n the ledger charges and the paper states",
+        spec: "tests/privacy/diprime-regression.yaml",
+    },
 ];
 
 /// Whether slip `name` is switched on (always false without `privacy-mutants`): by
