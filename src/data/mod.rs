@@ -8,6 +8,7 @@ mod fast_csv;
 pub mod fetch;
 mod file;
 pub mod hints;
+mod label_bounds;
 pub mod load;
 pub mod manifest;
 pub mod mask;
@@ -23,6 +24,7 @@ pub mod taxi_shape;
 pub use cache::{CacheOptions, CACHE_DIR_ENV};
 pub use error::{ColumnRef, DataError, DATA_DIR_ENV};
 pub use file::{is_parquet, FileFormat};
+pub use label_bounds::LabelBounds;
 pub use load::{
     load_csv, load_csv_fast, load_csv_general, load_manifest_dataset, load_manifest_dataset_cached,
     resolve_data_dir, resolve_data_dir_with_origin, sha256_bytes, sha256_file, user_data_dir,
