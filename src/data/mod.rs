@@ -15,6 +15,7 @@ pub mod mask;
 mod matrix;
 pub mod missing;
 pub mod parquet;
+mod private_rows;
 mod rows;
 pub mod scale;
 pub mod split;
@@ -38,6 +39,7 @@ pub use mask::{MaskRule, MaskSource, MaskStream, PrivacyMask, RepetitionMasks};
 pub use matrix::{Buffer, Matrix, Values};
 pub use missing::{MissingKind, MissingPolicy, MISSING_MARKERS};
 pub use parquet::load_parquet;
+pub use private_rows::{Escape, PrivateRows, PublicPartition};
 pub use scale::MinMax;
 pub use split::{random_split, EmptyPart, SplitIndices, SplitRatios, SplitRows, SplitSizes};
 pub use synthetic::{
