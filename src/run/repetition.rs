@@ -4,8 +4,8 @@
 
 use super::{seeds, RunError};
 use crate::data::{
-    lpdt_sine, random_split, semi_feature_sine, Dataset, MaskStream, MinMax, MissingPolicy,
-    RepetitionMasks, SplitRows, TaxiPopulation,
+    lpdt_sine, random_split, semi_feature_sine, Dataset, Escape, MaskStream, MinMax, MissingPolicy,
+    PrivateRows, RepetitionMasks, SplitRows, TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
 use crate::methods::RepData;
@@ -260,18 +260,17 @@ pub(super) fn split_repetition(
         mm.transform(&mut private.x);
         mm.transform(&mut test.x);
     }
+    let private = PrivateRows::new(private);
     let bounds = match exp.label_bounds {
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
-        LabelBoundsFrom::PrivateTrain => {
-            crate::privacy::ledger::private_quantity("label_bounds: private_train", || {
-                format!(
-                    "{}: the label range (clipping and noise scales) from the private labels' minimum and maximum",
-                    plan.name
-                )
-            });
-            LabelBounds::of(&private.y)
-        }
+        LabelBoundsFrom::PrivateTrain => LabelBounds::of(
+            &private
+                .escape(Escape::LabelBoundsPrivateTrain {
+                    dataset: &plan.name,
+                })
+                .y,
+        ),
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
     let masks = RepetitionMasks::new(MaskStream {
