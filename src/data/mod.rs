@@ -1,5 +1,6 @@
 //! Data sets: features, labels and the learning task; manifests, loaders, synthetic
-//! generators, splits and scaling (docs/architecture.md, `data/`).
+//! generators, splits and scaling; the private rows as a type of their own and the label
+//! bounds they clip into (docs/architecture.md, `data/` and "Typed data flow").
 
 pub mod cache;
 pub mod encode;
