@@ -13,7 +13,7 @@
 mod common;
 
 use assert_cmd::Command;
-use dp_repro::data::{Dataset, Task};
+use dp_repro::data::{Dataset, Escape, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::pglm::{PglmSums, PGLM};
 use dp_repro::methods::{find, Method, ParamRole, ParamValue, Params, RepData};
@@ -37,7 +37,7 @@ fn toy(seed: u64) -> RepData {
     let mut rng = Pcg64::seed_from_u64(seed);
     RepData {
         public: dataset(500, &mut rng),
-        private: dataset(2000, &mut rng),
+        private: PrivateRows::new(dataset(2000, &mut rng)),
         test: dataset(1000, &mut rng),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
         masks: None,
@@ -146,7 +146,8 @@ fn pglm_noise_scale_is_n_sigma2_under_paper_and_sqrt_n_sigma2_under_reference() 
     // variance about 0 has standard deviation V·sqrt(2/R); the tolerance is 5 of them. With
     // n = 2000 the two options differ by a factor √2000 ≈ 45 in variance.
     let data = toy(1);
-    let sums = PglmSums::from_private(&data.private.x, &data.private.y);
+    let private = data.private.escape(Escape::Bookkeeping);
+    let sums = PglmSums::from_private(&private.x, &private.y);
     let (n, dim, eps, r) = (2000f64, 3f64, 2.0f64, 20_000usize);
     let sigma2 = 32.0 * dim.powi(4) * (2.5 * n * n).ln() / (eps * eps);
     for (aggregate, v) in [

@@ -4,7 +4,7 @@
 
 mod common;
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Escape, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{registry, Composed, Composition, Method, ParamValue, Params, RepData};
 use rand::SeedableRng;
@@ -125,7 +125,7 @@ fn step_data() -> RepData {
     };
     RepData {
         public: ds(200),
-        private: ds(4000),
+        private: PrivateRows::new(ds(4000)),
         test: ds(100),
         bounds: LabelBounds { lo: 0.0, hi: 4.0 },
         masks: None,
@@ -249,8 +249,12 @@ fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
         // The private points in the set are the first users of the private order, and the
         // reporting users are the rest.
         let k_priv = 200 - k_pub;
-        assert_eq!(&grow.y[k_pub..], &data.private.y[..k_priv]);
-        assert_eq!(reduced.private.y[..], data.private.y[k_priv..]);
+        let (before, after) = (
+            data.private.escape(Escape::Bookkeeping),
+            reduced.private.escape(Escape::Bookkeeping),
+        );
+        assert_eq!(&grow.y[k_pub..], &before.y[..k_priv]);
+        assert_eq!(after.y[..], before.y[k_priv..]);
         assert_eq!(reduced.public.n(), 200);
     }
     let text = "partition: {rule: max_edge, grown_on: mixture}\ncell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\n";
@@ -308,11 +312,13 @@ fn the_mixture_partition_set_mixes_public_and_removed_private_points() {
 #[test]
 fn y_center_releases_centred_labels_and_adds_the_midpoint_back() {
     let mut data = step_data();
-    for d in [&mut data.public, &mut data.private, &mut data.test] {
+    let mut private = data.private.escape(Escape::Bookkeeping).clone();
+    for d in [&mut data.public, &mut private, &mut data.test] {
         for y in &mut d.y {
             *y += 100.0;
         }
     }
+    data.private = PrivateRows::new(private);
     data.bounds = LabelBounds {
         lo: 100.0,
         hi: 104.0,

@@ -2,7 +2,7 @@
 //! the large-ε limit, the fallback and determinism. Fixed seeds; every statistical
 //! tolerance is derived in a comment (5 standard deviations), never tuned.
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Escape, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::deconv::{
     deconvolution_kernel, deconvolution_nw, deconvolution_nw_bandwidths, deconvolution_nw_with,
@@ -61,7 +61,7 @@ fn toy(n: usize, n_test: usize, d: usize, seed: u64) -> RepData {
     };
     RepData {
         public: draw(10),
-        private: draw(n),
+        private: PrivateRows::new(draw(n)),
         test: draw(n_test),
         bounds: LabelBounds { lo: -1.0, hi: 2.0 },
         masks: None,
@@ -205,11 +205,12 @@ fn at_a_huge_epsilon_deconv_is_gaussian_nadaraya_watson_on_the_true_data() {
         for (t, &p) in pred.iter().enumerate() {
             let x = data.test.x.row(t);
             let (mut num, mut den) = (0.0, 0.0);
-            for i in 0..data.private.n() {
-                let xi = data.private.x.row(i);
+            let private = data.private.escape(Escape::Bookkeeping);
+            for i in 0..private.n() {
+                let xi = private.x.row(i);
                 let d2: f64 = x.iter().zip(xi).map(|(a, b)| (a - b).powi(2)).sum();
                 let w = (-d2 / (2.0 * h * h)).exp();
-                num += w * data.private.y[i];
+                num += w * private.y[i];
                 den += w;
             }
             assert!(
@@ -270,7 +271,14 @@ fn the_kernel_matches_a_direct_evaluation_where_nothing_underflows() {
     for (d, eps, h) in [(3, 30.0, 0.5), (40, 400.0, 1.0)] {
         let mut rng = Pcg64::seed_from_u64(9);
         let data = toy(40, 6, d, 4);
-        let r = release(&data.private.x, &data.private.y, data.bounds, eps, &mut rng).unwrap();
+        let r = release(
+            &data.private.escape(Escape::Bookkeeping).x,
+            &data.private.escape(Escape::Bookkeeping).y,
+            data.bounds,
+            eps,
+            &mut rng,
+        )
+        .unwrap();
         let pred = deconvolution_nw(&r, &data.test.x, h).unwrap();
         for (t, &p) in pred.iter().enumerate() {
             let x = data.test.x.row(t);
@@ -432,13 +440,22 @@ fn pruning_and_the_lane_exp_agree_with_the_plain_evaluation() {
     let mut worst = 0.0f64;
     for (d, n, seed) in [(1, 37, 1), (4, 300, 2), (12, 250, 3), (30, 120, 4)] {
         let mut data = toy(n, 25, d, seed);
-        for (i, y) in data.private.y.iter_mut().enumerate() {
+        let mut private = data.private.escape(Escape::Bookkeeping).clone();
+        for (i, y) in private.y.iter_mut().enumerate() {
             *y *= [1.0, -1e3, 1e-6, 7.0][i % 4];
         }
+        data.private = PrivateRows::new(private);
         data.bounds = LabelBounds { lo: -2e3, hi: 2e3 };
         for eps in [0.5, 2.0, 8.0, 50.0] {
             let mut rng = Pcg64::seed_from_u64(seed * 100 + eps as u64);
-            let r = release(&data.private.x, &data.private.y, data.bounds, eps, &mut rng).unwrap();
+            let r = release(
+                &data.private.escape(Escape::Bookkeeping).x,
+                &data.private.escape(Escape::Bookkeeping).y,
+                data.bounds,
+                eps,
+                &mut rng,
+            )
+            .unwrap();
             let batch = deconvolution_nw_bandwidths(&r, &data.test.x, &hs).unwrap();
             let unpruned = deconvolution_nw_with(&r, &data.test.x, &hs, Pruning::Off).unwrap();
             for (j, &h) in hs.iter().enumerate() {
@@ -480,7 +497,14 @@ fn on_three_real_data_sets_predictions_agree_with_the_plain_evaluation() {
         let mut worst = 0.0f64;
         for eps in [0.5, 2.0, 8.0] {
             let mut rng = Pcg64::seed_from_u64(eps as u64 + 7);
-            let r = release(&data.private.x, &data.private.y, data.bounds, eps, &mut rng).unwrap();
+            let r = release(
+                &data.private.escape(Escape::Bookkeeping).x,
+                &data.private.escape(Escape::Bookkeeping).y,
+                data.bounds,
+                eps,
+                &mut rng,
+            )
+            .unwrap();
             let fast = deconvolution_nw_bandwidths(&r, &data.test.x, &hs).unwrap();
             for (j, &h) in hs.iter().enumerate() {
                 let rel = max_rel_diff(&fast[j], &reference_nw(&r, &data.test.x, h));
@@ -502,7 +526,14 @@ fn the_agreement_check_sees_a_changed_weight() {
     // moves some prediction by more than REL_TOL.
     let data = toy(300, 25, 4, 2);
     let mut rng = Pcg64::seed_from_u64(9);
-    let mut r = release(&data.private.x, &data.private.y, data.bounds, 8.0, &mut rng).unwrap();
+    let mut r = release(
+        &data.private.escape(Escape::Bookkeeping).x,
+        &data.private.escape(Escape::Bookkeeping).y,
+        data.bounds,
+        8.0,
+        &mut rng,
+    )
+    .unwrap();
     let before = deconvolution_nw_bandwidths(&r, &data.test.x, &[0.5]).unwrap();
     r.y[17] *= 1.0 + 1e-9;
     let reference = reference_nw(&r, &data.test.x, 0.5);

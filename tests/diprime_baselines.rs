@@ -7,7 +7,7 @@
 mod common;
 
 use assert_cmd::Command;
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Escape, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{find, ParamValue, Params, PrivacyModel, RepData};
 use rand::{Rng, SeedableRng};
@@ -48,7 +48,7 @@ fn toy(seed: u64) -> RepData {
     let mut rng = Pcg64::seed_from_u64(seed);
     RepData {
         public: dataset(0, &mut rng),
-        private: dataset(3000, &mut rng),
+        private: PrivateRows::new(dataset(3000, &mut rng)),
         test: dataset(1000, &mut rng),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
         masks: None,
@@ -60,14 +60,23 @@ fn toy(seed: u64) -> RepData {
 fn toy_regression(seed: u64) -> RepData {
     let mut data = toy(seed);
     let mut rng = Pcg64::seed_from_u64(seed + 100);
-    for part in [&mut data.private, &mut data.test] {
+    let mut private = data.private.escape(Escape::Bookkeeping).clone();
+    for part in [&mut private, &mut data.test] {
         part.task = Task::Regression;
         for i in 0..part.n() {
             let noise: f64 = rng.sample(rand_distr::StandardNormal);
             part.y[i] = (part.x.get(i, 0) / 10.0 + 0.1 * noise).clamp(0.0, 1.0);
         }
     }
+    data.private = PrivateRows::new(private);
     data
+}
+
+/// The private rows of `data` with the manifest's `leaf_occupancy` set to `occupancy`.
+fn with_occupancy(data: &RepData, occupancy: Option<usize>) -> PrivateRows {
+    let mut rows = data.private.escape(Escape::Bookkeeping).clone();
+    rows.leaf_occupancy = occupancy;
+    PrivateRows::new(rows)
 }
 
 fn mse(data: &RepData, pred: &[f64]) -> f64 {
@@ -381,7 +390,7 @@ fn occupancy_dataset_reads_the_manifests_leaf_occupancy() {
             .err()
             .unwrap_or_else(|| panic!("{method}: occupancy dataset without a declaration"));
         assert!(err.to_string().contains("'toy'"), "{method}: {err}");
-        data.private.leaf_occupancy = Some(10);
+        data.private = with_occupancy(&data, Some(10));
         let by_int = params(method, &[("occupancy", ParamValue::Int(10))]);
         assert_eq!(
             run(method, &declared, &data, Some(2.0), 3),
@@ -396,6 +405,6 @@ fn occupancy_dataset_reads_the_manifests_leaf_occupancy() {
             run(method, &by_25, &data, Some(2.0), 3),
             "{method}"
         );
-        data.private.leaf_occupancy = None;
+        data.private = with_occupancy(&data, None);
     }
 }

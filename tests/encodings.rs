@@ -7,7 +7,7 @@
 
 mod common;
 
-use dp_repro::data::{find_manifest, load_manifest_dataset};
+use dp_repro::data::{find_manifest, load_manifest_dataset, Escape};
 
 /// (manifest, complete rows, d, rows of class 1).
 const EXPECTED: [(&str, usize, usize, usize); 8] = [
@@ -159,7 +159,12 @@ fn a_rule_fixes_the_public_part_and_the_rest_is_split_per_repetition() {
         );
         assert_eq!((r.private.n(), r.test.n()), (16, 4));
         assert!(
-            r.private.y.iter().chain(&r.test.y).all(|&y| y >= 100.0),
+            r.private
+                .escape(Escape::Bookkeeping)
+                .y
+                .iter()
+                .chain(&r.test.y)
+                .all(|&y| y >= 100.0),
             "group B only"
         );
         // MinMax on the public x (0..9): public in [0,1], group B far above 1.
@@ -224,7 +229,14 @@ fn a_public_sample_is_fixed_across_repetitions_and_seeded() {
             assert_eq!((r.public.n(), r.private.n() + r.test.n()), (8, 32));
             let mut p = r.public.y.clone();
             p.sort_by(f64::total_cmp);
-            let mut rest: Vec<f64> = r.private.y.iter().chain(&r.test.y).cloned().collect();
+            let mut rest: Vec<f64> = r
+                .private
+                .escape(Escape::Bookkeeping)
+                .y
+                .iter()
+                .chain(&r.test.y)
+                .cloned()
+                .collect();
             rest.extend(&p);
             rest.sort_by(f64::total_cmp);
             assert_eq!(

@@ -1,7 +1,7 @@
 //! Edge cases of the LPDT estimator (docs/methods/lpdt.md §2.3) and the histogram estimators
 //! (§7.3–§7.4), with fixed seeds.
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Matrix, PrivateRows, Task};
 use dp_repro::estimate::{
     histogram_predict, lpdt_leaf_values, HistogramConfig, LabelBounds, LpdtConfig, Simulation,
 };
@@ -223,7 +223,7 @@ fn lpdt_predicts_zero_outside_the_domain_box_unless_routed() {
         bounds: LabelBounds::of(&public.y),
         masks: None,
         public,
-        private,
+        private: PrivateRows::new(private),
         test,
     };
     let m = find("LPDT-M").unwrap();

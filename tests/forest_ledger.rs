@@ -6,7 +6,7 @@
 //! rows. Under `privacy: dp` every row pays at most ε and no private quantity is read;
 //! with the feature `privacy-mutants` each slip of the family moves the ledger.
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{find, ParamValue, Params, RepData};
 use dp_repro::privacy::ledger::{self, LedgerReport};
@@ -60,7 +60,7 @@ fn toy(task: Task) -> RepData {
     let mut rng = Pcg64::seed_from_u64(7);
     RepData {
         public: dataset(0, task, &mut rng),
-        private: dataset(N, task, &mut rng),
+        private: PrivateRows::new(dataset(N, task, &mut rng)),
         test: dataset(100, task, &mut rng),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
         masks: None,

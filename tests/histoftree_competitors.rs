@@ -5,7 +5,8 @@
 mod common;
 
 use dp_repro::data::{
-    find_manifest, load_manifest_dataset, Dataset, MaskRule, MaskSource, Matrix, PrivacyMask, Task,
+    find_manifest, load_manifest_dataset, Dataset, Escape, MaskRule, MaskSource, Matrix,
+    PrivacyMask, PrivateRows, Task,
 };
 use dp_repro::estimate::{histogram_predict, HistogramConfig, LabelBounds};
 use dp_repro::methods::krr::{krr_budgets, krr_release, KrrValue};
@@ -125,7 +126,7 @@ fn rep_data(n: usize, n_test: usize, d: usize) -> RepData {
     let masks = MaskSource::draw(n, (0..d).collect(), &mut Pcg64::seed_from_u64(11));
     RepData {
         public: private.select(&[]),
-        private,
+        private: PrivateRows::new(private),
         test,
         bounds,
         masks: Some(masks.into()),
@@ -195,11 +196,11 @@ fn pardt_aligned_is_cart_on_the_public_columns_with_the_same_noisy_labels() {
         .unwrap()
         .unwrap();
     let eps = 1.5;
-    let public = columns(&data.private.x, &[2, 3, 4]);
+    let public = columns(&data.private.escape(Escape::Bookkeeping).x, &[2, 3, 4]);
     let test = columns(&data.test.x, &[2, 3, 4]);
     let mut y_rng = Pcg64::seed_from_u64(99);
     let y_noisy = noisy_labels(
-        &data.private.y,
+        &data.private.escape(Escape::Bookkeeping).y,
         data.bounds,
         data.bounds.range() / eps,
         &mut y_rng,
@@ -217,7 +218,10 @@ fn pardt_aligned_is_cart_on_the_public_columns_with_the_same_noisy_labels() {
         .as_ref()
         .unwrap()
         .mask(&MaskRule::Aligned { d_p: 2 });
-    assert_eq!(public_columns(&data.private.x, &mask).1, vec![2, 3, 4]);
+    assert_eq!(
+        public_columns(&data.private.escape(Escape::Bookkeeping).x, &mask).1,
+        vec![2, 3, 4]
+    );
     // LabelDT is the same on every column.
     let label_dt = find("LabelDT")
         .unwrap()
@@ -227,7 +231,12 @@ fn pardt_aligned_is_cart_on_the_public_columns_with_the_same_noisy_labels() {
     let ours = label_dt
         .predict(&tree(4, 5), Some(eps), &mut Pcg64::seed_from_u64(99))
         .unwrap();
-    let want = cart_predictions(&data.private.x, &y_noisy, &data.test.x, params(4, 5));
+    let want = cart_predictions(
+        &data.private.escape(Escape::Bookkeeping).x,
+        &y_noisy,
+        &data.test.x,
+        params(4, 5),
+    );
     assert_eq!(ours, want);
 }
 
@@ -257,7 +266,11 @@ fn krr_touches_only_private_entries() {
         .mask(&MaskRule::Personalized { tau: 1.0 });
     let k = 4;
     let (released, labels) = krr_release(
-        (&data.private.x, &data.private.y, &mask),
+        (
+            &data.private.escape(Escape::Bookkeeping).x,
+            &data.private.escape(Escape::Bookkeeping).y,
+            &mask,
+        ),
         data.bounds,
         (k, 1.0),
         KrrValue::Centre,
@@ -268,7 +281,10 @@ fn krr_touches_only_private_entries() {
     let (mut private, mut public) = (0, 0);
     for i in 0..2000 {
         for j in 0..6 {
-            let (a, b) = (data.private.x.row(i)[j], released.row(i)[j]);
+            let (a, b) = (
+                data.private.escape(Escape::Bookkeeping).x.row(i)[j],
+                released.row(i)[j],
+            );
             if mask.is_private(i, j) {
                 private += 1;
                 assert!(values.contains(&b), "released {b}");
@@ -492,8 +508,8 @@ fn hist_sparse_runs_on_107_features_and_dt_leaf_matches_dt() {
     assert_eq!(
         leaf(20),
         cart_predictions(
-            &small.private.x,
-            &small.private.y,
+            &small.private.escape(Escape::Bookkeeping).x,
+            &small.private.escape(Escape::Bookkeeping).y,
             &small.test.x,
             params(4, 20)
         )

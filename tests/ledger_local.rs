@@ -11,7 +11,7 @@
 //!
 //! Slips are process-wide switches, so every test of this file holds [`LOCK`].
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{complete_point, find, ParamDecl, ParamValue, Params, RepData};
 use dp_repro::privacy::ledger::{self, LedgerReport};
@@ -62,7 +62,7 @@ fn data(task: Task) -> RepData {
     };
     RepData {
         public: dataset(200, task, &mut rng),
-        private: dataset(N_PRIVATE, task, &mut rng),
+        private: PrivateRows::new(dataset(N_PRIVATE, task, &mut rng)),
         test: dataset(100, task, &mut rng),
         bounds,
         masks: None,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use dp_repro::data::{Dataset, Matrix, Task};
+use dp_repro::data::{Dataset, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{find, ParamValue, Params, RepData};
 use rand::SeedableRng;
@@ -51,7 +51,7 @@ fn probes() -> Dataset {
 fn data(private_flipped: bool) -> RepData {
     RepData {
         public: step(400, false),
-        private: step(20_000, private_flipped),
+        private: PrivateRows::new(step(20_000, private_flipped)),
         test: probes(),
         bounds: LabelBounds { lo: 0.0, hi: 1.0 },
         masks: None,

@@ -2,6 +2,7 @@
 //! paper §6, docs/methods/lpct.md §8): how specs declare it, how the runner draws a repetition from
 //! it, and what the task keys see.
 
+use dp_repro::data::Escape;
 use dp_repro::run::keys::dataset_context;
 use dp_repro::run::repetition_data;
 use dp_repro::spec::{parse_str, validate, DataSource, Experiment};
@@ -35,7 +36,12 @@ fn a_declared_design_is_a_classification_data_set_of_two_features() {
     }
     let r = repetition_data(&exp, plan, None, 1).unwrap();
     assert_eq!((r.public.n(), r.private.n(), r.test.n()), (50, 300, 200));
-    assert!(r.private.y.iter().all(|&y| y == 0.0 || y == 1.0));
+    assert!(r
+        .private
+        .escape(Escape::Bookkeeping)
+        .y
+        .iter()
+        .all(|&y| y == 0.0 || y == 1.0));
     assert!(r.test.x.data.iter().all(|v| (0.0..1.0).contains(v)));
 }
 
@@ -49,15 +55,27 @@ fn data_sets_sharing_a_stream_share_points_and_gamma_moves_only_public_labels() 
     .unwrap();
     let rep = |i: usize, r: usize| repetition_data(&exp, &exp.datasets[i], None, r).unwrap();
     let (a, b, c) = (rep(0, 1), rep(1, 1), rep(2, 1));
-    assert_eq!(a.private.x.data, b.private.x.data);
-    assert_eq!(a.private.y, b.private.y);
+    assert_eq!(
+        a.private.escape(Escape::Bookkeeping).x.data,
+        b.private.escape(Escape::Bookkeeping).x.data
+    );
+    assert_eq!(
+        a.private.escape(Escape::Bookkeeping).y,
+        b.private.escape(Escape::Bookkeeping).y
+    );
     assert_eq!(a.test.y, b.test.y);
     // Nested public samples: a's 10 points are b's first 10.
     assert_eq!(a.public.x.data[..], b.public.x.data[..20]);
     // Its own stream: other points.
-    assert_ne!(a.private.x.data, c.private.x.data);
+    assert_ne!(
+        a.private.escape(Escape::Bookkeeping).x.data,
+        c.private.escape(Escape::Bookkeeping).x.data
+    );
     // Another repetition: other points.
-    assert_ne!(a.private.x.data, rep(0, 2).private.x.data);
+    assert_ne!(
+        a.private.escape(Escape::Bookkeeping).x.data,
+        rep(0, 2).private.escape(Escape::Bookkeeping).x.data
+    );
     // And the key contexts differ with gamma, so rows of one design never serve another.
     assert_ne!(
         dataset_context(&exp, &exp.datasets[0]),

@@ -5,7 +5,7 @@
 #![cfg(feature = "privacy-mutants")]
 
 use dp_repro::audit::{audit_scalar, table::cases_for, AuditConfig, AuditContext, Verdict};
-use dp_repro::data::{Dataset, MaskSource, Matrix, Task};
+use dp_repro::data::{Dataset, MaskSource, Matrix, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{complete_point, find, ParamDecl, ParamValue, Params, RepData};
 use dp_repro::privacy::ledger;
@@ -39,7 +39,7 @@ fn rep_data() -> RepData {
     let masks = MaskSource::draw(300, (0..4).collect(), &mut Pcg64::seed_from_u64(11));
     RepData {
         public: private.select(&[]),
-        private,
+        private: PrivateRows::new(private),
         test,
         bounds: LabelBounds { lo: -1.0, hi: 4.0 },
         masks: Some(masks.into()),

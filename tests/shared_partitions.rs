@@ -5,7 +5,7 @@
 
 mod common;
 
-use dp_repro::data::{Dataset, Task};
+use dp_repro::data::{Dataset, PrivateRows, Task};
 use dp_repro::estimate::LabelBounds;
 use dp_repro::methods::{complete_point, find, ParamValue, RepData};
 use dp_repro::partition::{PartitionCache, SharedPublic};
@@ -37,7 +37,7 @@ fn shared_trees_give_the_predictions_of_fresh_ones() {
         .iter()
         .map(|&(salt, flip)| RepData {
             public: public.clone(),
-            private: sample(3000, salt, flip),
+            private: PrivateRows::new(sample(3000, salt, flip)),
             test: sample(200, 7, false),
             bounds: LabelBounds { lo: 0.0, hi: 1.0 },
             masks: None,

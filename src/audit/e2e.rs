@@ -42,7 +42,7 @@
 
 use super::spec::AuditRow;
 use super::{choose_event, AuditConfig, AuditOutcome, Verdict};
-use crate::data::{Dataset, Task};
+use crate::data::{Dataset, Escape, Task};
 use crate::methods::{mask_params, MethodError, Params, PrivacyModel, RepData};
 use crate::run::seeds::{epsilon_text, stream};
 use crate::run::{finish_repetition, repetition_data, scale_whole, split_indices, RunError};
@@ -386,7 +386,7 @@ impl<'a> Base<'a> {
                     |d: &Dataset, n: usize| d.select(&(0..n.min(d.n())).collect::<Vec<_>>());
                 BaseKind::Synthetic {
                     public: first(&rd.public, opts.public),
-                    private: first(&rd.private, opts.users),
+                    private: first(rd.private.escape(Escape::AuditNeighbours), opts.users),
                     test: first(&rd.test, opts.probes + 2),
                 }
             }

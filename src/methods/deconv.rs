@@ -39,7 +39,7 @@
 
 use super::lane_exp::{exp_lanes, LANES};
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::Matrix;
+use crate::data::{Escape, Matrix};
 use crate::estimate::LabelBounds;
 use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
 use crate::privacy::{laplace, Budget, BudgetError};
@@ -707,9 +707,10 @@ impl Method for Deconv {
         _structural: &Params,
         _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        let users = data.private.escape(Escape::UserRelease);
         Ok(Some(Box::new(PreparedDeconv {
-            x: data.private.x.clone(),
-            y: data.private.y.clone(),
+            x: users.x.clone(),
+            y: users.y.clone(),
             test: data.test.x.clone(),
             bounds: data.bounds,
         })))

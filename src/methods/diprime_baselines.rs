@@ -26,7 +26,7 @@ use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params,
     Prepared, RepData,
 };
-use crate::data::{Dataset, Task};
+use crate::data::{Dataset, Escape, Task};
 use crate::estimate::LabelBounds;
 use crate::forest::discretize::{Coded, Discretizer};
 use crate::forest::dp_df::{fit_dp_df, Descent, DpDf, DpDfParams, PruneRule};
@@ -334,7 +334,7 @@ impl Method for SklearnForest {
         p: &Params,
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-        let train = &data.private;
+        let train = data.private.escape(Escape::NotPrivate);
         check_labels(self.name(), train)?;
         if train.n() == 0 {
             return Err(MethodError::Other(format!(
@@ -378,27 +378,21 @@ fn kept_columns(d: &Dataset) -> Vec<usize> {
     kept
 }
 
+/// The 5-bin discretisation of a repetition fitted on the private training rows and the
+/// test rows (card §4.7: a private quantity, which the escape [`Escape::BinEdges`] records
+/// on the ledger), and the coded rows the curator's mechanisms read.
 fn coded_rep(data: &RepData) -> CodedRep {
-    let dz = Discretizer::fit(
-        &[&data.private.x, &data.test.x],
-        &kept_columns(&data.private),
-    );
+    let binned = data.private.escape(Escape::BinEdges);
+    let dz = Discretizer::fit(&[&binned.x, &data.test.x], &kept_columns(binned));
+    let train = data.private.escape(Escape::CentralCurator);
     CodedRep {
-        train: dz.encode(&data.private.x),
-        y: data.private.y.clone(),
+        train: dz.encode(&train.x),
+        y: train.y.clone(),
         test: dz.encode(&data.test.x),
-        task: data.private.task,
-        classes: classes_of(&data.private),
+        task: train.task,
+        classes: classes_of(train),
         bounds: data.bounds,
     }
-}
-
-/// Records on the privacy ledger that the 5-bin edges and category lists of DP-RF and DP-DF
-/// come from the private training rows (with the test rows; card §4.7).
-fn record_bins() {
-    crate::privacy::ledger::private_quantity("bin edges", || {
-        "5-bin edges and category lists from the private training rows and the test rows (card §4.7)".into()
-    });
 }
 
 /// The budget DP-RF or DP-DF (`name`) is called with at grid point `m`: the spec's ε ×
@@ -428,7 +422,6 @@ impl PreparedDpRf {
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpRf, MethodError> {
         let eps = called_epsilon("DP-RF", epsilon, m)?;
-        record_bins();
         let params = DpRfParams {
             rho: m.f64(RHO.name),
             ..self.params
@@ -506,11 +499,12 @@ impl Method for DpRfMethod {
         p: &Params,
         _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-        check_labels("DP-RF", &data.private)?;
-        if data.private.n() == 0 {
+        let train = data.private.escape(Escape::CentralCurator);
+        check_labels("DP-RF", train)?;
+        if train.n() == 0 {
             return Err(MethodError::Other("DP-RF: no training rows".into()));
         }
-        let params = dp_rf_params(p, depth_of(p, &data.private, d_mult)?);
+        let params = dp_rf_params(p, depth_of(p, train, d_mult)?);
         Ok(Some(Box::new(PreparedDpRf {
             rep: coded_rep(data),
             params,
@@ -570,7 +564,6 @@ impl PreparedDpDf {
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(&self, m: &Params, epsilon: Option<f64>, rng: &mut Pcg64) -> Result<DpDf, MethodError> {
         let eps = called_epsilon("DP-DF", epsilon, m)?;
-        record_bins();
         let r = &self.rep;
         Ok(fit_dp_df(&r.train, &r.y, r.classes, &self.params, eps, rng))
     }
@@ -636,10 +629,11 @@ impl Method for DpDfMethod {
         p: &Params,
         _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-        check_labels("DP-DF", &data.private)?;
+        let train = data.private.escape(Escape::CentralCurator);
+        check_labels("DP-DF", train)?;
         let params = DpDfParams {
             trees: p.usize(TREES.name),
-            height: depth_of(p, &data.private, d_mult)?.max(1),
+            height: depth_of(p, train, d_mult)?.max(1),
             height_limit: quirk_bool(p, HEIGHT_LIMIT.name, false),
             root_exclusion: quirk_bool(p, ROOT_EXCLUSION.name, false),
             prune: p.bool(PRUNE.name),

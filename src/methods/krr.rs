@@ -25,7 +25,7 @@ use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
     RepData,
 };
-use crate::data::{Matrix, PrivacyMask};
+use crate::data::{Escape, Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::{Grid, Missing};
 use crate::privacy::ledger::{self, Subjects};
@@ -231,10 +231,11 @@ impl Method for Krr {
         if self.skip_reason(p, 0, data.private.d()).is_some() {
             return Ok(None);
         }
+        let users = data.private.escape(Escape::UserRelease);
         Ok(Some(Box::new(PreparedKrr {
             mask: mask_of(data, p)?,
-            x: data.private.x.clone(),
-            y: data.private.y.clone(),
+            x: users.x.clone(),
+            y: users.y.clone(),
             bounds: data.bounds,
             test: data.test.x.clone(),
             cache: TreeCache::default(),

@@ -184,7 +184,7 @@ pub(crate) mod test_support {
         let masks = MaskSource::draw(n, (0..d).collect(), &mut Pcg64::seed_from_u64(11));
         RepData {
             public: private.select(&[]),
-            private,
+            private: crate::data::PrivateRows::new(private),
             test,
             bounds: LabelBounds { lo: -1.0, hi: 4.0 },
             masks: Some(masks.into()),

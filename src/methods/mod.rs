@@ -61,7 +61,7 @@ pub use compose::{Composed, Composition};
 pub use params::{complete_point, ParamDecl, ParamKind, ParamRole, ParamValue, Params};
 pub use repetition_record::{GridUse, RepetitionRecord};
 
-use crate::data::{Dataset, RepetitionMasks, Task};
+use crate::data::{Dataset, PrivateRows, RepetitionMasks, Task};
 use crate::estimate::LabelBounds;
 use rand_pcg::Pcg64;
 use std::sync::{Arc, OnceLock};
@@ -72,9 +72,10 @@ use thiserror::Error;
 pub struct RepData {
     /// Public sample (n_pub×d), usable without privacy.
     pub public: Dataset,
-    /// Private training sample (n×d); only privatized reports may leave it, except for
-    /// non-private baselines.
-    pub private: Dataset,
+    /// Private training sample (n×d): read only through its release inputs (clipped
+    /// labels, cells of a public partition) or a named escape ([`crate::data::Escape`];
+    /// docs/architecture.md, "Typed data flow").
+    pub private: PrivateRows,
     /// Test sample (n_test×d).
     pub test: Dataset,
     /// Label bounds for clipping and noise scales (from public labels by default).

@@ -23,7 +23,7 @@ use super::{
     required_epsilon, Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared,
     RepData,
 };
-use crate::data::{Matrix, PrivacyMask};
+use crate::data::{Escape, Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::Missing;
 use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
@@ -247,17 +247,17 @@ impl Method for ParDt {
             return Ok(None);
         }
         let mask = mask_of(data, p)?;
+        // Each user sends the coordinates its mask declares public in the clear and its
+        // label through the Laplace release.
+        let users = data.private.escape(Escape::UserRelease);
         let (missing, (x, kept)) = match p.str(IMPUTE.name) {
-            "nan_aware" => (
-                Missing::BestSide,
-                public_columns_missing(&data.private.x, &mask),
-            ),
-            _ => (Missing::Refuse, public_columns(&data.private.x, &mask)),
+            "nan_aware" => (Missing::BestSide, public_columns_missing(&users.x, &mask)),
+            _ => (Missing::Refuse, public_columns(&users.x, &mask)),
         };
         Ok(Some(Box::new(PreparedLabelTree {
             name: "ParDT",
             x: Arc::new(x),
-            y: data.private.y.clone(),
+            y: users.y.clone(),
             bounds: data.bounds,
             test: columns(&data.test.x, &kept),
             missing,
@@ -278,10 +278,13 @@ impl Method for LabelDt {
         _p: &Params,
         _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
+        // Label LDP: every feature is sent in the clear, the label through the Laplace
+        // release.
+        let users = data.private.escape(Escape::UserRelease);
         Ok(Some(Box::new(PreparedLabelTree {
             name: "LabelDT",
-            x: Arc::new(data.private.x.clone()),
-            y: data.private.y.clone(),
+            x: Arc::new(users.x.clone()),
+            y: users.y.clone(),
             bounds: data.bounds,
             test: data.test.x.clone(),
             missing: Missing::Refuse,

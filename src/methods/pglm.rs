@@ -32,7 +32,7 @@
 //! table.
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::Matrix;
+use crate::data::{Escape, Matrix};
 use crate::privacy::ledger::{self, gaussian_epsilon, Subjects};
 use crate::privacy::{
     gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
@@ -331,7 +331,10 @@ impl Method for Pglm {
         _rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
         Ok(Some(Box::new(PreparedPglm {
-            sums: PglmSums::from_private(&data.private.x, &data.private.y),
+            sums: {
+                let users = data.private.escape(Escape::UserRelease);
+                PglmSums::from_private(&users.x, &users.y)
+            },
             public: data.public.x.clone(),
             test: data.test.x.clone(),
         })))

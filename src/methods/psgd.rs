@@ -35,7 +35,7 @@
 //! once per η and kept (the runner calls `predict` for every ε of a grid point).
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
-use crate::data::Matrix;
+use crate::data::{Escape, Matrix};
 use crate::privacy::ledger::{self, Subjects};
 use crate::privacy::{Budget, PrivUnitGParams};
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn};
@@ -618,11 +618,14 @@ impl Method for Psgd {
         structural: &Params,
         rng: &mut Pcg64,
     ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-        let d = data.private.x.d;
+        let d = data.private.d();
         let init = Model::init(d, self.width(structural, d), rng);
         let public = &data.public.x;
         Ok(Some(Box::new(PreparedPsgd {
-            private: (data.private.x.clone(), data.private.y.clone()),
+            private: {
+                let users = data.private.escape(Escape::UserRelease);
+                (users.x.clone(), users.y.clone())
+            },
             public: (public.clone(), data.public.y.clone()),
             test: data.test.x.clone(),
             init,

@@ -14,6 +14,27 @@ pub struct Grid {
     pub d: usize,
 }
 
+/// The grid's cell indices ([`Grid::cell_of`]) as a partition built without data: every
+/// user's cell is a release input of PHIST/APHIST (LPDT paper App. D.1).
+impl crate::data::PublicPartition for Grid {
+    type Cell = u64;
+    fn cells_of(&self, x: &crate::data::Matrix) -> Vec<u64> {
+        (0..x.n).map(|i| self.cell_of(x.row(i))).collect()
+    }
+}
+
+/// The same grid with each cell named by its per-axis bins ([`Grid::cell_key`], PHIST's
+/// `cells: sparse`): the same partition, for any d.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SparseGrid(pub Grid);
+
+impl crate::data::PublicPartition for SparseGrid {
+    type Cell = Vec<u32>;
+    fn cells_of(&self, x: &crate::data::Matrix) -> Vec<Vec<u32>> {
+        (0..x.n).map(|i| self.0.cell_key(x.row(i))).collect()
+    }
+}
+
 impl Grid {
     /// Bin of one coordinate: min(⌊m·v⌋, m−1), and 0 when m·v < 0 (or v is NaN).
     #[inline]

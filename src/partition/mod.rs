@@ -22,7 +22,7 @@ pub use cart::{
     cart, cart_nested, cart_quantile, cart_quantile_entropy, cart_with, CartParams, Missing,
     NestedCart,
 };
-pub use grid::{grid_allowed, Grid};
+pub use grid::{grid_allowed, Grid, SparseGrid};
 pub use hist_tree::{CandidateTable, Candidates, CandidatesView, Cell, HCandidates, HistTree};
 pub use masked_tree::{
     leaf_map, masked_cart, masked_max_edge, truncate, MaskedGrowth, MaskedTree, Routing,
@@ -90,6 +90,18 @@ pub struct Partition {
     pub leaf_means: Vec<f64>,
     /// Number of growing points in every leaf.
     pub leaf_counts: Vec<usize>,
+}
+
+/// A partition's leaves as cells ([`Partition::leaves_of`]). Every partition of the
+/// project is a [`crate::data::PublicPartition`] by construction where it is used as one:
+/// the private rows' cells are taken only in trees grown on the public sample, on released
+/// data or on none (a tree grown on private rows belongs to a non-private method, which
+/// reads the rows through an escape instead).
+impl crate::data::PublicPartition for Partition {
+    type Cell = usize;
+    fn cells_of(&self, x: &crate::data::Matrix) -> Vec<usize> {
+        self.leaves_of(x)
+    }
 }
 
 impl Partition {

@@ -3,6 +3,7 @@
 //! scored; with tuning, the validation data and scores first.
 
 use super::{seeds, RunError, RunRow};
+use crate::data::Escape;
 use crate::estimate::LabelBounds;
 use crate::methods::{MethodError, Params, Prepared, RepData};
 use crate::partition::SharedPublic;
@@ -27,6 +28,9 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
     use crate::spec::raw::Selection;
     use rand::seq::SliceRandom;
     let n = data.private.n();
+    // The held-out users are scored: their labels against predictions (cv), or each
+    // releases its clipped loss with Laplace noise ([`validation_score`]).
+    let held_out = data.private.escape(Escape::Validation);
     let rep_text = rep.to_string();
     let t = exp.spec.tuning;
     let mut folds = Vec::new();
@@ -52,7 +56,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
             folds.push(RepData {
                 public: data.public.clone(),
                 private: data.private.select(&train),
-                test: data.private.select(&held),
+                test: held_out.select(&held),
                 bounds: data.bounds,
                 masks: data.masks_of(&train),
             });
@@ -69,7 +73,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
             ));
             let n_v = ((t.validation_share * n as f64).round() as usize)
                 .clamp(1, n.saturating_sub(1).max(1));
-            let mut test = data.private.select(&idx[..n_v]);
+            let mut test = held_out.select(&idx[..n_v]);
             test.x.data.extend_from_slice(&data.test.x.data);
             test.x.n += data.test.n();
             test.y.extend_from_slice(&data.test.y);

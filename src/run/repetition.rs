@@ -4,8 +4,8 @@
 
 use super::{seeds, RunError};
 use crate::data::{
-    lpdt_sine, random_split, semi_feature_sine, Dataset, MaskStream, MinMax, MissingPolicy,
-    RepetitionMasks, SplitIndices, SplitRows, TaxiPopulation,
+    lpdt_sine, random_split, semi_feature_sine, Dataset, Escape, MaskStream, MinMax, MissingPolicy,
+    PrivateRows, RepetitionMasks, SplitIndices, SplitRows, TaxiPopulation,
 };
 use crate::estimate::LabelBounds;
 use crate::methods::RepData;
@@ -305,22 +305,26 @@ pub fn finish_repetition(
         mm.transform(&mut private.x);
         mm.transform(&mut test.x);
     }
+    let private = PrivateRows::new(private);
     let bounds = match exp.label_bounds {
-        LabelBoundsFrom::Public if crate::privacy::mutants::active("label-bounds-from-all-train-labels") => {
-            let all: Vec<f64> = public.y.iter().chain(&private.y).copied().collect();
+        LabelBoundsFrom::Public
+            if crate::privacy::mutants::active("label-bounds-from-all-train-labels") =>
+        {
+            let pooled = &private
+                .escape(Escape::Slip("label-bounds-from-all-train-labels"))
+                .y;
+            let all: Vec<f64> = public.y.iter().chain(pooled).copied().collect();
             LabelBounds::of(&all)
         }
         LabelBoundsFrom::Public if public.n() > 0 => LabelBounds::of(&public.y),
         LabelBoundsFrom::Public => LabelBounds::of(&[]),
-        LabelBoundsFrom::PrivateTrain => {
-            crate::privacy::ledger::private_quantity("label_bounds: private_train", || {
-                format!(
-                    "{}: the label range (clipping and noise scales) from the private labels' minimum and maximum",
-                    plan.name
-                )
-            });
-            LabelBounds::of(&private.y)
-        }
+        LabelBoundsFrom::PrivateTrain => LabelBounds::of(
+            &private
+                .escape(Escape::LabelBoundsPrivateTrain {
+                    dataset: &plan.name,
+                })
+                .y,
+        ),
         LabelBoundsFrom::Fixed { lo, hi } => LabelBounds { lo, hi },
     };
     let masks = RepetitionMasks::new(MaskStream {

@@ -6,9 +6,9 @@ use super::grower::{tree_params, Grower};
 use super::mixture::mixture;
 use super::prepared::{leaf_majority, PreparedFixed, PreparedGrid, PreparedTree};
 use super::{forest, lpct, semi_feature};
-use crate::data::{Matrix, Task};
+use crate::data::{Escape, PublicPartition, Task};
 use crate::methods::{predict_leaves, Method, MethodError, ParamDecl, Params, Prepared, RepData};
-use crate::partition::{grid_allowed, random_max_edge, Grid, Partition, SharedPublic};
+use crate::partition::{grid_allowed, random_max_edge, Grid, Partition, SharedPublic, SparseGrid};
 use rand_pcg::Pcg64;
 use std::sync::Arc;
 
@@ -180,24 +180,23 @@ impl Method for Composed {
                     .collect()
             });
             if sparse_cells(c, p) {
-                let keys = |x: &Matrix| (0..x.n).map(|i| grid.cell_key(x.row(i))).collect();
+                let keys = SparseGrid(grid);
                 return Ok(Some(Box::new(PreparedGrid {
-                    private_cells: keys(&data.private.x),
-                    test_cells: keys(&data.test.x),
+                    private_cells: data.private.cells(&keys),
+                    test_cells: keys.cells_of(&data.test.x),
                     test_classes,
                     grid,
-                    y: data.private.y.clone(),
+                    y: data.private.clipped_labels(data.bounds),
                     bounds: data.bounds,
                     composition: c.clone(),
                 })));
             }
-            let cells = |x: &Matrix| (0..x.n).map(|i| grid.cell_of(x.row(i))).collect();
             return Ok(Some(Box::new(PreparedGrid {
-                private_cells: cells(&data.private.x),
-                test_cells: cells(&data.test.x),
+                private_cells: data.private.cells(&grid),
+                test_cells: grid.cells_of(&data.test.x),
                 test_classes,
                 grid,
-                y: data.private.y.clone(),
+                y: data.private.clipped_labels(data.bounds),
                 bounds: data.bounds,
                 composition: c.clone(),
             })));
@@ -208,18 +207,24 @@ impl Method for Composed {
             GrownOn::Public
                 if crate::privacy::mutants::active("partition-on-public-and-private") =>
             {
+                let private = data
+                    .private
+                    .escape(Escape::Slip("partition-on-public-and-private"));
                 let mut all = data.public.clone();
-                all.x.append_rows(&data.private.x);
-                all.y.extend_from_slice(&data.private.y);
+                all.x.append_rows(&private.x);
+                all.y.extend_from_slice(&private.y);
                 pooled = all;
                 (data, Some(&pooled))
             }
             GrownOn::Public => (data, Some(&data.public)),
-            GrownOn::Private => (data, Some(&data.private)),
+            // Validation allows trees on private rows only in non-private methods (DT,
+            // CT-W): `Composition::check`.
+            GrownOn::Private => (data, Some(data.private.escape(Escape::NotPrivate))),
             GrownOn::PublicAndPrivate => {
+                let private = data.private.escape(Escape::NotPrivate);
                 let mut all = data.public.clone();
-                all.x.append_rows(&data.private.x);
-                all.y.extend_from_slice(&data.private.y);
+                all.x.append_rows(&private.x);
+                all.y.extend_from_slice(&private.y);
                 pooled = all;
                 (data, Some(&pooled))
             }
@@ -280,13 +285,13 @@ impl Method for Composed {
             })));
         }
         Ok(Some(Box::new(PreparedTree {
-            private_leaves: partition.leaves_of(&data.private.x),
+            private_leaves: data.private.cells(&*partition),
             test_in_domain: (0..data.test.n())
                 .map(|i| partition.in_domain(data.test.x.row(i)))
                 .collect(),
             test_leaves,
             partition,
-            y: data.private.y.clone(),
+            y: data.private.clipped_labels(data.bounds),
             bounds: data.bounds,
             composition: c.clone(),
         })))

@@ -28,10 +28,12 @@
 //!
 //! The whole forest is drawn in [`Prepared::predict`] from the runner's noise stream of
 //! (data set, repetition, method, grid point, ε): a forest is one release of the curator.
-//! Central DP reads `RepData.private` (the training rows) directly; the test rows only for
-//! `ranges: full_data` (card §3.1, §3.11 caveat 5, said in the table notes).
+//! Central DP reads `RepData.private` (the training rows) through the curator's escape
+//! ([`Escape::CentralCurator`]); the root ranges from training rows (`ranges: full_data`,
+//! with the test rows, or `train`) through [`Escape::RootRanges`], which records them on the
+//! ledger (card §3.1, §3.11 caveat 5, said in the table notes).
 
-use crate::data::{Dataset, Task};
+use crate::data::{Dataset, Escape, PrivateRows, Task};
 use crate::estimate::LabelBounds;
 use crate::forest::budget::{median_score_sensitivity, Privacy};
 use crate::forest::{
@@ -42,12 +44,11 @@ use crate::methods::diprime_baselines::quirk;
 use crate::methods::{
     MethodError, ParamDecl, ParamKind, ParamRole, ParamValue, Params, Prepared, RepData,
 };
-use crate::privacy::ledger;
 use crate::yaml_word::yaml_word;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// `k` in a block: a number or `all`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -303,12 +304,25 @@ pub(super) fn describe(f: &ForestBlock) -> String {
     )
 }
 
-/// Reads the training rows; nothing is drawn here.
+/// Checks the training labels and keeps the rows; nothing is drawn here, and the root
+/// ranges are computed at the first fit that asks for them ([`PreparedForest::ranges`]).
 pub(super) fn prepare(
     f: ForestBlock,
     data: &RepData,
 ) -> Result<Option<Box<dyn Prepared>>, MethodError> {
-    let train = &data.private;
+    let mut forest = PreparedForest {
+        block: f,
+        rows: data.private.clone(),
+        full: OnceLock::new(),
+        train_only: OnceLock::new(),
+        test_only: Ranges::default(),
+        test_x: data.test.x.clone(),
+        bounds: match data.private.task() {
+            Task::Regression => data.bounds,
+            Task::Classification => LabelBounds { lo: 0.0, hi: 1.0 },
+        },
+    };
+    let train = forest.train();
     if train.task == Task::Classification {
         if let Some(bad) = train.y.iter().find(|&&v| v != 0.0 && v != 1.0) {
             return Err(MethodError::Other(format!(
@@ -317,26 +331,22 @@ pub(super) fn prepare(
             )));
         }
     }
-    Ok(Some(Box::new(PreparedForest {
-        block: f,
-        full: Ranges::root(&[&train.x, &data.test.x], &train.categorical),
-        train_only: Ranges::root(&[&train.x], &train.categorical),
-        test_only: Ranges::root(&[&data.test.x], &train.categorical),
-        train: train.clone(),
-        test_x: data.test.x.clone(),
-        bounds: match train.task {
-            Task::Regression => data.bounds,
-            Task::Classification => LabelBounds { lo: 0.0, hi: 1.0 },
-        },
-    })))
+    let test_only = Ranges::root(&[&data.test.x], &train.categorical);
+    forest.test_only = test_only;
+    Ok(Some(Box::new(forest)))
 }
 
 struct PreparedForest {
     block: ForestBlock,
-    full: Ranges,
-    train_only: Ranges,
+    /// The training rows, read through [`PreparedForest::train`] and
+    /// [`PreparedForest::ranges`].
+    rows: PrivateRows,
+    /// Root ranges from the training and test rows (`ranges: full_data`), once asked for.
+    full: OnceLock<Ranges>,
+    /// Root ranges from the training rows (`ranges: train`), once asked for.
+    train_only: OnceLock<Ranges>,
+    /// Root ranges from the test rows (`ranges: test`, `privacy: dp`).
     test_only: Ranges,
-    train: Dataset,
     test_x: crate::data::Matrix,
     bounds: LabelBounds,
 }
@@ -479,6 +489,44 @@ pub fn forest_shape(m: &Params) -> (usize, bool, Option<usize>) {
 }
 
 impl PreparedForest {
+    /// The training rows as the forest reads them: a private forest's curator through its
+    /// mechanisms only (central DP), a non-private one in the clear.
+    fn train(&self) -> &Dataset {
+        if self.block.private() {
+            self.rows.escape(Escape::CentralCurator)
+        } else {
+            self.rows.escape(Escape::NotPrivate)
+        }
+    }
+
+    /// The root ranges and category lists grid point `m` asks for: from the test rows under
+    /// `privacy: dp` or `ranges: test`, else from the training rows (`ranges: train`) or
+    /// from the training and test rows (`ranges: full_data`), computed at the first fit
+    /// that asks (a private forest's ranges from training rows are a private quantity,
+    /// recorded by [`Escape::RootRanges`]).
+    fn ranges(&self, m: &Params) -> &Ranges {
+        let rows = || {
+            if self.block.private() {
+                self.rows.escape(Escape::RootRanges {
+                    ranges: m.str("ranges"),
+                })
+            } else {
+                self.rows.escape(Escape::NotPrivate)
+            }
+        };
+        match (privacy_of(m), m.str("ranges")) {
+            (Privacy::Dp, _) | (_, "test") => &self.test_only,
+            (_, "train") => self.train_only.get_or_init(|| {
+                let train = rows();
+                Ranges::root(&[&train.x], &train.categorical)
+            }),
+            _ => self.full.get_or_init(|| {
+                let train = rows();
+                Ranges::root(&[&train.x, &self.test_x], &train.categorical)
+            }),
+        }
+    }
+
     /// The forest at grid point `m` and budget `epsilon`, every draw from `rng`.
     fn fit(
         &self,
@@ -492,8 +540,8 @@ impl PreparedForest {
             ParamValue::Int(d) => *d as usize,
             _ => {
                 let parts = if rows == TreeRows::Disjoint { trees } else { 1 };
-                let occupancy = crate::methods::diprime_baselines::occupancy_of(m, &self.train)?;
-                depth_rule(self.train.n(), occupancy, 2, parts)
+                let occupancy = crate::methods::diprime_baselines::occupancy_of(m, self.train())?;
+                depth_rule(self.rows.n(), occupancy, 2, parts)
             }
         };
         let eps = if f.private() {
@@ -504,7 +552,7 @@ impl PreparedForest {
         let privacy = privacy_of(m);
         let (eps_median, eps_attribute, eps_leaf, median_options, categorical_bug) = match eps {
             Some(e) => {
-                let r = node_release(f, m, e, depth, self.train.x.d, self.train.task);
+                let r = node_release(f, m, e, depth, self.rows.d(), self.rows.task());
                 (
                     r.eps_median,
                     r.eps_attribute,
@@ -517,7 +565,7 @@ impl PreparedForest {
                 0.0,
                 0.0,
                 None,
-                median_options(m, self.train.task),
+                median_options(m, self.rows.task()),
                 quirk(m, "categorical_score", "code_bug", "correct") == "code_bug",
             ),
         };
@@ -530,33 +578,14 @@ impl PreparedForest {
             eps_attribute,
             eps_leaf,
             bounds: self.bounds,
-            task: self.train.task,
+            task: self.rows.task(),
             median_options,
             categorical_bug,
             privacy,
         };
-        let ranges = match (privacy, m.str("ranges")) {
-            (Privacy::Dp, _) | (_, "test") => &self.test_only,
-            (_, "train") => &self.train_only,
-            _ => &self.full,
-        };
-        if f.private() && !std::ptr::eq(ranges, &self.test_only) {
-            ledger::private_quantity("root ranges", || {
-                format!(
-                    "root ranges and category lists from the private training rows (`ranges: {}`)",
-                    m.str("ranges")
-                )
-            });
-        }
-        Forest::fit(
-            &self.train.x,
-            &self.train.y,
-            ranges,
-            &cfg,
-            (trees, rows),
-            rng,
-        )
-        .map_err(|e| MethodError::Other(e.to_string()))
+        let train = self.train();
+        Forest::fit(&train.x, &train.y, self.ranges(m), &cfg, (trees, rows), rng)
+            .map_err(|e| MethodError::Other(e.to_string()))
     }
 }
 
@@ -568,7 +597,7 @@ impl Prepared for PreparedForest {
         rng: &mut Pcg64,
     ) -> Result<Vec<f64>, MethodError> {
         let mean = self.fit(m, epsilon, rng)?.predict_mean(&self.test_x);
-        Ok(match (self.train.task, accuracy(&self.block, m)) {
+        Ok(match (self.rows.task(), accuracy(&self.block, m)) {
             (Task::Classification, Accuracy::Hard) => mean
                 .into_iter()
                 .map(|p| f64::from(u8::from(p >= 0.5)))

@@ -76,7 +76,7 @@ impl LeafData {
         let leaves = |d: &crate::data::Dataset| -> Vec<usize> { partition.leaves_of(&d.x) };
         let (u_q, v_q) = public_counts(&leaves(&data.public), &data.public.y, partition.n_leaves());
         LeafData {
-            private_leaves: leaves(&data.private),
+            private_leaves: data.private.cells(&*partition),
             test_leaves: (0..data.test.n())
                 .map(|i| {
                     let x = data.test.x.row(i);
@@ -118,12 +118,7 @@ impl LpctFit {
             main: LeafData::new(partition, data),
             second: second.map(|p| LeafData::new(p, data)),
             // Clipped once here, not at every release (0/1 labels pass unchanged).
-            y: data
-                .private
-                .y
-                .iter()
-                .map(|&v| data.bounds.clip(v))
-                .collect(),
+            y: data.private.clipped_labels(data.bounds),
             n_q: data.public.n(),
             bounds: data.bounds,
             p0,

@@ -1,6 +1,7 @@
 //! The mixed partition set of `grown_on: mixture` (LPDT Fig. 5, distribution shift;
 //! docs/methods/lpdt.md §8.6) and its ledger entries.
 
+use crate::data::Escape;
 use crate::methods::RepData;
 use rand_pcg::Pcg64;
 
@@ -12,9 +13,10 @@ use rand_pcg::Pcg64;
 ///
 /// **Ledger.** The k private users of the partition set are used in the clear: each is
 /// charged an infinite ε (part `partition set: record in the clear`), and the set is
-/// recorded as a private quantity; the method declares it (`non_private_users`). The
-/// ledger numbers the reporting users first (0..n − k, the reduced sample's order, as the
-/// release charges them) and the partition set's users after them (n − k..n).
+/// recorded as a private quantity by its escape ([`Escape::PartitionSet`]); the method
+/// declares it (`non_private_users`). The ledger numbers the reporting users first
+/// (0..n − k, the reduced sample's order, as the release charges them) and the partition
+/// set's users after them (n − k..n).
 pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::data::Dataset) {
     use rand::seq::SliceRandom;
     let m = data.public.n();
@@ -24,6 +26,10 @@ pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::
     pub_idx.shuffle(rng);
     let mut grow = data.public.select(&pub_idx[..k_pub]);
     let drawn = data.private.select(&(0..k_priv).collect::<Vec<_>>());
+    let drawn = drawn.escape(Escape::PartitionSet {
+        users: k_priv,
+        delta,
+    });
     grow.x.data.extend_from_slice(&drawn.x.data);
     grow.x.n += drawn.n();
     grow.y.extend_from_slice(&drawn.y);
@@ -35,9 +41,6 @@ pub fn mixture(data: &RepData, delta: f64, rng: &mut Pcg64) -> (RepData, crate::
         f64::INFINITY,
         0.0,
     );
-    crate::privacy::ledger::private_quantity("partition set", || {
-        format!("{k_priv} private users' features and labels in the clear grow the partition (grown_on: mixture, delta = {delta})")
-    });
     (
         RepData {
             private: data.private.select(&rest),

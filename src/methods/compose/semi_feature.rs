@@ -21,8 +21,8 @@ use super::{
     BudgetBlock, CellMechanism, Composition, EstimatorBlock, GrownOn, LabelMechanism, Rule,
     SemiShape, SemiTree,
 };
-use crate::data::Matrix;
 use crate::data::PrivacyMask;
+use crate::data::{Escape, Matrix};
 use crate::estimate::{candidate_sums, ratio_predictions, CandidateMechanism, LabelBounds};
 use crate::methods::mask_params::{mask_of, mask_skip_reason, MASK_PARAMS};
 use crate::methods::{MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
@@ -275,13 +275,10 @@ pub(super) fn prepare(
     Ok(Some(Box::new(PreparedHistTree {
         composition: c.clone(),
         label_seed: rng.gen(),
-        x: data.private.x.clone(),
-        y: data
-            .private
-            .y
-            .iter()
-            .map(|&v| data.bounds.clip(v))
-            .collect(),
+        // Each simulated user's releases read its own record: its public coordinates
+        // (per the mask) in the clear, its histogram cell through the cell mechanism.
+        x: data.private.escape(Escape::UserRelease).x.clone(),
+        y: data.private.clipped_labels(data.bounds),
         test: data.test.x.clone(),
         bounds: data.bounds,
         fixed_s: (c.partition.shape != Some(SemiShape::Adaptive)).then(|| fixed_s(p)),
