@@ -56,6 +56,30 @@ fn failing(spec: &str, data: &Path) -> (Vec<String>, BTreeSet<&'static str>) {
     (verdict.failing_lines(), by)
 }
 
+/// The slips that read private rows outside a release and so could only be written through
+/// the typed flow's named escape `Escape::Slip("name")`, which `tests/private_escapes.rs`
+/// lists (the typed flow catches them: without that listed escape they do not compile).
+fn slips_through_escapes() -> BTreeSet<String> {
+    fn scan(dir: &Path, out: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                scan(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for part in text.split("Escape::Slip(\"").skip(1) {
+                    if let Some(end) = part.find('"') {
+                        out.insert(part[..end].to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    scan(&common::root().join("src"), &mut out);
+    out
+}
+
 #[test]
 fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
     let Some(data) = common::real_data(&["abalone.csv"]) else {
@@ -76,12 +100,16 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
             clean.insert(spec, lines);
         }
     }
+    let typed = slips_through_escapes();
     let mut caught = 0;
     let mut missed = Vec::new();
     for slip in SLIPS {
         switch(Some(slip.name));
-        let (lines, by) = failing(slip.spec, &data);
+        let (lines, mut by) = failing(slip.spec, &data);
         switch(None);
+        if typed.contains(slip.name) {
+            by.insert("typed flow");
+        }
         if lines.is_empty() {
             println!("MISSED  {} ({}): {}", slip.name, slip.spec, slip.what);
             missed.push(slip.name);

@@ -117,7 +117,7 @@ impl HistogramMechanism {
             "cell {cell} of {} cells",
             w.len()
         );
-        let label = clip_label(self.bounds, y) - self.shift;
+        let label = self.bounds.clip(y) - self.shift;
         for (j, wj) in w.iter_mut().enumerate() {
             *wj = f64::from(u8::from(j == cell)) + laplace(rng, self.b_w);
         }
@@ -125,15 +125,6 @@ impl HistogramMechanism {
             *zj = if j == cell { label } else { 0.0 } + laplace(rng, self.b_z);
         }
     }
-}
-
-/// A private label clipped into the declared `bounds`, the input domain of the histogram's
-/// label release (LPDT paper App. D.1: Z = (clip(y) − shift)·U + Laplace).
-fn clip_label(bounds: LabelBounds, y: f64) -> f64 {
-    if crate::privacy::mutants::active("histogram-label-unclipped") {
-        return y;
-    }
-    bounds.clip(y)
 }
 
 /// Simulates every private user's PHIST/APHIST release on `grid` and predicts `test`
@@ -171,7 +162,7 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
     for (c, &yi) in private_cells.iter().zip(y) {
         let e = counts.entry(c).or_insert((0.0, 0.0));
         e.0 += 1.0;
-        e.1 += clip_label(cfg.bounds, yi) - shift;
+        e.1 += cfg.bounds.clip(yi) - shift;
     }
     // The per-cell noise sums below stand for the n users' whole vectors W_i and Z_i
     // (every user releases every cell's coordinate): each user is charged one release.

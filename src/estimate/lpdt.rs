@@ -144,12 +144,7 @@ impl LpdtMechanism {
     #[inline]
     pub fn noisy_label<R: RngCore + ?Sized>(&self, user: usize, y: f64, rng: &mut R) -> f64 {
         let scale = self.label_scale;
-        let clipped = if crate::privacy::mutants::active("lpdt-label-unclipped") {
-            y
-        } else {
-            self.bounds.clip(y)
-        };
-        let noisy = clipped + laplace(rng, scale);
+        let noisy = self.bounds.clip(y) + laplace(rng, scale);
         ledger::charge(
             LPDT_LABEL_PART,
             Subjects::One(user),

@@ -77,16 +77,6 @@ pub const SLIPS: &[Slip] = &[
         spec: "tests/privacy/diprime.yaml",
     },
     Slip {
-        name: "lpdt-label-unclipped",
-        what: "LPDT's label release (estimate/lpdt.rs, LpdtMechanism::noisy_label) adds its Laplace noise to the raw label instead of the label clipped into the declared bounds: the scale still assumes the bounds' range, the ledger still charges R/scale",
-        spec: "tests/privacy/local.yaml",
-    },
-    Slip {
-        name: "histogram-label-unclipped",
-        what: "the private histogram's label release (estimate/histogram.rs, clip_label, used by the per-user release and the exact sums: PHIST, APHIST, Hist) puts the raw label in the label vector instead of the label clipped into the declared bounds",
-        spec: "tests/privacy/local.yaml",
-    },
-    Slip {
         name: "partition-on-public-and-private",
         what: "a composition whose partition is declared grown on the public sample (methods/compose/composed.rs, grown_on: public; LPDT-M, LPDT-V, LPCT) grows it on the public and private rows pooled",
         spec: "tests/privacy/local.yaml",
