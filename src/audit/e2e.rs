@@ -709,49 +709,48 @@ pub fn e2e_experiment(
             let pairs = ranges.pairs(&ux, uy, &free);
             for &epsilon in &epsilons {
                 let eps_text = epsilon_text(epsilon);
+                // `n` fits of each neighbour of pair `pi` from the streams of `stage`
+                // (pilot or final); None when the method skips the data.
+                type Fits = Option<(Vec<Vec<f64>>, Vec<Vec<f64>>)>;
+                let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<Fits, E2eError> {
+                    let pair = &pairs[pi];
+                    let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
+                    let pi_text = pi.to_string();
+                    let mut sides = Vec::with_capacity(2);
+                    for (side, canary) in [("a", &pair.a), ("b", &pair.b)] {
+                        let data = base.data(canary, probes)?;
+                        let parts = [
+                            "e2e",
+                            plan.label.as_str(),
+                            key.as_str(),
+                            eps_text.as_str(),
+                            pi_text.as_str(),
+                            side,
+                            stage,
+                        ];
+                        let z = fits(
+                            plan,
+                            &structural,
+                            &mechanism,
+                            epsilon,
+                            &data,
+                            seed,
+                            &parts,
+                            n,
+                        )
+                        .map_err(|e| err(epsilon, e))?;
+                        sides.push(z);
+                    }
+                    let zb = sides.pop().flatten();
+                    let za = sides.pop().flatten();
+                    Ok(za.zip(zb))
+                };
                 for part in PARTS {
                     // Pilot: every pair of the part, the best (pair, probe, event).
                     let mut best: Option<(f64, usize, usize, super::Event)> = None;
                     let mut pilot_ran = true;
-                    for (pi, pair) in pairs.iter().enumerate().filter(|(_, p)| p.part == part) {
-                        let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
-                        let da = base.data(&pair.a, probes)?;
-                        let db = base.data(&pair.b, probes)?;
-                        let pi_text = pi.to_string();
-                        let parts = |side: &'static str| {
-                            [
-                                "e2e",
-                                plan.label.as_str(),
-                                key.as_str(),
-                                eps_text.as_str(),
-                                pi_text.as_str(),
-                                side,
-                                "pilot",
-                            ]
-                        };
-                        let za = fits(
-                            plan,
-                            &structural,
-                            &mechanism,
-                            epsilon,
-                            &da,
-                            seed,
-                            &parts("a"),
-                            opts.pilot,
-                        )
-                        .map_err(|e| err(epsilon, e))?;
-                        let zb = fits(
-                            plan,
-                            &structural,
-                            &mechanism,
-                            epsilon,
-                            &db,
-                            seed,
-                            &parts("b"),
-                            opts.pilot,
-                        )
-                        .map_err(|e| err(epsilon, e))?;
-                        let (Some(za), Some(zb)) = (za, zb) else {
+                    for (pi, _) in pairs.iter().enumerate().filter(|(_, p)| p.part == part) {
+                        let Some((za, zb)) = pair_fits(pi, "pilot", opts.pilot)? else {
                             pilot_ran = false;
                             break;
                         };
@@ -767,44 +766,7 @@ pub fn e2e_experiment(
                         continue;
                     };
                     let pair = &pairs[pi];
-                    let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
-                    let da = base.data(&pair.a, probes)?;
-                    let db = base.data(&pair.b, probes)?;
-                    let pi_text = pi.to_string();
-                    let parts = |side: &'static str| {
-                        [
-                            "e2e",
-                            plan.label.as_str(),
-                            key.as_str(),
-                            eps_text.as_str(),
-                            pi_text.as_str(),
-                            side,
-                            "final",
-                        ]
-                    };
-                    let za = fits(
-                        plan,
-                        &structural,
-                        &mechanism,
-                        epsilon,
-                        &da,
-                        seed,
-                        &parts("a"),
-                        opts.fits,
-                    )
-                    .map_err(|e| err(epsilon, e))?;
-                    let zb = fits(
-                        plan,
-                        &structural,
-                        &mechanism,
-                        epsilon,
-                        &db,
-                        seed,
-                        &parts("b"),
-                        opts.fits,
-                    )
-                    .map_err(|e| err(epsilon, e))?;
-                    let (Some(za), Some(zb)) = (za, zb) else {
+                    let Some((za, zb)) = pair_fits(pi, "final", opts.fits)? else {
                         continue;
                     };
                     let count =
