@@ -221,7 +221,9 @@ fn flags_select_and_bad_flags_are_named() {
 /// certifies above it, the ledger charges each row 4·(1/3) + 2·2 = 16/3 against ε = 4) and
 /// reads private rows for its bin edges and node scales, so the check fails naming it, until
 /// the spec lists each part with a bound and a reason; a bound below what is charged
-/// fails again. LPDT-M stays within its budget either way.
+/// fails again. The end-to-end audit sees the same data flow (a label or point beyond the
+/// range moves DP-RF's unclamped node means and its bins), listed too. LPDT-M stays within
+/// its budget either way.
 #[test]
 fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
     let dir = tempfile::tempdir().unwrap();
@@ -268,7 +270,7 @@ fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
         assert!((charged - 4.0).abs() < 1e-6, "{r:?}");
     }
     let known = |over_budget_ratio: f64| {
-        format!("  known_violations:\n    - {{method: DP-RF, part: split choice (regression), max_ratio: 6.01, why: \"whole-tree split budget (docs/methods/diprime.md §9 item 13)\"}}\n    - {{method: DP-RF, part: over_budget, max_ratio: {over_budget_ratio}, why: \"the same split budget on the ledger: 16/3 against 4\"}}\n    - {{method: DP-RF, part: bin edges, why: \"5-bin edges from the training and test rows (docs/methods/diprime.md §4.7)\"}}\n    - {{method: DP-RF, part: node mean scale n, why: \"node means scaled by the exact count (docs/methods/diprime.md §9 item 3)\"}}\n")
+        format!("  known_violations:\n    - {{method: DP-RF, part: split choice (regression), max_ratio: 6.01, why: \"whole-tree split budget (docs/methods/diprime.md §9 item 13)\"}}\n    - {{method: DP-RF, part: over_budget, max_ratio: {over_budget_ratio}, why: \"the same split budget on the ledger: 16/3 against 4\"}}\n    - {{method: DP-RF, part: bin edges, why: \"5-bin edges from the training and test rows (docs/methods/diprime.md §4.7)\"}}\n    - {{method: DP-RF, part: node mean scale n, why: \"node means scaled by the exact count (docs/methods/diprime.md §9 item 3)\"}}\n    - {{method: DP-RF, part: \"end-to-end, labels beyond range\", max_ratio: 1000, why: \"unclamped node means of raw labels (docs/methods/diprime.md §4.5)\"}}\n    - {{method: DP-RF, part: \"end-to-end, points beyond range\", max_ratio: 1000, why: \"bin edges from all rows move with a far point (docs/methods/diprime.md §4.7)\"}}\n")
     };
     let (code, stdout, _) = run("known", spec(&known(1.34)));
     assert_eq!(code, Some(0), "{stdout}");
