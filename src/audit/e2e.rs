@@ -545,34 +545,10 @@ fn free_coordinates(
     Ok(mask.row(0).to_vec())
 }
 
-/// One fit of `plan` at (`structural`, `mechanism`, ε) on `data`, its streams drawn from
-/// `rng_seed` parts: the predictions at the probes, or None when the method skips the
-/// data (`prepare` returned None).
-fn fit(
-    plan: &MethodPlan,
-    structural: &Params,
-    mechanism: &Params,
-    epsilon: f64,
-    data: &RepData,
-    seed: u64,
-    parts: &[&str],
-) -> Result<Option<Vec<f64>>, MethodError> {
-    let with = |role: &str| {
-        let mut p: Vec<&str> = parts.to_vec();
-        p.push(role);
-        stream(seed, &p)
-    };
-    let (mut ps, mut rs) = (with("partition"), with("release"));
-    let Some(prepared) = plan.method.prepare(data, structural, &mut ps)? else {
-        return Ok(None);
-    };
-    prepared
-        .predict(mechanism, Some(epsilon), &mut rs)
-        .map(Some)
-}
-
-/// Fits `n` times on `data` in parallel: row j is fit j's predictions at the probes
-/// (None: the method skips the data).
+/// `n` fits of `plan` at (`structural`, `mechanism`, ε) on `data`, in parallel: fit j
+/// prepares (the partition) and predicts (every release, the estimator) with its own two
+/// streams, keyed by the spec `seed`, `parts`, j and `partition` or `release`; row j is its
+/// predictions at the probes. None when the method skips the data (`prepare` returned None).
 #[allow(clippy::too_many_arguments)]
 fn fits(
     plan: &MethodPlan,
@@ -584,20 +560,24 @@ fn fits(
     parts: &[&str],
     n: usize,
 ) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
-    let out: Result<Vec<Option<Vec<f64>>>, MethodError> = (0..n)
+    (0..n)
         .into_par_iter()
         .map(|j| {
             let j = j.to_string();
-            let mut p = parts.to_vec();
-            p.push(&j);
-            fit(plan, structural, mechanism, epsilon, data, seed, &p)
+            let with = |role: &str| {
+                let mut p = parts.to_vec();
+                p.extend([j.as_str(), role]);
+                stream(seed, &p)
+            };
+            let (mut ps, mut rs) = (with("partition"), with("release"));
+            let Some(prepared) = plan.method.prepare(data, structural, &mut ps)? else {
+                return Ok(None);
+            };
+            prepared
+                .predict(mechanism, Some(epsilon), &mut rs)
+                .map(Some)
         })
-        .collect();
-    let out = out?;
-    if out.iter().any(Option::is_none) {
-        return Ok(None);
-    }
-    Ok(Some(out.into_iter().map(Option::unwrap).collect()))
+        .collect()
 }
 
 /// Column `k` of fits `z` (a probe's prediction in each fit).
