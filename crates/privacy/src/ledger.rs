@@ -279,6 +279,107 @@ pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
     })
 }
 
+/// The domain a release's input is declared to lie in, from which its charge's
+/// sensitivity comes ([`Domain::sensitivity_seen`]). Sensitivities are L1 (Laplace,
+/// randomized response) or L2 (Gaussian) distances between two neighbouring inputs, in the
+/// input's own units (a label's range R, a count's 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Domain {
+    /// Every coordinate in \[lo, hi\]: a label clipped into its bounds (one coordinate,
+    /// Δ = hi − lo; LPDT eq. (5), docs/methods/lpdt.md §2.1), or features clamped into
+    /// \[0, 1\]^d (d coordinates, L1 Δ = d·(hi − lo); DECONV, docs/methods/lpdt.md §7.5).
+    Interval {
+        /// The declared lower end.
+        lo: f64,
+        /// The declared upper end (≥ lo).
+        hi: f64,
+    },
+    /// A vector of `cells` coordinates, zero but at one, which holds a value in \[lo,
+    /// hi\]: a one-hot indicator (lo = hi = 1) or a label vector y·U (LPCT paper §3; LPDT
+    /// paper App. D.1). Two such vectors are at most 2·max(|lo|, |hi|) apart in L1 when
+    /// `cells` ≥ 2 (two coordinates differ), hi − lo with one cell. Only whether `cells`
+    /// exceeds 1 matters, so a caller may pass 2 for "several".
+    OneHot {
+        /// The declared lower end of the hot coordinate's value.
+        lo: f64,
+        /// The declared upper end of the hot coordinate's value.
+        hi: f64,
+        /// The number of coordinates.
+        cells: usize,
+    },
+    /// A sensitivity the caller states, for an input whose domain is none of the above (a
+    /// node's class counts, which one row moves by 1; a mean over n rows of labels in a
+    /// range W, W/n; a norm-bounded gradient): nothing to widen, except that a non-finite
+    /// coordinate makes it infinite.
+    Sensitivity(f64),
+}
+
+impl Domain {
+    /// The sensitivity a release of the input `seen` (its coordinates, before noise) is
+    /// charged at: the declared domain widened to take in what was actually seen, so that
+    /// a value released without being clipped into its domain is charged for the distance
+    /// it really spans, and +∞ when a coordinate is NaN or infinite.
+    ///
+    /// * [`Domain::Interval`]: Σ_j (max(hi, x_j) − min(lo, x_j)) (hi − lo per coordinate
+    ///   inside the domain; a label 1000 ranges above hi is charged about 1001 ranges).
+    /// * [`Domain::OneHot`] with `cells` ≥ 2: max(2M, ‖x‖₁ + M), M = max(|lo|, |hi|): a
+    ///   seen vector x is at most ‖x‖₁ + M from any vector of the domain; with one cell,
+    ///   as [`Domain::Interval`] on its one coordinate.
+    /// * [`Domain::Sensitivity`]: the stated Δ.
+    pub fn sensitivity_seen(&self, seen: &[f64]) -> f64 {
+        if seen.iter().any(|v| !v.is_finite()) {
+            return f64::INFINITY;
+        }
+        let widened =
+            |lo: f64, hi: f64| -> f64 { seen.iter().map(|&v| hi.max(v) - lo.min(v)).sum() };
+        match *self {
+            Domain::Interval { lo, hi } => widened(lo, hi),
+            Domain::OneHot { lo, hi, cells } if cells <= 1 => widened(lo, hi),
+            Domain::OneHot { lo, hi, .. } => {
+                let m = lo.abs().max(hi.abs());
+                let norm: f64 = seen.iter().map(|v| v.abs()).sum();
+                (2.0 * m).max(norm + m)
+            }
+            Domain::Sensitivity(delta) => delta,
+        }
+    }
+}
+
+/// Charges subject `first + i` the ε `epsilons` gives for it, for every i, under `part`
+/// (δ = `delta` each), when a recording runs; nothing, and `epsilons` is never called,
+/// otherwise. Consecutive subjects charged the same ε share one charge over their
+/// [`Subjects::Range`], so an exact shortcut that stands for n users whose inputs all lie
+/// in their domain makes one call. The charged sums (`crate::LaplaceSums`) and flips
+/// charge their users through it.
+pub fn charge_each<I: IntoIterator<Item = f64>>(
+    part: &str,
+    first: usize,
+    epsilons: impl FnOnce() -> I,
+    delta: f64,
+) {
+    if !is_recording() {
+        return;
+    }
+    let mut run: Option<(usize, usize, f64)> = None;
+    let flush = |r: Option<(usize, usize, f64)>| {
+        if let Some((a, b, e)) = r {
+            charge(part, Subjects::Range(a, b), e, delta);
+        }
+    };
+    for (i, e) in epsilons().into_iter().enumerate() {
+        let s = first + i;
+        match &mut run {
+            // Bit-equal ε (NaN included) extends the run.
+            Some((_, b, prev)) if prev.to_bits() == e.to_bits() => *b = s + 1,
+            _ => {
+                flush(run.take());
+                run = Some((s, s + 1, e));
+            }
+        }
+    }
+    flush(run);
+}
+
 /// ε spent by a Laplace draw of scale `scale` on a value of sensitivity `sensitivity` (L1
 /// distance two neighbouring inputs can move it): Δ/b (Dwork & Roth 2014, Theorem 3.6).
 /// A scale of 0 spends an infinite ε (Δ > 0; IEEE division gives +∞); NaN in, or Δ = b = 0,
