@@ -81,9 +81,14 @@ fn params(decls: &[ParamDecl], overrides: &[(&str, &str)]) -> Params {
 
 /// One real fit of `method` at grid point `overrides` and ε, recorded.
 fn fit(method: &str, task: Task, overrides: &[(&str, &str)], epsilon: f64) -> LedgerReport {
+    fit_on(&data(task), method, overrides, epsilon)
+}
+
+/// One real fit of `method` on `d` at grid point `overrides` and ε, recorded.
+fn fit_on(d: &RepData, method: &str, overrides: &[(&str, &str)], epsilon: f64) -> LedgerReport {
     let m = find(method).unwrap();
     let p = params(m.params(), overrides);
-    let d = data(task);
+    let d = d.clone();
     let ((), report) = ledger::recording(|| {
         let prepared = m
             .prepare(&d, &p, &mut Pcg64::seed_from_u64(1))
@@ -481,6 +486,86 @@ mod slips {
         // κ = e^{ρε}/(1 + e^{ρε}): two bits at ρε each, plus (1 − ρ)ε: 1.5ε at ρ = 1/2.
         assert_every_user_pays("rr slip", &r, 1.5, quantization_tolerance(2.0 * 0.5));
         assert!(flagged);
+    }
+
+    /// The Laplace sampler drawing at half the scale its caller passes
+    /// (`laplace-draw-scale-halved`): the charged releases compute each charge from the
+    /// scale the draw really used, so every Laplace part costs twice its share. LPDT at
+    /// ρ = 1/2 (per-user and fast simulation alike): ε/2 for the bits + 2·ε/2 for the label
+    /// = 1.5ε; PHIST's exact sums of both vectors and DECONV's feature vector and label:
+    /// 2ε. Without the slip, ε.
+    #[test]
+    fn a_laplace_draw_at_half_the_scale_is_charged_twice() {
+        let _g = lock();
+        let lpdt = |simulation: &'static str| {
+            let mut p = LPDT.to_vec();
+            p.push(("simulation", simulation));
+            fit("LPDT-M", Task::Regression, &p, 1.0)
+        };
+        let phist = || fit("PHIST", Task::Regression, &[("bins", "3"), ("t", "0")], 1.0);
+        let deconv = || fit("DECONV", Task::Regression, &[("bandwidth", "0.5")], 1.0);
+        let tol = quantization_tolerance(0.5);
+        for (name, r, want) in [
+            ("LPDT fast", lpdt("fast"), 1.0),
+            ("LPDT per user", lpdt("per_user"), 1.0),
+            ("PHIST", phist(), 1.0),
+            ("DECONV", deconv(), 1.0),
+        ] {
+            assert_every_user_pays(&format!("{name} without the slip"), &r, want, tol);
+        }
+        let slipped = with_slip("laplace-draw-scale-halved", || {
+            [
+                ("LPDT fast", lpdt("fast"), 1.5),
+                ("LPDT per user", lpdt("per_user"), 1.5),
+                ("PHIST", phist(), 2.0),
+                ("DECONV", deconv(), 2.0),
+            ]
+        });
+        for (name, r, want) in slipped {
+            assert_every_user_pays(&format!("{name} with the slip"), &r, want, tol);
+        }
+    }
+
+    /// A label released without being clipped into its bounds (`lpdt-label-unclipped`,
+    /// `histogram-label-unclipped`) is charged for the range it really spans: with bounds
+    /// [0, 1] and labels in about [−1.5, 3.5], the user whose label lies farthest outside
+    /// pays (1 − ρ)ε·(max(1, y) − min(0, y)) for LPDT's label (over ε), and PHIST's label
+    /// vector 2·M widened by |y|. Clipped (no slip), every user pays ε.
+    #[test]
+    fn an_unclipped_label_is_charged_above_epsilon() {
+        let _g = lock();
+        let mut d = data(Task::Regression);
+        d.bounds = LabelBounds { lo: 0.0, hi: 1.0 };
+        let lpdt = |d: &RepData| fit_on(d, "LPDT-M", LPDT, 1.0);
+        let phist = |d: &RepData| fit_on(d, "PHIST", &[("bins", "2"), ("t", "0")], 1.0);
+        assert_every_user_pays("LPDT clipped", &lpdt(&d), 1.0, quantization_tolerance(0.5));
+        assert_every_user_pays("PHIST clipped", &phist(&d), 1.0, 1e-9);
+        let spans = |y: f64| 1.0f64.max(y) - 0.0f64.min(y);
+        let widest = d.private.y.iter().map(|&y| spans(y)).fold(0.0, f64::max);
+        assert!(widest > 3.0, "labels spread beyond the bounds: {widest}");
+        let r = with_slip("lpdt-label-unclipped", || lpdt(&d));
+        let want = 0.5 + 0.5 * widest;
+        assert!(
+            (r.max_epsilon - want).abs() <= quantization_tolerance(0.5),
+            "LPDT unclipped: {} against {want}: {}",
+            r.max_epsilon,
+            r.path_text()
+        );
+        assert!(
+            r.min_epsilon < 1.0 + 1e-6,
+            "a label inside its bounds pays ε"
+        );
+        // PHIST: Z's sensitivity max(2M, |y| + M) with M = 1, over b_z = 2M/(ε/2) = 4.
+        let biggest = d.private.y.iter().map(|y| y.abs()).fold(0.0, f64::max);
+        let r = with_slip("histogram-label-unclipped", || phist(&d));
+        let want = 0.5 + (biggest + 1.0f64).max(2.0) / 4.0;
+        assert!(
+            (r.max_epsilon - want).abs() < 1e-9,
+            "PHIST unclipped: {} against {want}: {}",
+            r.max_epsilon,
+            r.path_text()
+        );
+        assert!(r.max_epsilon > 1.0);
     }
 
     #[test]
