@@ -115,7 +115,7 @@ impl LedgerReport {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct State {
     parts: Vec<String>,
     /// Per part: per subject (ε total, δ total, calls).
@@ -255,27 +255,58 @@ pub fn private_quantity(name: &str, detail: impl FnOnce() -> String) {
     });
 }
 
+/// What a recording charged so far, to continue from: a fit's preparation recorded once
+/// and each of its releases recorded on top of it ([`recording_from`]) totals what one
+/// recording of the whole fit would.
+#[derive(Clone, Default)]
+pub struct Recorded(State);
+
+impl Recorded {
+    /// The totals of what was recorded ([`LedgerReport`]).
+    pub fn report(&self) -> LedgerReport {
+        self.0.clone().report()
+    }
+}
+
+impl std::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Recorded").field(&self.report()).finish()
+    }
+}
+
 /// Runs `f` with a fresh ledger on a one-thread rayon pool (so that parallel code inside
 /// `f` charges the same ledger) and returns its result with the ledger's totals.
 ///
 /// # Panics
 /// If a recording already runs on this thread, or the pool cannot be built.
 pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
+    let (out, recorded) = recording_from(&Recorded::default(), f);
+    (out, recorded.0.report())
+}
+
+/// Runs `f` as [`recording`] does, on a ledger that starts with the charges and private
+/// quantities of `start`, and returns its result with everything recorded (`start`'s
+/// included).
+///
+/// # Panics
+/// If a recording already runs on this thread, or the pool cannot be built.
+pub fn recording_from<T: Send>(start: &Recorded, f: impl FnOnce() -> T + Send) -> (T, Recorded) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .expect("a one-thread pool for a ledger recording");
-    pool.install(|| {
+    let state = start.0.clone();
+    pool.install(move || {
         LEDGER.with(|l| {
             let mut g = l.borrow_mut();
             assert!(g.is_none(), "a ledger recording is already running");
-            *g = Some(State::default());
+            *g = Some(state);
         });
         // A panic in `f` leaves the ledger behind on the pool's one thread, which ends
         // with the pool: the next recording builds a pool (and a thread) of its own.
         let out = f();
         let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
-        (out, state.report())
+        (out, Recorded(state))
     })
 }
 
@@ -497,6 +528,24 @@ mod tests {
         assert_eq!(r.subjects, 1000);
         assert_eq!((r.max_epsilon, r.min_epsilon), (1.0, 0.5));
         assert_eq!(r.private_quantities.len(), 1);
+    }
+
+    /// A recording continued from another totals what one recording of both would.
+    #[test]
+    fn a_continued_recording_totals_both() {
+        let ((), prep) = recording_from(&Recorded::default(), || {
+            charge("prep", Subjects::One(1), 0.25, 0.0);
+            private_quantity("q", || "d".into());
+        });
+        let ((), both) = recording_from(&prep, || charge("fit", Subjects::Range(0, 2), 0.5, 0.0));
+        let ((), once) = recording(|| {
+            charge("prep", Subjects::One(1), 0.25, 0.0);
+            private_quantity("q", || "d".into());
+            charge("fit", Subjects::Range(0, 2), 0.5, 0.0);
+        });
+        assert_eq!(both.report(), once);
+        assert_eq!(prep.report().max_epsilon, 0.25);
+        assert!(format!("{prep:?}").starts_with("Recorded(LedgerReport"));
     }
 
     #[test]
