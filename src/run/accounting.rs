@@ -107,11 +107,55 @@ pub fn validation_training_budget<'a>(
         .collect()
 }
 
+/// `m`ε in words: `ε`, `132ε`, `1.5ε` (three significant digits beyond the integers).
+fn epsilon_multiple(m: f64) -> String {
+    if (m - 1.0).abs() < 1e-9 {
+        "ε".to_string()
+    } else if (m - m.round()).abs() < 1e-9 * m.abs().max(1.0) {
+        format!("{}ε", m.round())
+    } else {
+        format!(
+            "{}ε",
+            crate::report::format_fixed(m, 3).trim_end_matches('0')
+        )
+    }
+}
+
+/// The table note on what a cell of each private method of `labels` costs its users under
+/// selection `mode`, from the grid (every fit spending exactly its ε,
+/// [`TuningCharges::nominal`]): ε per fit (the column's ε) and ε with tuning
+/// ([`epsilon_with_tuning`]). None when no private method is shown.
+pub fn budget_note(exp: &Experiment, labels: &[&str], mode: Selection) -> Option<String> {
+    let list: Vec<String> = exp
+        .methods
+        .iter()
+        .filter(|m| m.method.private() && labels.contains(&m.label.as_str()))
+        .map(|m| {
+            let with = epsilon_with_tuning(&exp.spec.tuning, mode, &TuningCharges::nominal(m, 1.0));
+            format!(
+                "{} ε per fit, {} with tuning",
+                m.label,
+                epsilon_multiple(with)
+            )
+        })
+        .collect();
+    if list.is_empty() {
+        return None;
+    }
+    let how = match mode {
+        Selection::BestMean => "oracle selection over the k distinct release configurations of the grid: kε",
+        Selection::Cv => "cross-validation: every fold refits each of the k distinct release configurations with fresh noise, (folds − 1)·kε + ε",
+        Selection::PrivateValidation => "private validation: the training users' releases for the k distinct release configurations or the validation users' noisy losses, whichever costs more",
+    };
+    Some(format!("Privacy budget of a cell (basic composition; {how}): {}. The column's ε is the budget of one fit; dp-repro audit measures both on the privacy ledger (ledger.csv, epsilon_per_fit and epsilon_with_tuning).", list.join("; ")))
+}
+
 /// Table notes on privacy for a table showing the methods `labels` under selection `mode`:
 /// one per method that uses private records in the clear, the notes of the repetition
 /// records of the methods shown (`records::record_notes`: one per privacy-mask setting), one
-/// for a label range taken from private labels, and, under private validation, the training
-/// users' total budget.
+/// for a label range taken from private labels, under private validation the training
+/// users' total budget, and ε per fit and with tuning of each private method
+/// ([`budget_note`]).
 pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<String> {
     let mut notes = Vec::new();
     for m in exp
@@ -169,6 +213,7 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
             notes.push(format!("Budget under private validation: each validation user spent ε; each training user spent in total {list} ({how}). The column's ε is the budget of one fit."));
         }
     }
+    notes.extend(budget_note(exp, labels, mode));
     notes
 }
 
