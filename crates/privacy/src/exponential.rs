@@ -165,10 +165,12 @@ pub fn exponential_release<R: Rng + ?Sized>(
 }
 
 /// The coefficient the log-weights `log_weights` realise on the scores `scores`: the
-/// largest |Δ log-weight|/|Δ score| between candidates adjacent in score order (the
-/// Lipschitz constant of the weights on the candidates: any pair's ratio is an average of
-/// adjacent ones), over candidates whose score and weight are finite; +∞ when two equal
-/// scores have different weights.
+/// largest |Δ log-weight|/|Δ score| along the candidates in score order, between
+/// successive candidates at least a gap g apart (g = max(10⁻³ × the scores' range, 10⁻⁹ ×
+/// their largest magnitude), so that rounding in weights built as c·u cannot make two
+/// nearly equal scores look steep), over candidates whose score and weight are finite; 0
+/// when fewer than two such candidates differ by g. Weights built at a larger coefficient
+/// than stated show here; weights capped or floored below c·u realise less.
 pub fn realised_coefficient(scores: &[f64], log_weights: &[f64]) -> f64 {
     let mut pts: Vec<(f64, f64)> = scores
         .iter()
@@ -176,19 +178,24 @@ pub fn realised_coefficient(scores: &[f64], log_weights: &[f64]) -> f64 {
         .filter(|(u, w)| u.is_finite() && w.is_finite())
         .map(|(&u, &w)| (u, w))
         .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    pts.windows(2)
-        .map(|p| {
-            let (du, dw) = (p[1].0 - p[0].0, (p[1].1 - p[0].1).abs());
-            if dw == 0.0 {
-                0.0
-            } else if du == 0.0 {
-                f64::INFINITY
-            } else {
-                dw / du
-            }
-        })
-        .fold(0.0, f64::max)
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+        return 0.0;
+    };
+    let magnitude = first.0.abs().max(last.0.abs());
+    let gap = (1e-3 * (last.0 - first.0)).max(1e-9 * magnitude);
+    if gap <= 0.0 {
+        return 0.0;
+    }
+    let mut anchor = *first;
+    let mut best: f64 = 0.0;
+    for &p in &pts[1..] {
+        if p.0 - anchor.0 >= gap {
+            best = best.max((p.1 - anchor.1).abs() / (p.0 - anchor.0));
+            anchor = p;
+        }
+    }
+    best
 }
 
 /// The exponential mechanism's release from log-weights the caller built as c·u for the
@@ -214,8 +221,9 @@ pub fn exponential_weights_release<R: Rng + ?Sized>(
     let j = draw_index(rng, &exponential_probabilities(log_weights, norm));
     if ledger::is_recording() {
         let realised = realised_coefficient(scores, log_weights);
-        // Rounding of c·u moves the realised slope by a few ulps.
-        let c = if realised > coefficient * (1.0 + 1e-9) {
+        // Rounding of c·u moves the realised slope by less than 10⁻⁶ of it (see
+        // `realised_coefficient`'s gap).
+        let c = if realised > coefficient * (1.0 + 1e-5) {
             realised
         } else {
             coefficient
@@ -384,14 +392,21 @@ mod tests {
         // Weights built at twice the stated coefficient: charged twice.
         let steep: Vec<f64> = q.iter().map(|u| 0.5 * u).collect();
         assert_eq!(charged(&steep), 2.0);
-        assert_eq!(
-            realised_coefficient(&[1.0, 1.0], &[0.0, 1.0]),
-            f64::INFINITY
-        );
+        // Equal scores give no slope; −∞ is not a score.
+        assert_eq!(realised_coefficient(&[1.0, 1.0], &[0.0, 1.0]), 0.0);
         assert_eq!(
             realised_coefficient(&[1.0, f64::NEG_INFINITY], &[0.0, 1.0]),
             0.0
         );
+        // Nearly equal scores whose weights round apart (DP-RF's −e·mse·n/(8B²) on two
+        // errors a few ulps apart) do not count; the spread of the others does.
+        let u = [-1000.0, -1000.0 + 1e-12, -999.0, -900.0];
+        let w: Vec<f64> = [0.0, 0.001, 0.25, 25.0]
+            .iter()
+            .map(|d| -250.0 + d)
+            .collect();
+        let r = realised_coefficient(&u, &w);
+        assert!((r - 0.25).abs() < 1e-9, "{r}");
     }
 
     #[test]
