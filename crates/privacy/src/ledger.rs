@@ -124,6 +124,11 @@ struct State {
     charged: Vec<bool>,
     calls: u64,
     quantities: BTreeMap<(String, String), ()>,
+    /// The captures running ([`capturing`]), innermost last: every charge and private
+    /// quantity is also kept in each.
+    captures: Vec<Captured>,
+    /// The captures already charged to this recording (drawn or replayed in it), by id.
+    applied: std::collections::BTreeSet<u64>,
 }
 
 impl State {
@@ -227,6 +232,13 @@ pub fn charge(part: &str, subjects: Subjects<'_>, epsilon: f64, delta: f64) {
         let Some(state) = guard.as_mut() else {
             return;
         };
+        if !state.captures.is_empty() {
+            let who = OwnedSubjects::of(subjects);
+            for c in &mut state.captures {
+                c.charges
+                    .push((part.to_string(), who.clone(), epsilon, delta));
+            }
+        }
         let p = state.part_index(part);
         state.calls += 1;
         match subjects {
@@ -250,9 +262,101 @@ pub fn charge(part: &str, subjects: Subjects<'_>, epsilon: f64, delta: f64) {
 pub fn private_quantity(name: &str, detail: impl FnOnce() -> String) {
     LEDGER.with(|l| {
         if let Some(state) = l.borrow_mut().as_mut() {
-            state.quantities.insert((name.to_string(), detail()), ());
+            let q = (name.to_string(), detail());
+            for c in &mut state.captures {
+                c.quantities.push(q.clone());
+            }
+            state.quantities.insert(q, ());
         }
     });
+}
+
+/// [`Subjects`] that own their rows, for a [`Captured`] charge.
+#[derive(Debug, Clone, PartialEq)]
+enum OwnedSubjects {
+    One(usize),
+    Range(usize, usize),
+    Rows(Vec<usize>),
+}
+
+impl OwnedSubjects {
+    fn of(s: Subjects<'_>) -> OwnedSubjects {
+        match s {
+            Subjects::One(i) => OwnedSubjects::One(i),
+            Subjects::Range(a, b) => OwnedSubjects::Range(a, b),
+            Subjects::Rows(r) => OwnedSubjects::Rows(r.to_vec()),
+        }
+    }
+
+    fn borrow(&self) -> Subjects<'_> {
+        match self {
+            OwnedSubjects::One(i) => Subjects::One(*i),
+            OwnedSubjects::Range(a, b) => Subjects::Range(*a, *b),
+            OwnedSubjects::Rows(r) => Subjects::Rows(r),
+        }
+    }
+}
+
+/// The charges and private quantities made while a release was drawn, kept with the
+/// release by a cache that hands the same release to later fits (HistOfTree's round-1
+/// labels, the trees grown on released data): [`replay`] charges them to each recording
+/// that uses the cached release without drawing it. Empty when drawn outside a recording.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Captured {
+    /// Unique per capture (0: nothing captured).
+    id: u64,
+    charges: Vec<(String, OwnedSubjects, f64, f64)>,
+    quantities: Vec<(String, String)>,
+}
+
+/// Runs `f` (a release's draw) and returns, with its result, everything it charged to the
+/// running recording ([`Captured`]; nothing outside a recording). The charges go to the
+/// recording as usual, which counts the capture as applied to it.
+pub fn capturing<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let started = LEDGER.with(|l| match l.borrow_mut().as_mut() {
+        Some(state) => {
+            let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            state.captures.push(Captured {
+                id,
+                ..Captured::default()
+            });
+            state.applied.insert(id);
+            true
+        }
+        None => false,
+    });
+    let out = f();
+    let captured = if started {
+        LEDGER.with(|l| {
+            l.borrow_mut()
+                .as_mut()
+                .and_then(|state| state.captures.pop())
+                .unwrap_or_default()
+        })
+    } else {
+        Captured::default()
+    };
+    (out, captured)
+}
+
+/// Charges the running recording what `captured` holds, once per recording (a recording
+/// that drew the release, or already replayed it, is not charged again); nothing outside a
+/// recording.
+pub fn replay(captured: &Captured) {
+    let fresh = LEDGER.with(|l| match l.borrow_mut().as_mut() {
+        Some(state) if captured.id != 0 => state.applied.insert(captured.id),
+        _ => false,
+    });
+    if !fresh {
+        return;
+    }
+    for (part, who, epsilon, delta) in &captured.charges {
+        charge(part, who.borrow(), *epsilon, *delta);
+    }
+    for (name, detail) in &captured.quantities {
+        private_quantity(name, || detail.clone());
+    }
 }
 
 /// What a recording charged so far, to continue from: a fit's preparation recorded once
@@ -528,6 +632,35 @@ mod tests {
         assert_eq!(r.subjects, 1000);
         assert_eq!((r.max_epsilon, r.min_epsilon), (1.0, 0.5));
         assert_eq!(r.private_quantities.len(), 1);
+    }
+
+    /// A captured release replays its charges and quantities once into each other
+    /// recording that uses it, and never into the one that drew it; a capture outside a
+    /// recording holds nothing.
+    #[test]
+    fn a_captured_release_is_charged_once_per_recording_that_uses_it() {
+        let (c, drawn) = recording(|| {
+            let ((), c) = capturing(|| {
+                charge("label", Subjects::Range(0, 3), 0.5, 0.0);
+                charge("rows", Subjects::Rows(&[4, 4]), 0.1, 0.0);
+                private_quantity("q", || "d".into());
+            });
+            replay(&c);
+            c
+        });
+        assert_eq!(
+            (drawn.subjects, drawn.calls, drawn.max_epsilon),
+            (4, 2, 0.5)
+        );
+        let ((), again) = recording(|| {
+            replay(&c);
+            replay(&c);
+        });
+        assert_eq!(again, drawn);
+        let ((), none) = capturing(|| charge("x", Subjects::One(0), 1.0, 0.0));
+        assert_eq!(none, Captured::default());
+        let ((), r) = recording(|| replay(&none));
+        assert_eq!(r, LedgerReport::default());
     }
 
     /// A recording continued from another totals what one recording of both would.

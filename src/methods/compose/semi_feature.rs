@@ -322,6 +322,9 @@ struct Adaptive {
 /// in it (each depth maps them through [`leaf_map`], without walking the tree again).
 struct Grown {
     y_noisy: Vec<f64>,
+    /// What drawing Ỹ charged the ledger, charged again to each other recording that
+    /// takes this cached Ỹ ([`ledger::replay`](crate::privacy::ledger::replay)).
+    charged: crate::privacy::ledger::Captured,
     tree: MaskedTree,
     depth: usize,
     /// Leaf of every private user.
@@ -359,6 +362,7 @@ impl PreparedHistTree {
         let key = (s, rho.to_bits(), eps.to_bits());
         let mut cache = self.grown.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(g) = cache.get(&key).filter(|g| g.depth >= depth) {
+            crate::privacy::ledger::replay(&g.charged);
             return g.clone();
         }
         // Ỹ depends on the label seed and (ρ, ε) only (shared by every s, depth, bins).
@@ -367,7 +371,9 @@ impl PreparedHistTree {
             &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
         );
         // Round 1 (card §3.1): the users' labels, clipped at preparation, plus Lap(R/ε_Y).
-        let y_noisy = round1_labels(&self.y, self.bounds, eps_label, &mut stream);
+        let (y_noisy, charged) = crate::privacy::ledger::capturing(|| {
+            round1_labels(&self.y, self.bounds, eps_label, &mut stream)
+        });
         let mut axes: Vec<usize> = self.order[s..].to_vec();
         axes.sort_unstable();
         let g = MaskedGrowth {
@@ -409,6 +415,7 @@ impl PreparedHistTree {
             tree,
             depth: tp.depth,
             y_noisy,
+            charged,
         });
         cache.insert(key, grown.clone());
         grown
@@ -575,6 +582,48 @@ mod ledger_tests {
         assert_eq!(part(GRR_PART).calls, 1);
         assert!((part(GRR_PART).epsilon - rho * eps).abs() < 1e-9);
         assert!(r.private_quantities.is_empty(), "{r:?}");
+    }
+
+    /// A preparation fits several grid points, and the round-1 labels of one (s, ρ, ε)
+    /// are drawn once and cached for the others: each fit recorded on top of the
+    /// preparation (as the ledger run records them) is still charged the labels it
+    /// stands on, as a fresh preparation's fit is, and once.
+    #[test]
+    fn a_fit_on_cached_round1_labels_is_charged_them() {
+        let data = rep_data(N, 40, 4);
+        let m = find("HistOfTree-ME").unwrap();
+        let at = |bins: i64| {
+            point(
+                m.params(),
+                &[
+                    ("mask", s("aligned")),
+                    ("d_p", ParamValue::Int(2)),
+                    ("rho", ParamValue::Float(0.35)),
+                    ("depth", ParamValue::Int(3)),
+                    ("bins", ParamValue::Int(bins)),
+                ],
+            )
+        };
+        let (fit, start) = ledger::recording_from(&ledger::Recorded::default(), || {
+            m.prepare(&data, &at(2), &mut Pcg64::seed_from_u64(1))
+                .unwrap()
+                .unwrap()
+        });
+        let mut reports = Vec::new();
+        for bins in [2, 3, 2] {
+            let (_, r) = ledger::recording_from(&start, || {
+                fit.predict(&at(bins), Some(1.3), &mut Pcg64::seed_from_u64(2))
+                    .unwrap()
+            });
+            reports.push(r.report());
+        }
+        for r in &reports {
+            assert_eq!(r.subjects, N);
+            assert!((r.max_epsilon - 1.3).abs() < 1e-9, "{}", r.path_text());
+            let label = r.path.iter().find(|p| p.part == LABEL_PART).unwrap();
+            assert_eq!(label.calls, 1, "{}", r.path_text());
+        }
+        assert_eq!(reports[0], reports[2]);
     }
 
     /// Personalized masks (HistOfTree-CART with s = 1, AdHistOfTree-ME): every user pays
