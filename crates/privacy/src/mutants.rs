@@ -78,7 +78,7 @@ pub const SLIPS: &[Slip] = &[
     },
     Slip {
         name: "lpdt-label-unclipped",
-        what: "LPDT's label release (estimate/lpdt.rs, LpdtMechanism::noisy_label) adds its Laplace noise to the raw label instead of the label clipped into the declared bounds: the scale still assumes the bounds' range, the ledger still charges R/scale",
+        what: "LPDT's label release (estimate/lpdt.rs, LpdtMechanism::noisy_label) adds its Laplace noise to the raw label instead of the label clipped into the declared bounds: the scale still assumes the bounds' range, and the ledger charges the range the label really spans over the scale",
         spec: "tests/privacy/local.yaml",
     },
     Slip {
@@ -98,7 +98,7 @@ pub const SLIPS: &[Slip] = &[
     },
     Slip {
         name: "laplace-draw-scale-halved",
-        what: "the Laplace sampler itself (crates/privacy/src/laplace.rs, laplace) draws with half the scale its caller passes: every charge, computed from the caller's scale, is unchanged",
+        what: "the Laplace samplers themselves (crates/privacy/src/laplace.rs, where laplace and laplace_sum read their scale) draw with half the scale their caller passes: the charged releases charge from the scale the draw used, so every Laplace part is charged twice its share",
         spec: "tests/privacy/local.yaml",
     },
 ];
