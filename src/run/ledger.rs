@@ -11,14 +11,14 @@
 //!
 //! A structural grid point is prepared (its partition grown) once per data set and
 //! repetition, recorded, and each of its mechanism grid points and ε is recorded on top of
-//! that preparation ([`recording_from`]): the totals are those of one recording of the
-//! whole fit.
+//! that preparation ([`Recorder::record_from`], on one recording pool per worker thread):
+//! the totals are those of one recording of the whole fit.
 
 use super::accounting::{epsilon_with_tuning, TuningCharges};
 use super::seeds::{epsilon_text, partition_stream, release_stream};
 use super::{load_datasets, repetition_data, RunError};
 use crate::methods::{MethodError, Params, RepData};
-use crate::privacy::ledger::{recording, recording_from, LedgerReport, PrivateQuantity, Recorded};
+use crate::privacy::ledger::{recording, LedgerReport, PrivateQuantity, Recorded, Recorder};
 use crate::spec::raw::{Selection, ValidationReleases};
 use crate::spec::{Experiment, MethodPlan};
 use std::collections::{BTreeMap, BTreeSet};
@@ -431,7 +431,7 @@ pub fn ledger_experiment(
     let shared_validation = exp.selection.contains(&Selection::PrivateValidation)
         && exp.spec.tuning.validation_releases == ValidationReleases::Shared;
     let seed = exp.spec.seed;
-    let fit = |u: &Unit| -> Result<UnitOut, LedgerError> {
+    let fit = |recorder: &Recorder, u: &Unit| -> Result<UnitOut, LedgerError> {
         let (data, prep) = &prepared[u.data];
         let decls = u.plan.method.params();
         let k_r = u.plan.release_configurations().max(1) as f64;
@@ -449,7 +449,7 @@ pub fn ledger_experiment(
             &u.plan.label,
             &u.structural.key(),
         );
-        let (fitted, start) = recording_from(&Recorded::default(), || {
+        let (fitted, start) = recorder.record_from(&Recorded::default(), || {
             u.plan.method.prepare(data, u.structural, &mut ps)
         });
         let fitted = fitted.map_err(|e| err(u.structural.key(), f64::NAN, e))?;
@@ -467,7 +467,7 @@ pub fn ledger_experiment(
                 &epsilon_text(epsilon),
                 "",
             );
-            let (out, recorded) = recording_from(&start, || {
+            let (out, recorded) = recorder.record_from(&start, || {
                 fitted
                     .predict(mechanism, Some(epsilon), &mut rs)
                     .map(|_| ())
@@ -534,24 +534,29 @@ pub fn ledger_experiment(
     Ok(rows)
 }
 
-/// `f` of every unit, in order, computed on as many plain threads as rayon's pool has.
-/// Each call records on a one-thread pool of its own ([`recording`]); calling it from
-/// rayon's own workers instead would let a worker that waits for one recording start the
-/// next one on the same stack, nesting without bound.
-fn on_worker_threads<U: Sync, T: Send>(units: &[U], f: impl Fn(&U) -> T + Sync) -> Vec<T> {
+/// `f` of every unit, in order, computed on as many plain threads as rayon's pool has,
+/// each thread handing `f` its own [`Recorder`] (one recording pool per thread, not per
+/// fit). Recording from plain threads: calling it from rayon's own workers instead would
+/// let a worker that waits for one recording start the next one on the same stack,
+/// nesting without bound.
+fn on_worker_threads<U: Sync, T: Send>(
+    units: &[U],
+    f: impl Fn(&Recorder, &U) -> T + Sync,
+) -> Vec<T> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = rayon::current_num_threads().clamp(1, units.len().max(1));
     let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
+                    let recorder = Recorder::new();
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(u) = units.get(i) else {
                             return mine;
                         };
-                        mine.push((i, f(u)));
+                        mine.push((i, f(&recorder, u)));
                     }
                 })
             })
@@ -648,14 +653,17 @@ mod tests {
     }
 
     /// Results come back in the units' order whatever thread computed them, and many
-    /// recordings in a row do not nest (each on a one-thread pool of its own, from plain
+    /// recordings in a row do not nest (each worker's on its one recording pool, from plain
     /// threads: 2,000 of them would overflow a worker's stack if they did).
     #[test]
     fn worker_threads_keep_the_order_and_recordings_do_not_nest() {
         let units: Vec<usize> = (0..2000).collect();
-        let out = on_worker_threads(&units, |&u| {
-            recording(|| crate::privacy::ledger::charge("x", Subjects::One(u), 0.5, 0.0))
+        let out = on_worker_threads(&units, |recorder, &u| {
+            let charge = || crate::privacy::ledger::charge("x", Subjects::One(u), 0.5, 0.0);
+            recorder
+                .record_from(&Recorded::default(), charge)
                 .1
+                .report()
                 .worst
         });
         assert_eq!(out, units.iter().map(|&u| Some(u)).collect::<Vec<_>>());

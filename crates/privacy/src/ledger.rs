@@ -382,7 +382,7 @@ impl std::fmt::Debug for Recorded {
 /// `f` charges the same ledger) and returns its result with the ledger's totals.
 ///
 /// # Panics
-/// If a recording already runs on this thread, or the pool cannot be built.
+/// If the pool cannot be built, or when `f` panics.
 pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
     let (out, recorded) = recording_from(&Recorded::default(), f);
     (out, recorded.0.report())
@@ -393,25 +393,55 @@ pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
 /// included).
 ///
 /// # Panics
-/// If a recording already runs on this thread, or the pool cannot be built.
+/// If the pool cannot be built, or when `f` panics.
 pub fn recording_from<T: Send>(start: &Recorded, f: impl FnOnce() -> T + Send) -> (T, Recorded) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread pool for a ledger recording");
-    let state = start.0.clone();
-    pool.install(move || {
-        LEDGER.with(|l| {
-            let mut g = l.borrow_mut();
-            assert!(g.is_none(), "a ledger recording is already running");
-            *g = Some(state);
-        });
-        // A panic in `f` leaves the ledger behind on the pool's one thread, which ends
-        // with the pool: the next recording builds a pool (and a thread) of its own.
-        let out = f();
-        let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
-        (out, Recorded(state))
-    })
+    Recorder::new().record_from(start, f)
+}
+
+/// A one-thread rayon pool that runs recordings one after another: a ledger run's worker
+/// records thousands of fits, and building a pool (and a thread) per recording would cost
+/// more than many of the fits.
+pub struct Recorder {
+    pool: rayon::ThreadPool,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder::new()
+    }
+}
+
+impl Recorder {
+    /// A recorder with its own one-thread pool.
+    ///
+    /// # Panics
+    /// If the pool cannot be built.
+    pub fn new() -> Recorder {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool for a ledger recording");
+        Recorder { pool }
+    }
+
+    /// [`recording_from`] on this recorder's pool.
+    ///
+    /// # Panics
+    /// When `f` panics (the recorder stays usable).
+    pub fn record_from<T: Send>(
+        &self,
+        start: &Recorded,
+        f: impl FnOnce() -> T + Send,
+    ) -> (T, Recorded) {
+        let state = start.0.clone();
+        self.pool.install(move || {
+            // A recording that panicked on this pool left its ledger behind: drop it.
+            LEDGER.with(|l| *l.borrow_mut() = Some(state));
+            let out = f();
+            let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
+            (out, Recorded(state))
+        })
+    }
 }
 
 /// The domain a release's input is declared to lie in, from which its charge's
@@ -661,6 +691,26 @@ mod tests {
         assert_eq!(none, Captured::default());
         let ((), r) = recording(|| replay(&none));
         assert_eq!(r, LedgerReport::default());
+    }
+
+    /// A recorder runs recordings one after another on its one thread, each with its own
+    /// ledger, also after one of them panicked.
+    #[test]
+    fn a_recorder_runs_recordings_one_after_another() {
+        let r = Recorder::new();
+        let ((), a) = r.record_from(&Recorded::default(), || {
+            charge("x", Subjects::One(0), 1.0, 0.0)
+        });
+        let ((), b) = r.record_from(&Recorded::default(), || {
+            charge("x", Subjects::One(1), 2.0, 0.0)
+        });
+        assert_eq!((a.report().worst, b.report().worst), (Some(0), Some(1)));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            r.record_from(&Recorded::default(), || panic!("inside"))
+        }));
+        assert!(caught.is_err());
+        let ((), c) = r.record_from(&a, || charge("x", Subjects::One(2), 0.5, 0.0));
+        assert_eq!(c.report().subjects, 2);
     }
 
     /// A recording continued from another totals what one recording of both would.
