@@ -473,7 +473,6 @@ pub fn ledger_experiment(
                     .map(|_| ())
             });
             out.map(|()| recorded.report())
-                .map_err(|e| err(point.key(), epsilon, e))
         };
         let mut rows = Vec::new();
         let mut shared = Vec::new();
@@ -481,7 +480,8 @@ pub fn ledger_experiment(
             let point = u.structural.join(&q);
             let configuration = format!("{}|{}", u.structural.key(), q.release_key(decls));
             for &epsilon in epsilons {
-                let report = record(&q, &point, epsilon)?;
+                let report =
+                    record(&q, &point, epsilon).map_err(|e| err(point.key(), epsilon, e))?;
                 let row = LedgerRow::new(
                     (u.dataset, u.repetition),
                     u.plan,
@@ -493,7 +493,10 @@ pub fn ledger_experiment(
                 );
                 rows.push((row, configuration.clone()));
                 if shared_validation {
-                    let charged = record(&q, &point, epsilon / k_r)?.max_epsilon;
+                    let at = epsilon / k_r;
+                    let charged = record(&q, &point, at)
+                        .map_err(|e| err(point.key(), at, e))?
+                        .max_epsilon;
                     shared.push((epsilon_text(epsilon), configuration.clone(), charged));
                 }
             }
