@@ -379,7 +379,8 @@ impl<'a> Base<'a> {
             }
             None => {
                 let rd = repetition_data(exp, plan, None, E2E_REPETITION)?;
-                let first = |d: &Dataset, n: usize| d.select(&(0..n.min(d.n())).collect::<Vec<_>>());
+                let first =
+                    |d: &Dataset, n: usize| d.select(&(0..n.min(d.n())).collect::<Vec<_>>());
                 BaseKind::Synthetic {
                     public: first(&rd.public, opts.public),
                     private: first(&rd.private, opts.users),
@@ -554,7 +555,9 @@ fn fit(
     let Some(prepared) = plan.method.prepare(data, structural, &mut ps)? else {
         return Ok(None);
     };
-    prepared.predict(mechanism, Some(epsilon), &mut rs).map(Some)
+    prepared
+        .predict(mechanism, Some(epsilon), &mut rs)
+        .map(Some)
 }
 
 /// Fits `n` times on `data` in parallel: row j is fit j's predictions at the probes
@@ -623,7 +626,10 @@ pub fn e2e_experiment(
         ));
     }
     if !(opts.alpha > 0.0 && opts.alpha < 1.0) {
-        return Err(E2eError::Options(format!("alpha {} not in (0, 1)", opts.alpha)));
+        return Err(E2eError::Options(format!(
+            "alpha {} not in (0, 1)",
+            opts.alpha
+        )));
     }
     // The data sets as loaded, before `scaling: whole` (which the audit applies to each
     // neighbouring data set, canary included).
@@ -664,7 +670,13 @@ pub fn e2e_experiment(
         };
         let base = Base::new(exp, dplan, loaded[d].as_deref(), opts)?;
         let (ux, uy, ranges) = base.user(fixed);
-        let original = base.data(&Canary { x: ux.clone(), y: uy }, [&ux, &ux])?;
+        let original = base.data(
+            &Canary {
+                x: ux.clone(),
+                y: uy,
+            },
+            [&ux, &ux],
+        )?;
         for (structural, mechanism, key) in grid_points(plan, opts.points) {
             let n_all = original.public.n() + original.private.n() + original.test.n();
             if plan
@@ -697,20 +709,44 @@ pub fn e2e_experiment(
                         let pi_text = pi.to_string();
                         let parts = |side: &'static str| {
                             [
-                                "e2e", plan.label.as_str(), key.as_str(), eps_text.as_str(),
-                                pi_text.as_str(), side, "pilot",
+                                "e2e",
+                                plan.label.as_str(),
+                                key.as_str(),
+                                eps_text.as_str(),
+                                pi_text.as_str(),
+                                side,
+                                "pilot",
                             ]
                         };
-                        let za = fits(plan, &structural, &mechanism, epsilon, &da, seed, &parts("a"), opts.pilot)
-                            .map_err(|e| err(epsilon, e))?;
-                        let zb = fits(plan, &structural, &mechanism, epsilon, &db, seed, &parts("b"), opts.pilot)
-                            .map_err(|e| err(epsilon, e))?;
+                        let za = fits(
+                            plan,
+                            &structural,
+                            &mechanism,
+                            epsilon,
+                            &da,
+                            seed,
+                            &parts("a"),
+                            opts.pilot,
+                        )
+                        .map_err(|e| err(epsilon, e))?;
+                        let zb = fits(
+                            plan,
+                            &structural,
+                            &mechanism,
+                            epsilon,
+                            &db,
+                            seed,
+                            &parts("b"),
+                            opts.pilot,
+                        )
+                        .map_err(|e| err(epsilon, e))?;
                         let (Some(za), Some(zb)) = (za, zb) else {
                             pilot_ran = false;
                             break;
                         };
                         for k in 0..za[0].len() {
-                            let (bound, event) = choose_event(&cfg, &column(&za, k), &column(&zb, k));
+                            let (bound, event) =
+                                choose_event(&cfg, &column(&za, k), &column(&zb, k));
                             if best.as_ref().is_none_or(|b| bound > b.0) {
                                 best = Some((bound, pi, k, event));
                             }
@@ -726,18 +762,42 @@ pub fn e2e_experiment(
                     let pi_text = pi.to_string();
                     let parts = |side: &'static str| {
                         [
-                            "e2e", plan.label.as_str(), key.as_str(), eps_text.as_str(),
-                            pi_text.as_str(), side, "final",
+                            "e2e",
+                            plan.label.as_str(),
+                            key.as_str(),
+                            eps_text.as_str(),
+                            pi_text.as_str(),
+                            side,
+                            "final",
                         ]
                     };
-                    let za = fits(plan, &structural, &mechanism, epsilon, &da, seed, &parts("a"), opts.fits)
-                        .map_err(|e| err(epsilon, e))?;
-                    let zb = fits(plan, &structural, &mechanism, epsilon, &db, seed, &parts("b"), opts.fits)
-                        .map_err(|e| err(epsilon, e))?;
+                    let za = fits(
+                        plan,
+                        &structural,
+                        &mechanism,
+                        epsilon,
+                        &da,
+                        seed,
+                        &parts("a"),
+                        opts.fits,
+                    )
+                    .map_err(|e| err(epsilon, e))?;
+                    let zb = fits(
+                        plan,
+                        &structural,
+                        &mechanism,
+                        epsilon,
+                        &db,
+                        seed,
+                        &parts("b"),
+                        opts.fits,
+                    )
+                    .map_err(|e| err(epsilon, e))?;
                     let (Some(za), Some(zb)) = (za, zb) else {
                         continue;
                     };
-                    let count = |z: &[Vec<f64>]| z.iter().filter(|r| event.contains(r[k])).count() as u64;
+                    let count =
+                        |z: &[Vec<f64>]| z.iter().filter(|r| event.contains(r[k])).count() as u64;
                     let probe = match k {
                         0 => "neighbour a's canary point".to_string(),
                         1 => "neighbour b's canary point".to_string(),

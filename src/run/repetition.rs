@@ -280,7 +280,9 @@ pub(super) fn split_repetition(
         }
         (_, None) => unreachable!("file data sets are loaded before running"),
     };
-    Ok(finish_repetition(exp, plan, public, private, test, scaling, rep))
+    Ok(finish_repetition(
+        exp, plan, public, private, test, scaling, rep,
+    ))
 }
 
 /// The last steps of a repetition's data, after its split: `scaling: public` where the

@@ -205,7 +205,9 @@ impl Method for Composed {
         let mixed;
         let pooled;
         let (data, grown) = match c.partition.grown_on {
-            GrownOn::Public if crate::privacy::mutants::active("partition-on-public-and-private") => {
+            GrownOn::Public
+                if crate::privacy::mutants::active("partition-on-public-and-private") =>
+            {
                 let mut all = data.public.clone();
                 all.x.append_rows(&data.private.x);
                 all.y.extend_from_slice(&data.private.y);
