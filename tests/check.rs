@@ -1702,11 +1702,11 @@ fn render_prints_each_tables_budget_per_fit_and_with_tuning() {
     let (md, tex) = render_check(&r, "budget").unwrap();
     assert!(md.contains("## Privacy budget of the tables"), "{md}");
     assert!(
-        md.contains("| table2 | best\\_mean | LPDT-M | 2 | 2.000 | 264.0 | 132.0 ε | ledger |"),
+        md.contains("| table2 | best\\_mean | LPDT-M | 2 | 2.000 | 264.0 | 132.0 | ledger |"),
         "{md}"
     );
     assert!(
-        md.contains("| table2 | best\\_mean | PHIST | 2 | 2.000 | 8.000 | 4.000 ε | grid |"),
+        md.contains("| table2 | best\\_mean | PHIST | 2 | 2.000 | 8.000 | 4.000 | grid |"),
         "{md}"
     );
     assert!(tex.contains("Privacy budget of the tables"), "{tex}");

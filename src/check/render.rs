@@ -658,7 +658,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                 epsilon: esc(&eps_text(b.epsilon)),
                 per_fit: esc(&budget_text(b.per_fit)),
                 with_tuning: esc(&budget_text(b.with_tuning)),
-                ratio: esc(&format!("{} ε", budget_text(b.with_tuning / b.epsilon))),
+                ratio: esc(&budget_text(b.with_tuning / b.epsilon)),
                 source: esc(if b.from_ledger { "ledger" } else { "grid" }),
             })
             .collect(),
