@@ -266,7 +266,7 @@ fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
     for r in lpdt {
         assert_eq!(r["findings"], "", "{r:?}");
         assert_eq!(r["subjects_charged"], r["n_private"], "{r:?}");
-        let charged: f64 = r["charged_epsilon"].parse().unwrap();
+        let charged: f64 = r["epsilon_per_fit"].parse().unwrap();
         assert!((charged - 4.0).abs() < 1e-6, "{r:?}");
     }
     let known = |over_budget_ratio: f64| {
@@ -281,5 +281,61 @@ fn check_requires_a_consistent_audit_unless_the_violation_is_known() {
     assert!(
         stdout.contains("above the listed max_ratio 1.2"),
         "{stdout}"
+    );
+}
+
+/// A spec whose oracle selection runs over k = 2 release configurations (ρ ∈ {0.3, 0.7})
+/// costs each user 2ε once selection is counted: the ledger's `tuning_over_budget`. The
+/// audit exits 1 until the spec lists it with a bound at or above the measured ratio (2,
+/// to LPDT's 2^−32 quantization of its flip probability), and again when the listed
+/// `max_ratio` is below it.
+#[test]
+fn a_tuning_spend_above_its_listed_bound_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |known: &str| {
+        format!(
+            "name: tuning-bound\nseed: 5\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 100, private: 300, test: 50}}}}\nscaling: public\nepsilons: [1]\nmethods:\n  - method: LPDT-M\n    grid: {{depth: [2], min_leaf: [5], rho: [0.3, 0.7]}}\nselection: best_mean\naudit:\n  require: consistent\n  draws: 20000\n{known}"
+        )
+    };
+    let run = |name: &str, text: String| {
+        let path = dir.path().join(format!("{name}.yaml"));
+        fs::write(&path, text).unwrap();
+        let out = dir.path().join(name);
+        let args = [
+            "audit",
+            path.to_str().unwrap(),
+            "--no-e2e",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let (code, _, stderr) = common::dp_repro_in(dir.path(), &args);
+        let ledger = rows(&fs::read_to_string(out.join("ledger.csv")).unwrap());
+        (code, stderr, ledger)
+    };
+    let known = |bound: &str| {
+        format!("  known_violations:\n    - {{method: LPDT-M, part: tuning_over_budget, max_ratio: {bound}, why: \"oracle selection over 2 release configurations, 2 epsilon per user under basic composition\"}}\n")
+    };
+    let (code, stderr, ledger) = run("strict", spec(""));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("tuning_over_budget"), "{stderr}");
+    assert_eq!(ledger.len(), 2 * 2, "two grid points on two repetitions");
+    for r in &ledger {
+        let per_fit: f64 = r["epsilon_per_fit"].parse().unwrap();
+        let tuned: f64 = r["epsilon_with_tuning"].parse().unwrap();
+        assert!((per_fit - 1.0).abs() < 1e-8, "{r:?}");
+        assert!((tuned - 2.0).abs() < 2e-8, "{r:?}");
+        assert_eq!(r["findings"], "tuning_over_budget", "{r:?}");
+    }
+    let (code, stderr, _) = run("listed", spec(&known("2.000001")));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("known: LPDT-M · tuning_over_budget"),
+        "{stderr}"
+    );
+    let (code, stderr, _) = run("below", spec(&known("1.99")));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("above the listed max_ratio 1.99"),
+        "{stderr}"
     );
 }

@@ -1248,6 +1248,7 @@ fn sample_report() -> CheckReport {
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
         audit: None,
+        budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
     }
@@ -1485,6 +1486,7 @@ claims:
         epsilon_matches: Vec::new(),
         rank_sums: Vec::new(),
         audit: None,
+        budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
     };
@@ -1673,4 +1675,43 @@ fn trend_across_datasets_claims() {
     assert!(e.contains("datasets"), "{e}");
     let e = validate_claims(&bad[1..]).unwrap_err().to_string();
     assert!(e.contains("slack"), "{e}");
+}
+
+/// check.md prints, where the reported cells are, ε per fit and ε with tuning of every
+/// private method of every table, and where they come from; LaTeX the same table.
+#[test]
+fn render_prints_each_tables_budget_per_fit_and_with_tuning() {
+    use dp_repro::check::budget::TableBudget;
+    use dp_repro::spec::raw::Selection;
+    let budget = |method: &str, with_tuning: f64, from_ledger: bool| TableBudget {
+        table: "table2".into(),
+        selection: Selection::BestMean,
+        method: method.into(),
+        epsilon: 2.0,
+        per_fit: 2.0000000036,
+        with_tuning,
+        from_ledger,
+    };
+    let r = CheckReport {
+        budgets: vec![
+            budget("LPDT-M", 264.0000001, true),
+            budget("PHIST", 8.0, false),
+        ],
+        ..CheckReport::default()
+    };
+    let (md, tex) = render_check(&r, "budget").unwrap();
+    assert!(md.contains("## Privacy budget of the tables"), "{md}");
+    assert!(
+        md.contains("| table2 | best\\_mean | LPDT-M | 2 | 2.000 | 264.0 | 132.0 | ledger |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| table2 | best\\_mean | PHIST | 2 | 2.000 | 8.000 | 4.000 | grid |"),
+        "{md}"
+    );
+    assert!(tex.contains("Privacy budget of the tables"), "{tex}");
+    assert!(tex.contains("LPDT-M & 2 & 2.000 & 264.0"), "{tex}");
+    // Without tables, no section.
+    let (md, _) = render_check(&CheckReport::default(), "none").unwrap();
+    assert!(!md.contains("Privacy budget"), "{md}");
 }

@@ -81,9 +81,14 @@ fn params(decls: &[ParamDecl], overrides: &[(&str, &str)]) -> Params {
 
 /// One real fit of `method` at grid point `overrides` and ε, recorded.
 fn fit(method: &str, task: Task, overrides: &[(&str, &str)], epsilon: f64) -> LedgerReport {
+    fit_on(&data(task), method, overrides, epsilon)
+}
+
+/// One real fit of `method` on `d` at grid point `overrides` and ε, recorded.
+fn fit_on(d: &RepData, method: &str, overrides: &[(&str, &str)], epsilon: f64) -> LedgerReport {
     let m = find(method).unwrap();
     let p = params(m.params(), overrides);
-    let d = data(task);
+    let d = d.clone();
     let ((), report) = ledger::recording(|| {
         let prepared = m
             .prepare(&d, &p, &mut Pcg64::seed_from_u64(1))
@@ -481,6 +486,44 @@ mod slips {
         // κ = e^{ρε}/(1 + e^{ρε}): two bits at ρε each, plus (1 − ρ)ε: 1.5ε at ρ = 1/2.
         assert_every_user_pays("rr slip", &r, 1.5, quantization_tolerance(2.0 * 0.5));
         assert!(flagged);
+    }
+
+    /// The Laplace sampler drawing at half the scale its caller passes
+    /// (`laplace-draw-scale-halved`): the charged releases compute each charge from the
+    /// scale the draw really used, so every Laplace part costs twice its share. LPDT at
+    /// ρ = 1/2 (per-user and fast simulation alike): ε/2 for the bits + 2·ε/2 for the label
+    /// = 1.5ε; PHIST's exact sums of both vectors and DECONV's feature vector and label:
+    /// 2ε. Without the slip, ε.
+    #[test]
+    fn a_laplace_draw_at_half_the_scale_is_charged_twice() {
+        let _g = lock();
+        let lpdt = |simulation: &'static str| {
+            let mut p = LPDT.to_vec();
+            p.push(("simulation", simulation));
+            fit("LPDT-M", Task::Regression, &p, 1.0)
+        };
+        let phist = || fit("PHIST", Task::Regression, &[("bins", "3"), ("t", "0")], 1.0);
+        let deconv = || fit("DECONV", Task::Regression, &[("bandwidth", "0.5")], 1.0);
+        let tol = quantization_tolerance(0.5);
+        for (name, r, want) in [
+            ("LPDT fast", lpdt("fast"), 1.0),
+            ("LPDT per user", lpdt("per_user"), 1.0),
+            ("PHIST", phist(), 1.0),
+            ("DECONV", deconv(), 1.0),
+        ] {
+            assert_every_user_pays(&format!("{name} without the slip"), &r, want, tol);
+        }
+        let slipped = with_slip("laplace-draw-scale-halved", || {
+            [
+                ("LPDT fast", lpdt("fast"), 1.5),
+                ("LPDT per user", lpdt("per_user"), 1.5),
+                ("PHIST", phist(), 2.0),
+                ("DECONV", deconv(), 2.0),
+            ]
+        });
+        for (name, r, want) in slipped {
+            assert_every_user_pays(&format!("{name} with the slip"), &r, want, tol);
+        }
     }
 
     #[test]

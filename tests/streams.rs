@@ -107,6 +107,8 @@ fn private_validation_states_the_training_users_budget() {
     run(&spec, &out);
     let md = fs::read_to_string(out.join("table-t-private_validation.md")).unwrap();
     assert!(md.contains("LPDT-M 2ε (2 distinct releases)"), "{md}");
+    // The budget note: ε per fit and with tuning (two release configurations).
+    assert!(md.contains("LPDT-M ε per fit, 2ε with tuning"), "{md}");
     let record: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     let pv = &record["privacy"]["private_validation"];
@@ -126,6 +128,10 @@ fn private_validation_states_the_training_users_budget() {
         oracle.contains("re-spends epsilon once per release: LPDT-M 2 distinct releases"),
         "{oracle}"
     );
+    assert!(
+        oracle.contains("LPDT-M ε per fit, 2ε with tuning"),
+        "{oracle}"
+    );
 
     // Shared releases: ε once per training user, fits at ε/k_r — other pv rows.
     let shared = dir.path().join("shared.yaml");
@@ -138,6 +144,7 @@ fn private_validation_states_the_training_users_budget() {
     run(&shared, &out2);
     let md = fs::read_to_string(out2.join("table-t-private_validation.md")).unwrap();
     assert!(md.contains("LPDT-M 1ε (2 distinct releases)"), "{md}");
+    assert!(md.contains("LPDT-M ε per fit, ε with tuning"), "{md}");
     let pv_rows = |o: &Path| -> Vec<String> {
         fs::read_to_string(o.join("runs.csv"))
             .unwrap()

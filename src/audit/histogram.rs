@@ -12,6 +12,7 @@
 
 use super::{laplace_log_ratio, two_part_cases, AuditCase};
 use crate::estimate::HistogramMechanism;
+use crate::privacy::ledger::Subjects;
 use rand_pcg::Pcg64;
 
 /// The three cases of `mech`'s user release, claiming `eps_cell` for W, `eps_label` for Z
@@ -36,7 +37,7 @@ pub fn histogram_release_cases(
     // One release of a user in `cell`: (W_0, W_1, Z_0, Z_1).
     let release = move |cell: usize, rng: &mut Pcg64| {
         let (mut w, mut z) = ([0.0; 2], [0.0; 2]);
-        m.release(cell, y, &mut w, &mut z, rng);
+        m.release(cell, y, (&mut w, &mut z), Subjects::One(0), rng);
         (w, z)
     };
     // Input a is cell 0, input b cell 1: centres (1, 0) vs (0, 1) for W, (c, 0) vs (0, c) for Z.

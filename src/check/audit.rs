@@ -8,7 +8,7 @@
 
 use crate::audit::spec::AuditRow;
 use crate::audit::Verdict;
-use crate::run::ledger::{Finding, LedgerRow};
+use crate::run::ledger::{Finding, LedgerRow, TUNING_OVER_BUDGET};
 
 pub use crate::spec::audit::{AuditRequire, AuditRequirement, KnownViolation};
 
@@ -17,14 +17,15 @@ pub use crate::spec::audit::{AuditRequire, AuditRequirement, KnownViolation};
 pub struct AuditViolation {
     /// The method's label.
     pub method: String,
-    /// The audited part, `over_budget`, `uncharged` or the private quantity's name.
+    /// The audited part, `over_budget`, `tuning_over_budget`, `uncharged` or the private
+    /// quantity's name.
     pub part: String,
     /// Method label, grid point key, ε and part (and the data set, for the ledger).
     pub what: String,
     /// The claimed ε (NaN for a private quantity).
     pub claimed: f64,
-    /// The certified lower bound (audit) or the charged total (ledger); NaN for a private
-    /// quantity.
+    /// The certified lower bound (audit) or the charged total (ledger: per fit, or with
+    /// tuning for `tuning_over_budget`); NaN for a private quantity.
     pub audited: f64,
     /// The spec's reason when a known violation covers it.
     pub known: Option<String>,
@@ -34,11 +35,13 @@ pub struct AuditViolation {
 
 impl AuditViolation {
     /// Which verifier found it: `end-to-end audit` (a part named `end-to-end, …`),
-    /// `ledger` (`over_budget`, `uncharged` or a private quantity) or `part audit`.
+    /// `ledger` (`over_budget`, `tuning_over_budget`, `uncharged` or a private quantity)
+    /// or `part audit`.
     pub fn found_by(&self) -> &'static str {
+        let ledger = ["over_budget", TUNING_OVER_BUDGET, "uncharged"];
         if self.part.starts_with("end-to-end") {
             "end-to-end audit"
-        } else if self.part == "over_budget" || self.part == "uncharged" || self.claimed.is_nan() {
+        } else if ledger.contains(&self.part.as_str()) || self.claimed.is_nan() {
             "ledger"
         } else {
             "part audit"
@@ -119,11 +122,12 @@ impl AuditCheck {
             for f in &r.findings {
                 let (claimed, charged, ratio) = match f {
                     Finding::DataDependent(_) => (f64::NAN, f64::NAN, None),
-                    _ => (
+                    Finding::TuningOverBudget => (
                         r.epsilon,
-                        r.report.max_epsilon,
-                        Some(r.report.max_epsilon / r.epsilon),
+                        r.with_tuning(),
+                        Some(r.with_tuning() / r.epsilon),
                     ),
+                    _ => (r.epsilon, r.per_fit(), Some(r.per_fit() / r.epsilon)),
                 };
                 let (known, mut unexplained) = judge(&r.method, f.part(), ratio);
                 if *f == Finding::Uncharged {
@@ -132,15 +136,21 @@ impl AuditCheck {
                 found.push((r.method.clone(), f.part().to_string()));
                 let detail = match f {
                     Finding::DataDependent(q) => format!(" ({})", q.detail),
+                    Finding::TuningOverBudget => format!(
+                        ": {} per fit, selected among {} release configurations",
+                        r.per_fit(),
+                        r.releases
+                    ),
                     _ => format!(": path {}", r.report.path_text()),
                 };
                 violations.push(AuditViolation {
                     method: r.method.clone(),
                     part: f.part().to_string(),
                     what: format!(
-                        "ledger {} on {} [{}] epsilon {} · {}{detail}",
+                        "ledger {} on {} (repetition {}) [{}] epsilon {} · {}{detail}",
                         r.method,
                         r.dataset,
+                        r.repetition,
                         r.params,
                         r.epsilon,
                         f.part()
@@ -350,6 +360,7 @@ mod tests {
             .collect();
         LedgerRow {
             dataset: "d".into(),
+            repetition: 1,
             method: method.into(),
             params: String::new(),
             epsilon,
@@ -358,7 +369,47 @@ mod tests {
             private_quantities: q,
             n_private: 1,
             releases: 1,
+            tuning: Vec::new(),
         }
+    }
+
+    /// A row of an oracle grid of `k` release configurations, each charging `charged`:
+    /// with tuning k·charged, flagged when above ε.
+    fn tuned(method: &str, epsilon: f64, charged: f64, k: usize) -> LedgerRow {
+        let mut r = row(method, epsilon, charged, &[]);
+        r.releases = k;
+        r.tuning = vec![(crate::spec::raw::Selection::BestMean, k as f64 * charged)];
+        if r.with_tuning() > epsilon {
+            r.findings.push(Finding::TuningOverBudget);
+        }
+        r
+    }
+
+    /// The tuning finding is judged on its own ratio (with tuning over ε), against its
+    /// own known violation: a spec whose max_ratio for it is below the measured ratio
+    /// fails, one at or above it passes, and listing only over_budget does not cover it.
+    #[test]
+    fn a_tuning_spend_above_epsilon_fails_unless_known_within_its_bound() {
+        let ledger = [tuned("LPDT-M", 1.0, 1.0, 132), tuned("PHIST", 2.0, 2.0, 1)];
+        assert_eq!(ledger[0].findings, vec![Finding::TuningOverBudget]);
+        assert!(ledger[1].findings.is_empty());
+        let strict = AuditCheck::new(&[], &ledger, &req(&[]));
+        assert!(strict.regressed());
+        assert_eq!(strict.violations[0].found_by(), "ledger");
+        assert!(strict.failing_lines()[0].contains("tuning_over_budget"));
+        assert!(strict.failing_lines()[0].contains("reached >= 132.000"));
+        let known = |r| req(&[("LPDT-M", TUNING_OVER_BUDGET, Some(r))]);
+        assert!(!AuditCheck::new(&[], &ledger, &known(132.0)).regressed());
+        let below = AuditCheck::new(&[], &ledger, &known(131.0));
+        assert!(below.regressed());
+        assert!(
+            below.failing_lines()[0]
+                .contains("132.000 x the claim, above the listed max_ratio 131"),
+            "{:?}",
+            below.failing_lines()
+        );
+        let other = req(&[("LPDT-M", "over_budget", Some(200.0))]);
+        assert!(AuditCheck::new(&[], &ledger, &other).regressed());
     }
 
     fn req(known: &[(&str, &str, Option<f64>)]) -> AuditRequirement {

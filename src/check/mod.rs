@@ -28,6 +28,7 @@
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
 pub mod audit;
+pub mod budget;
 pub mod check_csv;
 pub mod claims;
 pub mod epsilon_match;
@@ -364,6 +365,9 @@ pub struct CheckReport {
     pub rank_sums: Vec<RankSumCheck>,
     /// The privacy audit the spec's `audit:` section asks for, if any.
     pub audit: Option<audit::AuditCheck>,
+    /// ε per fit and ε with tuning of each private method of every table
+    /// ([`budget::table_budgets`]; empty when the spec has no table).
+    pub budgets: Vec<budget::TableBudget>,
     /// `Some((run, spec))` when the check ran fewer repetitions than the spec's (`check
     /// --reps N`): the verdicts are provisional.
     pub provisional: Option<(usize, usize)>,

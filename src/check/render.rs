@@ -15,6 +15,9 @@
 //! - `epsilon_matches[]` (one line per inferred table) and `rank_sums[]` with `table,
 //!   epsilon, block, method, paper, ours, verdict`, `rank_sums_note` (both empty without
 //!   the sections);
+//! - `budgets[]` with `table, selection, method, epsilon, per_fit, with_tuning, ratio,
+//!   source` (ε per fit and ε with tuning of every private method of every table, from the
+//!   ledger or the grid; [`crate::check::budget`]) and `budgets_note`;
 //! - `golden` (absent when not compared) with `file, mode, compared, changed[],
 //!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
 //!   line).
@@ -127,6 +130,25 @@ struct View {
     rank_sums: Vec<RankSumView>,
     /// What the rank-sum table compares (empty without rank sums).
     rank_sums_note: String,
+    /// ε per fit and with tuning per table, selection, method and ε (empty without tables).
+    budgets: Vec<BudgetView>,
+    /// What the budget table shows (empty without it).
+    budgets_note: String,
+}
+
+/// One private method's budget at one ε of one table ([`crate::check::budget`]).
+#[derive(Serialize)]
+struct BudgetView {
+    table: String,
+    selection: String,
+    method: String,
+    epsilon: String,
+    per_fit: String,
+    with_tuning: String,
+    /// ε with tuning over the column's ε.
+    ratio: String,
+    /// `ledger` or `grid`.
+    source: String,
 }
 
 #[derive(Serialize)]
@@ -210,6 +232,20 @@ fn ratio_text(r: f64) -> String {
         format_fixed(r, 2)
     } else {
         format_sci(r)
+    }
+}
+
+/// A charged ε: 4 significant digits (`132.0`, `0.5000`), in scientific notation outside
+/// [0.01, 10⁶).
+fn budget_text(v: f64) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format_sci(v);
+    }
+    let exponent = v.abs().log10().floor() as i32;
+    if (-2..=5).contains(&exponent) {
+        format_fixed(v, (3 - exponent).max(0) as usize)
+    } else {
+        format_sci(v)
     }
 }
 
@@ -612,6 +648,25 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                 },
             })
             .collect(),
+        budgets: report
+            .budgets
+            .iter()
+            .map(|b| BudgetView {
+                table: esc(&b.table),
+                selection: esc(b.selection.name()),
+                method: esc(&b.method),
+                epsilon: esc(&eps_text(b.epsilon)),
+                per_fit: esc(&budget_text(b.per_fit)),
+                with_tuning: esc(&budget_text(b.with_tuning)),
+                ratio: esc(&budget_text(b.with_tuning / b.epsilon)),
+                source: esc(if b.from_ledger { "ledger" } else { "grid" }),
+            })
+            .collect(),
+        budgets_note: if report.budgets.is_empty() {
+            String::new()
+        } else {
+            esc("What the worst user (or row) pays for a cell of each table, in nats: in one fit (ε per fit, the column's ε when the fit spends what it claims) and once the selection of the cell among the method's grid points is counted (ε with tuning, basic composition over the k distinct release configurations the selection stands on: k·ε under oracle selection, more under cv, what the validation protocol spends under private_validation; docs/audit.md, \"The privacy ledger\"). From the ledger (the largest over its data sets, repetitions and grid points) when this check ran it, else from the grid.")
+        },
         rank_sums_note: if report.rank_sums.is_empty() {
             String::new()
         } else {

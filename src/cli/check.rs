@@ -222,6 +222,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         }
         None => None,
     };
+    let mut ledger_rows = None;
     let audit = match &exp.spec.audit {
         None => None,
         Some(req) => {
@@ -238,6 +239,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
             let p = out.join("ledger.csv");
             std::fs::write(&p, crate::run::ledger::ledger_csv(&ledger))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
+            ledger_rows = Some(ledger);
             Some(verdict)
         }
     };
@@ -248,6 +250,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         epsilon_matches,
         rank_sums,
         audit,
+        budgets: crate::check::budget::table_budgets(&exp, ledger_rows.as_deref()),
         provisional: (exp.repetitions < exp.spec.repetitions)
             .then_some((exp.repetitions, exp.spec.repetitions)),
         readings: exp

@@ -17,8 +17,8 @@
 //!   vector's draw order.
 
 use crate::partition::{CandidateTable, CandidatesView, Cell};
-use crate::privacy::ledger::{self, Subjects};
-use crate::privacy::{rr_keep_probability, Grr};
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{rr_keep_probability, Grr, OneHotRr};
 use rand::Rng;
 use rustc_hash::FxHashMap;
 
@@ -156,8 +156,9 @@ pub const RR_PART: &str = "cell (centred RR bits over I_i)";
 /// `eps` over the K candidates in the order of [`CandidatesView::nth`]; with K = 1 the
 /// true cell, nothing drawn. The runner ([`candidate_sums`]) and the audit call it.
 ///
-/// Ledger: private user `user` is charged [`Grr::spent_epsilon`] of the law it drew with
-/// over the K cells it drew from (0 at K = 1: the cell is fixed by public coordinates).
+/// Ledger: private user `user` is charged, by [`Grr::release_charged`],
+/// [`Grr::spent_epsilon`] of the law it drew with over the K cells it drew from (0 at
+/// K = 1: the cell is fixed by public coordinates).
 ///
 /// # Panics
 /// If `cell` is not among the candidates, or ε is not finite and > 0 (K ≥ 2).
@@ -169,47 +170,32 @@ pub fn grr_cell_release<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Cell {
     let k = cand.len();
+    let who = Subjects::One(user);
     if k == 1 {
-        if ledger::is_recording() {
-            ledger::charge(GRR_PART, Subjects::One(user), 0.0, 0.0);
-        }
+        // One candidate: nothing drawn, nothing spent, the user on the ledger at 0.
+        Grr::new(eps, 1).release_charged(0, rng, GRR_PART, who);
         return cell;
     }
     let truth = cand
         .index_of(&cell)
         .expect("a user's cell is among its candidates");
     let g = Grr::new(eps, k as usize);
-    if ledger::is_recording() {
-        ledger::charge(GRR_PART, Subjects::One(user), g.spent_epsilon(), 0.0);
-    }
-    cand.nth(g.release(truth as usize, rng) as u64)
+    cand.nth(g.release_charged(truth as usize, rng, GRR_PART, who) as u64)
 }
 
 /// The keep probability of the centred randomized-response bits at ε_U = `eps` (card
 /// §3.2): e^{ε_U/2}/(1 + e^{ε_U/2}), each bit at ε_U/2 so that the two bits two
-/// neighbours can change cost ε_U. [`candidate_sums`] and [`centred_rr_release`] both
-/// read it.
+/// neighbours can change cost ε_U (two neighbours agree on the public coordinates, hence
+/// on I_i, and their one-hot vectors differ in at most two positions; none when |I_i| =
+/// 1). [`candidate_sums`] and [`centred_rr_release`] both read it, and draw and charge the
+/// bits through [`OneHotRr`] at its κ.
 pub fn centred_rr_keep(eps: f64) -> crate::privacy::KeepProbability {
     rr_keep_probability(eps)
 }
 
-/// Charges private user `user` for a centred RR bit vector over its `k` candidates kept
-/// with probability `keep`: [`ledger::rr_epsilon`]`(keep, bits)` with bits = 2 when k ≥ 2
-/// (two neighbours agree on the public coordinates, hence on I_i, and their one-hot
-/// vectors differ in at most two positions) and 0 when k = 1 (the one bit is 1 for both).
-fn charge_centred_rr(user: usize, keep: f64, k: u64) {
-    let bits = if k >= 2 { 2 } else { 0 };
-    ledger::charge(
-        RR_PART,
-        Subjects::One(user),
-        ledger::rr_epsilon(keep, bits),
-        0.0,
-    );
-}
-
 /// One user's whole round-2 release under centred randomized response (card §3.2,
 /// eq. (8)): one bit 1{j = `cell`} per candidate j of `cand`, in the order of
-/// [`CandidatesView::nth`], each through [`centred_rr_bit`] with [`centred_rr_keep`] of
+/// [`CandidatesView::nth`], each through [`OneHotRr::bit`] at [`centred_rr_keep`] of
 /// `eps` (bits off I_i are 0 and not drawn). The runner's [`candidate_sums`] draws the
 /// same bits (same keep, same bit function) only for the test cells, exact in law for
 /// what the curator reads; the audit calls this. Charges `user` as [`candidate_sums`]
@@ -225,20 +211,18 @@ pub fn centred_rr_release<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Vec<bool> {
     assert!(eps.is_finite() && eps > 0.0, "epsilon must be > 0");
-    let keep = centred_rr_keep(eps).keep;
-    if ledger::is_recording() {
-        charge_centred_rr(user, keep, cand.len());
-    }
-    (0..cand.len())
-        .map(|j| centred_rr_bit(cand.nth(j) == cell, keep, rng))
-        .collect()
-}
-
-/// One user's randomized-response bit for one candidate cell (card §3.2): the indicator
-/// `in_cell` = 1{j = j_i}, kept with probability `keep` = e^{ε/2}/(1 + e^{ε/2}), else
-/// flipped; one uniform from `rng`. The curator centres it by q = 1 − keep.
-pub fn centred_rr_bit<R: Rng + ?Sized>(in_cell: bool, keep: f64, rng: &mut R) -> bool {
-    in_cell == (rng.gen::<f64>() < keep)
+    let rr = OneHotRr::new(centred_rr_keep(eps).keep);
+    let k = cand.len() as usize;
+    let mut bits = vec![false; k];
+    rr.release(
+        rng,
+        k,
+        |j| cand.nth(j as u64) == cell,
+        RR_PART,
+        Subjects::One(user),
+        |j, b| bits[j] = b,
+    );
+    bits
 }
 
 fn rr_sums<R: Rng + ?Sized>(
@@ -252,13 +236,14 @@ fn rr_sums<R: Rng + ?Sized>(
     // debiased by 1/(1 − 2q) (card §3.2).
     let rr = centred_rr_keep(eps);
     let q = 1.0 - rr.keep;
+    let bits = OneHotRr::new(rr.keep);
     // Ledger: every user releases its whole bit vector over I_i once (this shortcut draws
     // only the bits the curator reads), charged from the keep the bits are drawn with.
-    if ledger::is_recording() {
-        for i in 0..users.n() {
-            charge_centred_rr(i, rr.keep, users.view(i).len());
-        }
-    }
+    bits.charge_each(
+        || (0..users.n()).map(|i| users.view(i).len() as usize),
+        RR_PART,
+        0,
+    );
     distinct
         .iter()
         .map(|c| {
@@ -267,7 +252,7 @@ fn rr_sums<R: Rng + ?Sized>(
                 if !users.view(i).contains(c) {
                     continue;
                 }
-                let bit = centred_rr_bit(users.cells[i] == *c, rr.keep, rng);
+                let bit = bits.bit(users.cells[i] == *c, rng);
                 let uhat = (f64::from(u8::from(bit)) - q) / rr.gamma;
                 s.den += uhat;
                 s.num += yi * uhat;

@@ -3,8 +3,10 @@
 
 use super::LabelBounds;
 use crate::partition::Grid;
-use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
-use crate::privacy::{laplace, laplace_sum, Budget, BudgetError};
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{
+    laplace_sums, laplace_vector_release, Budget, BudgetError, Domain, LaplaceSums,
+};
 use rand::RngCore;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -74,33 +76,31 @@ impl HistogramMechanism {
         })
     }
 
-    /// ε spent by W over `cells` cells: 2/b_w (two coordinates of a one-hot vector
-    /// differ; none with a single cell).
-    pub fn cell_epsilon(&self, cells: usize) -> f64 {
-        laplace_epsilon(if cells > 1 { 2.0 } else { 0.0 }, self.b_w)
+    /// The domain of W over `cells` cells: a one-hot indicator vector (L1 sensitivity 2,
+    /// none with a single cell).
+    fn cell_domain(cells: usize) -> Domain {
+        Domain::OneHot {
+            lo: 1.0,
+            hi: 1.0,
+            cells,
+        }
     }
 
-    /// ε spent by Z over `cells` cells: Δ/b_z with Δ = 2·M_Y, M_Y the largest |label −
-    /// shift| within the bounds (two coordinates differ), or the range R of the bounds
-    /// with a single cell.
-    pub fn label_epsilon(&self, cells: usize) -> f64 {
-        let (lo, hi) = (self.bounds.lo - self.shift, self.bounds.hi - self.shift);
-        let delta = if cells > 1 {
-            2.0 * lo.abs().max(hi.abs())
-        } else {
-            hi - lo
-        };
-        laplace_epsilon(delta, self.b_z)
-    }
-
-    /// Charges `who` one release of W and Z over `cells` cells each.
-    pub fn charge(&self, cells: usize, who: Subjects<'_>) {
-        ledger::charge(HISTOGRAM_CELL_PART, who, self.cell_epsilon(cells), 0.0);
-        ledger::charge(HISTOGRAM_LABEL_PART, who, self.label_epsilon(cells), 0.0);
+    /// The domain of Z over `cells` cells: the shifted label (clip(y) − shift) at the
+    /// user's cell, L1 sensitivity 2·M_Y (M_Y the largest |label − shift| within the
+    /// bounds), the range R with a single cell.
+    fn label_domain(&self, cells: usize) -> Domain {
+        Domain::OneHot {
+            lo: self.bounds.lo - self.shift,
+            hi: self.bounds.hi - self.shift,
+            cells,
+        }
     }
 
     /// One user's release: writes W into `w` and Z into `z` (both of length K, the user's
-    /// cell `cell` < K), coordinate by coordinate, W before Z, from `rng`.
+    /// cell `cell` < K), coordinate by coordinate, W before Z, from `rng`, each through
+    /// [`laplace_vector_release`], which charges `who` each vector once from the scale it
+    /// drew with (2/b_w and 2·M_Y/b_z; none and R/b_z with a single cell).
     ///
     /// # Panics
     /// If the lengths differ or `cell` ≥ K.
@@ -108,8 +108,8 @@ impl HistogramMechanism {
         &self,
         cell: usize,
         y: f64,
-        w: &mut [f64],
-        z: &mut [f64],
+        (w, z): (&mut [f64], &mut [f64]),
+        who: Subjects<'_>,
         rng: &mut R,
     ) {
         assert!(
@@ -119,11 +119,57 @@ impl HistogramMechanism {
         );
         let label = self.bounds.clip(y) - self.shift;
         for (j, wj) in w.iter_mut().enumerate() {
-            *wj = f64::from(u8::from(j == cell)) + laplace(rng, self.b_w);
+            *wj = f64::from(u8::from(j == cell));
         }
+        let cells = w.len();
+        laplace_vector_release(
+            rng,
+            w,
+            Self::cell_domain(cells),
+            self.b_w,
+            HISTOGRAM_CELL_PART,
+            who,
+        );
         for (j, zj) in z.iter_mut().enumerate() {
-            *zj = if j == cell { label } else { 0.0 } + laplace(rng, self.b_z);
+            *zj = if j == cell { label } else { 0.0 };
         }
+        laplace_vector_release(
+            rng,
+            z,
+            self.label_domain(cells),
+            self.b_z,
+            HISTOGRAM_LABEL_PART,
+            who,
+        );
+    }
+
+    /// The noise of the per-cell sums of n users' W and Z, which the curator reads: one
+    /// [`LaplaceSums`] each, charging every user `0..n` one release of its W and of its Z
+    /// over `cells` cells ([`laplace_sums`]; the inputs of Z are the users' shifted labels
+    /// `labels`, so a label outside the bounds is charged for what it spans).
+    pub fn sums<I: IntoIterator<Item = f64>>(
+        &self,
+        cells: usize,
+        labels: impl FnOnce() -> I,
+        n: usize,
+    ) -> (LaplaceSums, LaplaceSums) {
+        let w = laplace_sums(
+            Self::cell_domain(cells),
+            n,
+            || std::iter::repeat_n(1.0, n),
+            self.b_w,
+            HISTOGRAM_CELL_PART,
+            0,
+        );
+        let z = laplace_sums(
+            self.label_domain(cells),
+            n,
+            labels,
+            self.b_z,
+            HISTOGRAM_LABEL_PART,
+            0,
+        );
+        (w, z)
     }
 }
 
@@ -132,8 +178,9 @@ impl HistogramMechanism {
 ///
 /// User i releases W_i = U_i + Lap(4/ε)^K and Z_i = y_i·U_i + Lap(4M_Y/ε)^K (lpdt.md
 /// §7.3). The curator only uses per-cell sums, so the noise of cell j is drawn as one
-/// exact sum of n Laplace draws ([`laplace_sum`]), lazily and only for the cells that
-/// test points fall in, in the order test points first hit them. μ̂_j = ΣW_ij/n,
+/// exact sum of n Laplace draws ([`HistogramMechanism::sums`], which charges the n users),
+/// lazily and only for the cells that test points fall in, in the order test points first
+/// hit them. μ̂_j = ΣW_ij/n,
 /// ν̂_j = ΣZ_ij/n, D_j = w_μ μ̂_j + w_λ λ_j and m̂ = ν̂_j/D_j when D_j ≥ t, else 0 (the
 /// midpoint with `y_center`).
 ///
@@ -157,7 +204,7 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
     rng: &mut R,
 ) -> Result<Vec<f64>, BudgetError> {
     let mech = HistogramMechanism::new(cfg)?;
-    let (n, shift, b_w, b_z) = (y.len(), mech.shift, mech.b_w, mech.b_z);
+    let (n, shift) = (y.len(), mech.shift);
     let mut counts: HashMap<&K, (f64, f64)> = HashMap::new();
     for (c, &yi) in private_cells.iter().zip(y) {
         let e = counts.entry(c).or_insert((0.0, 0.0));
@@ -165,17 +212,22 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
         e.1 += cfg.bounds.clip(yi) - shift;
     }
     // The per-cell noise sums below stand for the n users' whole vectors W_i and Z_i
-    // (every user releases every cell's coordinate): each user is charged one release.
+    // (every user releases every cell's coordinate): each user is charged one release of
+    // each, at the scales the sums are drawn with.
     let cells = if grid.m > 1 && grid.d > 0 { 2 } else { 1 };
-    mech.charge(cells, Subjects::Range(0, n));
+    let (w_noise, z_noise) = mech.sums(
+        cells,
+        || y.iter().map(|&yi| cfg.bounds.clip(yi) - shift),
+        n,
+    );
     let volume = grid.volume();
     let mut estimates: HashMap<&K, f64> = HashMap::new();
     let mut out = Vec::with_capacity(test_cells.len());
     for c in test_cells {
         let value = *estimates.entry(c).or_insert_with(|| {
             let (cnt, sy) = counts.get(c).copied().unwrap_or((0.0, 0.0));
-            let mu = (cnt + laplace_sum(rng, n, b_w)) / n as f64;
-            let nu = (sy + laplace_sum(rng, n, b_z)) / n as f64;
+            let mu = (cnt + w_noise.draw(rng)) / n as f64;
+            let nu = (sy + z_noise.draw(rng)) / n as f64;
             let denom = cfg.weights.0 * mu + cfg.weights.1 * volume;
             if denom >= cfg.t && denom > 0.0 {
                 nu / denom + shift

@@ -3,7 +3,7 @@
 //! scale 4/ε on every one of the J coordinates (ε/2 each, L1 sensitivity 2); the curator
 //! sums them per leaf and classifies by the weighted ratio with the public counts.
 
-use crate::privacy::laplace_sum;
+use crate::privacy::LaplaceSums;
 use rand::Rng;
 
 /// The curator's per-leaf sums of the users' noisy releases (docs/methods/lpct.md §3): for each of the
@@ -11,26 +11,31 @@ use rand::Rng;
 /// Σ_{i ≤ n_P} b_v ξ_i^j with ζ, ξ standard Laplace, where every leaf receives the noise
 /// of **all** n_P users whatever its occupancy. The LPCT paper's release has
 /// b_u = b_v = 4/ε (ε/2 for each vector, L1 sensitivity 2; Proposition 2). The sum of n_P
-/// Laplace draws is drawn exactly in O(1) ([`laplace_sum`]); per leaf Ũ's noise is drawn
-/// before Ṽ's.
+/// Laplace draws is drawn exactly in O(1) by the noise of the n_P users' releases,
+/// `u_noise` and `v_noise` ([`crate::privacy::laplace_sums`], which charged the users at
+/// the scales b_u and b_v these draw with); per leaf Ũ's noise is drawn before Ṽ's.
 ///
 /// * `private_leaves`: the leaf of each of the n_P private users.
 /// * `y`: their 0/1 labels (length n_P).
-/// * `b_u`, `b_v`: the Laplace scales of the indicator and label vectors (≥ 0, finite).
+/// * `u_noise`, `v_noise`: the noise of the indicator and label vectors of the n_P users.
 ///
 /// Returns (Ũ, Ṽ), each of length `n_leaves`.
 ///
 /// # Panics
-/// If the lengths differ, a leaf id is ≥ `n_leaves` or a scale is negative or not finite.
+/// If the lengths differ from each other or from the noise's n_P, or a leaf id is ≥
+/// `n_leaves`.
 pub fn lpct_noisy_sums<R: Rng + ?Sized>(
     private_leaves: &[usize],
     y: &[f64],
     n_leaves: usize,
-    (b_u, b_v): (f64, f64),
+    (u_noise, v_noise): (&LaplaceSums, &LaplaceSums),
     rng: &mut R,
 ) -> (Vec<f64>, Vec<f64>) {
     assert_eq!(private_leaves.len(), y.len(), "one label per private user");
-    let n_p = y.len();
+    assert!(
+        u_noise.n() == y.len() && v_noise.n() == y.len(),
+        "the noise of every private user"
+    );
     let mut u = vec![0.0; n_leaves];
     let mut v = vec![0.0; n_leaves];
     for (&leaf, &label) in private_leaves.iter().zip(y) {
@@ -38,8 +43,8 @@ pub fn lpct_noisy_sums<R: Rng + ?Sized>(
         v[leaf] += label;
     }
     for j in 0..n_leaves {
-        u[j] += laplace_sum(rng, n_p, b_u);
-        v[j] += laplace_sum(rng, n_p, b_v);
+        u[j] += u_noise.draw(rng);
+        v[j] += v_noise.draw(rng);
     }
     (u, v)
 }
@@ -127,10 +132,19 @@ mod tests {
         let leaves = [0usize; 50]; // all users in leaf 0; leaves 1 and 2 are empty
         let y: Vec<f64> = (0..50).map(|i| f64::from(u8::from(i % 5 == 0))).collect();
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        let sums = |lo: f64| {
+            let d = crate::privacy::Domain::OneHot {
+                lo,
+                hi: 1.0,
+                cells: 3,
+            };
+            crate::privacy::laplace_sums(d, 50, || [1.0; 50], 2.0, "x", 0)
+        };
+        let (noise_u, noise_v) = (sums(1.0), sums(0.0));
         let r = 4000;
         let mut noise: Vec<Vec<f64>> = (0..6).map(|_| Vec::with_capacity(r)).collect();
         for _ in 0..r {
-            let (u, v) = lpct_noisy_sums(&leaves, &y, 3, (2.0, 2.0), &mut rng);
+            let (u, v) = lpct_noisy_sums(&leaves, &y, 3, (&noise_u, &noise_v), &mut rng);
             let truth_u = [50.0, 0.0, 0.0];
             let truth_v = [10.0, 0.0, 0.0];
             for j in 0..3 {

@@ -3,9 +3,10 @@
 //! eq. (3)–(5) and App. D.1; docs/methods/lpdt.md §2).
 
 use super::LabelBounds;
-use crate::privacy::ledger::{self, laplace_epsilon, rr_epsilon, Subjects};
+use crate::privacy::ledger::Subjects;
 use crate::privacy::{
-    flip_threshold, laplace, rr_keep_probability, Budget, BudgetError, KeepProbability,
+    laplace_release, rr_keep_probability, Budget, BudgetError, Domain, FlipMasks, KeepProbability,
+    OneHotFlips,
 };
 use rand::RngCore;
 
@@ -74,9 +75,9 @@ pub struct LpdtMechanism {
     pub label_scale: f64,
     /// Label bounds the label is clipped into.
     pub bounds: LabelBounds,
-    /// The flip threshold t: a bit is flipped when a u32 draw is below t (probability
-    /// t/2^32 = 1 − κ up to 2^−32).
-    pub(super) flip: u32,
+    /// The bits' randomized response: a bit is flipped when a u32 draw is below the
+    /// threshold t (probability t/2^32 = 1 − κ up to 2^−32), and charged from t.
+    pub(super) flips: OneHotFlips,
 }
 
 impl LpdtMechanism {
@@ -106,7 +107,7 @@ impl LpdtMechanism {
             keep,
             label_scale: bounds.range() / eps_label,
             bounds,
-            flip: flip_threshold(keep.keep),
+            flips: OneHotFlips::new(keep.keep),
         }
     }
 
@@ -115,9 +116,10 @@ impl LpdtMechanism {
     /// `leaf`) and returns the noisy label Ỹ = clip(y) + Lap(β), drawn once and shared by
     /// all leaves (docs/methods/lpdt.md §2.1 and §2.2 item 5). ε-LDP: ρε for the bits, (1−ρ)ε for Ỹ.
     ///
-    /// `user` is the user's index in the private sample: the privacy ledger charges it
-    /// what the bits and the label spent ([`LpdtMechanism::bits_epsilon`],
-    /// [`LpdtMechanism::label_epsilon`]; nothing outside a recording).
+    /// `user` is the user's index in the private sample: the privacy ledger charges it,
+    /// in the samplers, what the bits and the label spent ([`OneHotFlips::release`] from
+    /// the flip threshold the bits are drawn with, [`LpdtMechanism::noisy_label`]; nothing
+    /// outside a recording).
     #[inline]
     pub fn release<R: RngCore + ?Sized>(
         &self,
@@ -128,58 +130,52 @@ impl LpdtMechanism {
         rng: &mut R,
     ) -> f64 {
         let noisy_y = self.noisy_label(user, y, rng);
-        let t = self.flip;
-        for (j, b) in bits.iter_mut().enumerate() {
-            let flipped = rng.next_u32() < t;
-            *b = (j == leaf) != flipped;
-        }
-        self.charge_bits(t, Subjects::One(user));
+        self.flips
+            .release(rng, leaf, bits, LPDT_CELL_PART, Subjects::One(user));
         noisy_y
     }
 
     /// The label part of user `user`'s release: Ỹ = clip(y) + Lap(β), one draw from
-    /// `rng`, charged to the user at Δ/β with Δ = R, the range of the bounds the label is
-    /// clipped into (docs/methods/lpdt.md §2.2 item 2). The per-user release and the fast simulation
-    /// ([`super::lpdt_sums_fast`]) both draw the labels here.
+    /// `rng` through [`laplace_release`], which charges the user Δ/β from the scale it drew
+    /// with and Δ = R, the range of the bounds the label is clipped into, widened to take
+    /// in the label it was handed (docs/methods/lpdt.md §2.2 item 2). The per-user release
+    /// and the fast simulation ([`super::lpdt_sums_fast`]) both draw the labels here.
     #[inline]
     pub fn noisy_label<R: RngCore + ?Sized>(&self, user: usize, y: f64, rng: &mut R) -> f64 {
-        let scale = self.label_scale;
-        let noisy = self.bounds.clip(y) + laplace(rng, scale);
-        ledger::charge(
+        let domain = Domain::Interval {
+            lo: self.bounds.lo,
+            hi: self.bounds.hi,
+        };
+        laplace_release(
+            rng,
+            self.bounds.clip(y),
+            domain,
+            self.label_scale,
             LPDT_LABEL_PART,
             Subjects::One(user),
-            laplace_epsilon(self.bounds.range(), scale),
-            0.0,
-        );
-        noisy
+        )
     }
 
-    /// ε spent by the bit vector of one release: κ/(1 − κ) per bit that two one-hot
-    /// vectors can change (2, or 0 with a single leaf), with κ = 1 − t/2^32 the keep
-    /// probability the draws really use (the flip threshold t quantizes 1 − κ to 2^−32, so
-    /// this differs from ρε by at most 2·2^−33/(κ(1 − κ))).
+    /// ε (nats) spent by the bit vector of one release: κ/(1 − κ) per bit that two
+    /// one-hot vectors can change (2, or 0 with a single leaf), with κ = 1 − t/2^32 the
+    /// keep probability the draws really use (the flip threshold t quantizes 1 − κ to
+    /// 2^−32, so this differs from ρε by at most 2·2^−33/(κ(1 − κ))); what
+    /// [`OneHotFlips::release`] charges.
     pub fn bits_epsilon(&self) -> f64 {
-        flip_epsilon(self.flip, self.k)
+        self.flips.epsilon(self.k)
     }
 
-    /// ε spent by the noisy label of one release: R/β.
-    pub fn label_epsilon(&self) -> f64 {
-        laplace_epsilon(self.bounds.range(), self.label_scale)
+    /// The flip threshold t of the bits.
+    pub fn flip_threshold(&self) -> u32 {
+        self.flips.threshold()
     }
 
-    /// Charges `who` the bit vector's ε at flip threshold `t` (the threshold the draws
-    /// used).
+    /// Charges `who` one bit vector each and returns the flips to draw them with (the
+    /// threshold the charge was computed from): the fast simulation's shortcut.
     #[inline]
-    pub(super) fn charge_bits(&self, t: u32, who: Subjects<'_>) {
-        ledger::charge(LPDT_CELL_PART, who, flip_epsilon(t, self.k), 0.0);
+    pub(super) fn charge_bits(&self, who: Subjects<'_>) -> FlipMasks {
+        self.flips.charge(self.k, LPDT_CELL_PART, who)
     }
-}
-
-/// ε of bitwise randomized response over a one-hot vector of `k` bits whose bits flip
-/// with probability t/2^32: two bits differ between two users (none when k = 1).
-fn flip_epsilon(t: u32, k: usize) -> f64 {
-    let p = f64::from(t) / 4_294_967_296.0;
-    rr_epsilon(1.0 - p, if k > 1 { 2 } else { 0 })
 }
 
 /// The curator's per-leaf sums of eq. (5): S_j = Σ_i (B_ij − (1−κ)) and

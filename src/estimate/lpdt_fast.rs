@@ -17,7 +17,8 @@
 //!    the data, leaves the joint law of all (F_ij, Ỹ_i) unchanged.
 //! 3. Every leaf j gets its own stream (`Pcg64Mcg`), seeded with 16 bytes drawn from the
 //!    task stream in leaf order (after the labels), and draws its flips 64 positions at a
-//!    time with [`flip_mask`]: 64 iid Bernoulli(t/2^32) bits, the very law of
+//!    time with [`flip_mask`](crate::privacy::flip_mask) (through the [`FlipMasks`] the users were
+//!    charged with): 64 iid Bernoulli(t/2^32) bits, the very law of
 //!    `next_u32() < t`. The released bits of those 64 users are then `mask XOR in_leaf`,
 //!    in_leaf the lanes of users whose leaf is j (nonzero only in the blocks that overlap
 //!    leaf j's positions).
@@ -38,8 +39,8 @@
 //! threads, and to the sequential pass.
 
 use super::lpdt::{LpdtMechanism, LpdtSums};
-use crate::privacy::flip_mask;
 use crate::privacy::ledger::Subjects;
+use crate::privacy::FlipMasks;
 use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
@@ -120,18 +121,17 @@ pub fn lpdt_sums_fast<R: RngCore + ?Sized>(
             }
         })
         .collect();
-    let t = mech.flip;
-    // The flips below stand for every user's bit vector at threshold t: each of the n
-    // users is charged its bits once.
-    mech.charge_bits(t, Subjects::Range(0, n));
+    // The flips below stand for every user's bit vector: each of the n users is charged
+    // its bits once, at the threshold the masks are drawn with.
+    let flips = mech.charge_bits(Subjects::Range(0, n));
     let threads = rayon::current_num_threads();
     if n.saturating_mul(k) >= PARALLEL_MIN && threads > 1 {
         let chunk = k.div_ceil(2 * threads).max(1);
         passes
             .par_chunks_mut(chunk)
-            .for_each(|leaves| run_passes(leaves, &noisy, n, t));
+            .for_each(|leaves| run_passes(leaves, &noisy, n, flips));
     } else {
-        run_passes(&mut passes, &noisy, n, t);
+        run_passes(&mut passes, &noisy, n, flips);
     }
     let q = 1.0 - mech.keep.keep;
     let nf = n as f64;
@@ -143,7 +143,7 @@ pub fn lpdt_sums_fast<R: RngCore + ?Sized>(
 
 /// Runs the passes of some leaves over all n positions of `noisy` (padded to blocks of
 /// 64), tile by tile (steps 3–4).
-fn run_passes(leaves: &mut [LeafPass], noisy: &[f64], n: usize, t: u32) {
+fn run_passes(leaves: &mut [LeafPass], noisy: &[f64], n: usize, flips: FlipMasks) {
     let tables = leaves.len() >= TABLE_MIN_LEAVES;
     let mut tabs = vec![[[0.0f64; 256]; 8]; if tables { TILE_BLOCKS } else { 0 }];
     for (ti, tile) in noisy.chunks(64 * TILE_BLOCKS).enumerate() {
@@ -157,7 +157,7 @@ fn run_passes(leaves: &mut [LeafPass], noisy: &[f64], n: usize, t: u32) {
             for (bi, block) in tile.chunks_exact(64).enumerate() {
                 let lo = tile_lo + 64 * bi;
                 let lanes = low_lanes(n - lo);
-                let bits = flip_mask(&mut p.rng, t, lanes) ^ in_leaf(lo, p.lo, p.hi);
+                let bits = flips.mask(&mut p.rng, lanes) ^ in_leaf(lo, p.lo, p.hi);
                 p.ones += u64::from(bits.count_ones());
                 p.sum_y += if tables {
                     table_sum(&tabs[bi], bits)

@@ -12,8 +12,8 @@ mod lpdt_fast;
 mod lpdt_values;
 
 pub use candidate_ratio::{
-    candidate_sums, centred_rr_bit, centred_rr_keep, centred_rr_release, grr_cell_release,
-    ratio_predictions, CandidateMechanism, CellSums, GRR_PART, RR_PART,
+    candidate_sums, centred_rr_keep, centred_rr_release, grr_cell_release, ratio_predictions,
+    CandidateMechanism, CellSums, GRR_PART, RR_PART,
 };
 pub use histogram::{
     histogram_predict, HistogramConfig, HistogramMechanism, HISTOGRAM_CELL_PART,

@@ -1,8 +1,8 @@
 //! Candidate attributes and the choice among them (card docs/methods/diprime.md §3.6 `split_count`).
 
 use super::ranges::Split;
-use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
-use crate::privacy::{exponential_mechanism, permute_and_flip, Normalisation};
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{exponential_release, permute_and_flip_release, Normalisation};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -141,8 +141,9 @@ pub const ATTRIBUTE_PART: &str = "attribute choice";
 /// on underflow (EM, no floor) and PF's `+1e-12`.
 ///
 /// Ledger: a private choice (EM, PF) among K > 1 candidates of a non-empty node charges
-/// `rows` [`exponential_epsilon`] of the coefficient ε/(2·sensitivity used) and the
-/// errors' sensitivity under add/remove neighbours ([`ScoreForm`]).
+/// `rows`, at the draw ([`exponential_release`], [`permute_and_flip_release`]), 2cΔ for
+/// the coefficient c = ε/(2·sensitivity used) of the draw and the errors' sensitivity Δ
+/// under add/remove neighbours ([`ScoreForm`]).
 #[allow(clippy::too_many_arguments)]
 pub fn choose<R: Rng + ?Sized>(
     rng: &mut R,
@@ -166,20 +167,13 @@ pub fn choose<R: Rng + ?Sized>(
         ScoreForm::MeanError { .. } => four_b2 / nf,
         ScoreForm::SumError => four_b2,
     };
-    if mech.spends() && n > 0 && b_inf > 0.0 && ledger::is_recording() {
-        // The errors' sensitivity under add/remove neighbours.
-        let real = match form {
-            ScoreForm::MeanError { subset_bug: false } => four_b2 / nf,
-            ScoreForm::MeanError { subset_bug: true } => 10.0 * four_b2,
-            ScoreForm::SumError => four_b2,
-        };
-        ledger::charge(
-            ATTRIBUTE_PART,
-            Subjects::Rows(rows),
-            exponential_epsilon(epsilon / (2.0 * used), real),
-            0.0,
-        );
-    }
+    // The errors' sensitivity under add/remove neighbours.
+    let real = match form {
+        ScoreForm::MeanError { subset_bug: false } => four_b2 / nf,
+        ScoreForm::MeanError { subset_bug: true } => 10.0 * four_b2,
+        ScoreForm::SumError => four_b2,
+    };
+    let who = (ATTRIBUTE_PART, Subjects::Rows(rows));
     match mech {
         AttributeMechanism::Argmin => {
             let best = mse.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -194,17 +188,12 @@ pub fn choose<R: Rng + ?Sized>(
             } else {
                 Normalisation::LogSumExp
             };
-            exponential_mechanism(rng, &scores, used, epsilon, None, norm)
+            exponential_release(rng, &scores, used, epsilon, None, norm, real, who)
         }
         AttributeMechanism::PermuteFlip => {
             let scores: Vec<f64> = mse.iter().map(|m| -m).collect();
-            permute_and_flip(
-                rng,
-                &scores,
-                used,
-                epsilon,
-                if floors { 1e-12 } else { 0.0 },
-            )
+            let floor = if floors { 1e-12 } else { 0.0 };
+            permute_and_flip_release(rng, &scores, (used, epsilon, floor), real, who)
         }
     }
 }

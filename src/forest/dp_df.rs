@@ -45,9 +45,8 @@
 
 use super::discretize::Coded;
 use super::sklearn::argmax_first;
-use crate::privacy::laplace;
-use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
-use crate::privacy::{draw_index, exponential_probabilities, Normalisation};
+use crate::privacy::ledger::{self, Subjects};
+use crate::privacy::{exponential_weights_release, Normalisation};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -55,31 +54,39 @@ use rand_pcg::Pcg64;
 /// the classes present in the node (n_c > 0), in order, and exactly 0 for absent ones,
 /// which draw nothing.
 ///
-/// Ledger: charges `rows` (the node's rows in the private training sample)
-/// [`laplace_epsilon`](crate::privacy::ledger::laplace_epsilon)`(1, 1/e_q)` (one row moves
-/// one count by 1), and records which classes are present as a private quantity: an absent
-/// class's exact 0 shows it (card §4.6 step 1).
+/// Ledger: charges `rows` (the node's rows in the private training sample), at the draw,
+/// 1/b (one row moves one count by 1; [`super::dp_rf::node_counts_release`] over the
+/// present classes' counts), and records which classes are present as a private quantity:
+/// an absent class's exact 0 shows it (card §4.6 step 1).
 pub fn noisy_present_counts<R: Rng + ?Sized>(
     exact: &[usize],
     e_q: f64,
     rows: &[usize],
     rng: &mut R,
 ) -> Vec<f64> {
-    super::dp_rf::charge_node_counts(rows, e_q);
     if exact.contains(&0) {
         ledger::private_quantity("classes present", || {
             "DP-DF releases an absent class's count as an exact 0: which classes a node holds shows"
                 .into()
         });
     }
+    // The present classes' counts, released in order; absent ones stay an exact 0.
+    let mut present: Vec<f64> = exact
+        .iter()
+        .filter(|&&k| k > 0)
+        .map(|&k| k as f64)
+        .collect();
+    super::dp_rf::node_counts_release(&mut present, e_q, rows, rng);
+    let mut noisy = present.into_iter();
     exact
         .iter()
-        .map(|&k| {
-            if k == 0 {
-                0.0
-            } else {
-                (k as f64 + laplace(rng, 1.0 / e_q)).trunc().max(0.0)
-            }
+        .map(|&k| match k {
+            0 => 0.0,
+            _ => noisy
+                .next()
+                .expect("one release per present class")
+                .trunc()
+                .max(0.0),
         })
         .collect()
 }
@@ -433,7 +440,7 @@ impl Grower<'_> {
         let n = rows.len() as f64;
         let parent_gini = gini(&exact.iter().map(|&k| k as f64).collect::<Vec<_>>());
         let sens = 1.0 - ((s / (s + 1.0)).powi(2) + (1.0 / (s + 1.0)).powi(2));
-        let log_w: Vec<f64> = cands
+        let gains: Vec<f64> = cands
             .iter()
             .map(|&a| {
                 let mut t = vec![0.0; self.x.levels[a] * c];
@@ -444,22 +451,20 @@ impl Grower<'_> {
                     .chunks(c)
                     .map(|ch| ch.iter().sum::<f64>() / n * gini(ch))
                     .sum();
-                let gain = parent_gini - children;
-                (self.e_q * gain / (2.0 * sens)).min(50.0)
+                parent_gini - children
             })
             .collect();
+        let log_w: Vec<f64> = gains
+            .iter()
+            .map(|gain| (self.e_q * gain / (2.0 * sens)).min(50.0))
+            .collect();
         // Weights e_q·gain/(2·sens) (capped at 50) with the sensitivity sens of the Gini
-        // gain the method states, computed from the noisy size s.
-        ledger::charge(
-            "split choice",
-            Subjects::Rows(rows),
-            exponential_epsilon(self.e_q / (2.0 * sens), sens),
-            0.0,
-        );
-        let a = cands[draw_index(
-            self.rng,
-            &exponential_probabilities(&log_w, Normalisation::LogSumExp),
-        )];
+        // gain the method states, computed from the noisy size s; charged at the draw for
+        // that coefficient, or the steeper one the weights realise on the gains.
+        let spend = (self.e_q / (2.0 * sens), sens);
+        let who = ("split choice", Subjects::Rows(rows));
+        let norm = Normalisation::LogSumExp;
+        let a = cands[exponential_weights_release(self.rng, &gains, &log_w, norm, spend, who)];
         let x = self.x;
         rows.sort_by_key(|&i| (x.get(i, a), i));
         let rest: Vec<usize> = attrs.iter().copied().filter(|&b| b != a).collect();

@@ -43,8 +43,10 @@
 use super::discretize::Coded;
 use super::sklearn::argmax_first;
 use crate::estimate::LabelBounds;
-use crate::privacy::ledger::{self, exponential_epsilon, laplace_epsilon, Subjects};
-use crate::privacy::{draw_index, exponential_probabilities, laplace, Normalisation};
+use crate::privacy::ledger::{self, Subjects};
+use crate::privacy::{
+    exponential_weights_release, laplace_release, laplace_vector_release, Domain, Normalisation,
+};
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -126,43 +128,50 @@ pub fn budgets(eps_tree: f64, rho: f64, depth: usize) -> (f64, f64) {
     ((1.0 - rho) * eps_tree / levels, rho * eps_tree / levels)
 }
 
-/// Charges the ledger for a node's class counts released with Laplace noise of scale
-/// 1/`e_node` (one row added or removed moves one count by 1): `rows`, the node's rows in
-/// the private training sample, pay [`laplace_epsilon`]`(1, 1/e_node)`. DP-RF's and DP-DF's
-/// count releases both charge here.
-pub(crate) fn charge_node_counts(rows: &[usize], e_node: f64) {
-    ledger::charge(
+/// A node's class counts `counts` plus Laplace noise of scale 1/`e_node` on each, in
+/// order ([`laplace_vector_release`]), charged to `rows`, the node's rows in the private
+/// training sample, at 1/b (L1 sensitivity 1: one row added or removed moves one count by
+/// 1) from the scale the draws used. DP-RF's and DP-DF's count releases both draw here.
+pub(crate) fn node_counts_release<R: Rng + ?Sized>(
+    counts: &mut [f64],
+    e_node: f64,
+    rows: &[usize],
+    rng: &mut R,
+) {
+    let (scale, who) = (1.0 / e_node, Subjects::Rows(rows));
+    laplace_vector_release(
+        rng,
+        counts,
+        Domain::Sensitivity(1.0),
+        scale,
         "node counts",
-        Subjects::Rows(rows),
-        laplace_epsilon(1.0, 1.0 / e_node),
-        0.0,
+        who,
     );
 }
 
 /// One node's noisy class counts (classification, card §4.4): max(0, n_c + Lap(1/e_node))
 /// for every class c in order, one Laplace draw each.
 ///
-/// Ledger: charges `rows` (the node's rows in the private training sample)
-/// [`laplace_epsilon`]`(1, 1/e_node)`: one row added or removed moves one count by 1.
+/// Ledger: charges `rows` (the node's rows in the private training sample) 1/b at the
+/// draw ([`node_counts_release`]): one row added or removed moves one count by 1.
 pub fn noisy_class_counts<R: Rng + ?Sized>(
     counts: &[f64],
     e_node: f64,
     rows: &[usize],
     rng: &mut R,
 ) -> Vec<f64> {
-    charge_node_counts(rows, e_node);
-    counts
-        .iter()
-        .map(|&k| (k + laplace(rng, 1.0 / e_node)).max(0.0))
-        .collect()
+    let mut noisy = counts.to_vec();
+    node_counts_release(&mut noisy, e_node, rows, rng);
+    noisy.into_iter().map(|v| v.max(0.0)).collect()
 }
 
 /// One non-empty node's noisy mean (regression, card §4.5): `mean` of its n rows plus
 /// Lap(W/(n·e_node)), clamped into `b` under [`NodeMeans::Clamped`].
 ///
-/// Ledger: charges `rows` (the node's n rows in the private training sample)
-/// [`laplace_epsilon`]`(W/n, scale)`, the mean's sensitivity over the label range with n
-/// rows, and records the exact count n in the scale as a private quantity (card §9 item 3).
+/// Ledger: charges `rows` (the node's n rows in the private training sample), at the draw
+/// ([`laplace_release`]), (W/n)/b, the mean's sensitivity over the label range with n rows
+/// over the scale drawn with, and records the exact count n in the scale as a private
+/// quantity (card §9 item 3).
 pub fn noisy_mean<R: Rng + ?Sized>(
     mean: f64,
     n: usize,
@@ -176,13 +185,8 @@ pub fn noisy_mean<R: Rng + ?Sized>(
     ledger::private_quantity("node mean scale n", || {
         "DP-RF node noise scale W/(n e_node) with the exact private count n of the node".into()
     });
-    ledger::charge(
-        "node mean",
-        Subjects::Rows(rows),
-        laplace_epsilon(b.range() / n as f64, scale),
-        0.0,
-    );
-    let v = mean + laplace(rng, scale);
+    let domain = Domain::Sensitivity(b.range() / n as f64);
+    let v = laplace_release(rng, mean, domain, scale, "node mean", Subjects::Rows(rows));
     match node_means {
         NodeMeans::Unclamped => v,
         NodeMeans::Clamped => b.clip(v),
@@ -203,10 +207,11 @@ pub fn split_epsilon(split: SplitBudget, eps_tree: f64, e_split: f64) -> f64 {
 /// `e`: weights exp(−e·mse·n/(8B∞²)), with the reference's `+1e-12` on the unshifted
 /// weights (`floors`) or exact.
 ///
-/// Ledger: charges `rows` (the node's n rows) [`exponential_epsilon`] of the coefficient
-/// e·n/(8B∞²) on −mse and the errors' sensitivity 4B∞²/n (in n·mse = SSE terms a
-/// coefficient e/(8B∞²) on a score of sensitivity 4B∞²): e as the accounting says, ε_T
-/// per node under [`SplitBudget::WholeTree`].
+/// Ledger: charges `rows` (the node's n rows), at the draw
+/// ([`exponential_weights_release`]), 2cΔ for the coefficient c = e·n/(8B∞²) on −mse
+/// (or the steeper one the weights realise) and the errors' sensitivity Δ = 4B∞²/n (in
+/// n·mse = SSE terms a coefficient e/(8B∞²) on a score of sensitivity 4B∞²): e as the
+/// accounting says, ε_T per node under [`SplitBudget::WholeTree`].
 pub fn regression_split<R: Rng + ?Sized>(
     rng: &mut R,
     mse: &[f64],
@@ -217,12 +222,6 @@ pub fn regression_split<R: Rng + ?Sized>(
 ) -> usize {
     let n = rows.len();
     let nf = n as f64;
-    ledger::charge(
-        "split choice",
-        Subjects::Rows(rows),
-        exponential_epsilon(e * nf / (8.0 * b_inf * b_inf), 4.0 * b_inf * b_inf / nf),
-        0.0,
-    );
     // The weights' coefficient on −mse is e/(2Δ) = e·n/(8B∞²), Δ = 4B∞²/n the claimed
     // sensitivity (the slip calibrates for Δ/2).
     let b2 = if crate::privacy::mutants::active("dp-rf-split-sensitivity-halved") {
@@ -236,7 +235,10 @@ pub fn regression_split<R: Rng + ?Sized>(
     } else {
         Normalisation::LogSumExp
     };
-    draw_index(rng, &exponential_probabilities(&log_w, norm))
+    let scores: Vec<f64> = mse.iter().map(|m| -m).collect();
+    let spend = (e * nf / (8.0 * b_inf * b_inf), 4.0 * b_inf * b_inf / nf);
+    let who = ("split choice", Subjects::Rows(rows));
+    exponential_weights_release(rng, &scores, &log_w, norm, spend, who)
 }
 
 /// A node's stored value.
@@ -466,7 +468,7 @@ impl Grower<'_> {
         let nf = n as f64;
         match self.task {
             DpRfTask::Classes(c) => {
-                let log_w: Vec<f64> = cands
+                let scores: Vec<f64> = cands
                     .iter()
                     .map(|&a| {
                         // Σ_v Σ_c n_vc² / n_v
@@ -486,27 +488,22 @@ impl Grower<'_> {
                             })
                             .sum();
                         match self.p.gini {
-                            GiniScore::SensitivityOne => e_split * (sum_sq / nf - 1.0) / 2.0,
-                            GiniScore::FriedmanSchuster => e_split * (sum_sq - nf) / 4.0,
+                            GiniScore::SensitivityOne => sum_sq / nf - 1.0,
+                            GiniScore::FriedmanSchuster => sum_sq - nf,
                         }
                     })
                     .collect();
                 // Weights e_split·g/2 on the normalised score g ∈ [−1, 0] (sensitivity ≤ 1),
                 // or e_split·G/4 on the count form G of sensitivity 2 (Friedman & Schuster).
-                let (coefficient, sensitivity) = match self.p.gini {
-                    GiniScore::SensitivityOne => (e_split / 2.0, 1.0),
-                    GiniScore::FriedmanSchuster => (e_split / 4.0, 2.0),
+                let (divisor, sensitivity) = match self.p.gini {
+                    GiniScore::SensitivityOne => (2.0, 1.0),
+                    GiniScore::FriedmanSchuster => (4.0, 2.0),
                 };
-                ledger::charge(
-                    "split choice",
-                    Subjects::Rows(rows),
-                    exponential_epsilon(coefficient, sensitivity),
-                    0.0,
-                );
-                draw_index(
-                    self.rng,
-                    &exponential_probabilities(&log_w, Normalisation::LogSumExp),
-                )
+                let log_w: Vec<f64> = scores.iter().map(|g| e_split * g / divisor).collect();
+                let spend = (e_split / divisor, sensitivity);
+                let who = ("split choice", Subjects::Rows(rows));
+                let norm = Normalisation::LogSumExp;
+                exponential_weights_release(self.rng, &scores, &log_w, norm, spend, who)
             }
             DpRfTask::Regression(b) => {
                 let e = split_epsilon(self.p.split_budget, self.eps_tree, e_split);

@@ -4,8 +4,8 @@
 use super::budget::Privacy;
 use crate::data::Task;
 use crate::estimate::LabelBounds;
-use crate::privacy::laplace;
-use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
+use crate::privacy::ledger::{self, Subjects};
+use crate::privacy::{laplace_release, laplace_vector_release, Domain};
 use rand::Rng;
 
 /// The ledger part of a leaf release as published (a noisy mean or noisy class counts).
@@ -35,10 +35,11 @@ pub const LEAF_COUNT_PART: &str = "leaf count";
 /// the same law whether the leaf is empty or not, no count in a scale; ε_ℓ/2 + ε_ℓ/2 under
 /// add/remove neighbours, ε_ℓ/2 under replace-one (the count does not move).
 ///
-/// Ledger: each private release charges `rows` at the draw: as published
-/// [`laplace_epsilon`]`(W/n, scale)` for the mean (the mean's sensitivity over `[lo, hi]`
-/// with n rows) or `(1, 1/ε_ℓ)` for the class counts (one row moves one count by 1);
-/// in the DP mode `(W, W/(ε_ℓ/2))` for the sum and `(1, 1/(ε_ℓ/2))` for the count.
+/// Ledger: each private release charges `rows` in the sampler ([`laplace_release`],
+/// [`laplace_vector_release`]), Δ over the scale it drew with: as published Δ = W/n for
+/// the mean (the mean's sensitivity over `[lo, hi]` with n rows) or 1 for the class
+/// counts (one row moves one count by 1); in the DP mode W for the sum and 1 for the
+/// count.
 pub fn leaf_value<R: Rng + ?Sized>(
     rng: &mut R,
     y: &[f64],
@@ -61,13 +62,9 @@ pub fn leaf_value<R: Rng + ?Sized>(
             ledger::private_quantity("leaf scale n", || {
                 "mean sensitivity W/n with the exact private count n of the leaf".into()
             });
-            ledger::charge(
-                LEAF_PART,
-                Subjects::Rows(rows),
-                laplace_epsilon((hi - lo) / n as f64, scale),
-                0.0,
-            );
-            return (mean + laplace(rng, scale)).clamp(lo, hi);
+            let domain = Domain::Sensitivity((hi - lo) / n as f64);
+            let noisy = laplace_release(rng, mean, domain, scale, LEAF_PART, Subjects::Rows(rows));
+            return noisy.clamp(lo, hi);
         }
         return dp_leaf(rng, y, rows, (lo, hi), eps);
     }
@@ -103,24 +100,16 @@ pub fn leaf_value<R: Rng + ?Sized>(
             ledger::private_quantity("leaf scale n", || {
                 "leaf noise scale W/(n eps_l) with the exact private count n of the leaf".into()
             });
-            ledger::charge(
-                LEAF_PART,
-                Subjects::Rows(rows),
-                laplace_epsilon(bounds.range() / n as f64, scale),
-                0.0,
-            );
-            (mean + laplace(rng, scale)).clamp(lo, hi)
+            let domain = Domain::Sensitivity(bounds.range() / n as f64);
+            laplace_release(rng, mean, domain, scale, LEAF_PART, Subjects::Rows(rows)).clamp(lo, hi)
         }
         Task::Classification => {
             let scale = 1.0 / eps;
-            ledger::charge(
-                LEAF_PART,
-                Subjects::Rows(rows),
-                laplace_epsilon(1.0, scale),
-                0.0,
-            );
-            let c0 = (n as f64 - ones + laplace(rng, scale)).max(0.0);
-            let c1 = (ones + laplace(rng, scale)).max(0.0);
+            let mut counts = [n as f64 - ones, ones];
+            let (domain, who) = (Domain::Sensitivity(1.0), Subjects::Rows(rows));
+            laplace_vector_release(rng, &mut counts, domain, scale, LEAF_PART, who);
+            let c0 = counts[0].max(0.0);
+            let c1 = counts[1].max(0.0);
             if c0 + c1 == 0.0 {
                 0.5
             } else {
@@ -143,20 +132,24 @@ fn dp_leaf<R: Rng + ?Sized>(
     let w = hi - lo;
     let sum_scale = w / half;
     let count_scale = 1.0 / half;
-    ledger::charge(
-        LEAF_SUM_PART,
-        Subjects::Rows(rows),
-        laplace_epsilon(w, sum_scale),
-        0.0,
-    );
-    ledger::charge(
-        LEAF_COUNT_PART,
-        Subjects::Rows(rows),
-        laplace_epsilon(1.0, count_scale),
-        0.0,
-    );
+    let who = Subjects::Rows(rows);
     let sum: f64 = y.iter().map(|v| v.clamp(lo, hi) - lo).sum();
-    let noisy_sum = sum + laplace(rng, sum_scale);
-    let noisy_count = y.len() as f64 + laplace(rng, count_scale);
+    let noisy_sum = laplace_release(
+        rng,
+        sum,
+        Domain::Sensitivity(w),
+        sum_scale,
+        LEAF_SUM_PART,
+        who,
+    );
+    let count = y.len() as f64;
+    let noisy_count = laplace_release(
+        rng,
+        count,
+        Domain::Sensitivity(1.0),
+        count_scale,
+        LEAF_COUNT_PART,
+        who,
+    );
     (lo + noisy_sum / noisy_count.max(1.0)).clamp(lo, hi)
 }

@@ -7,7 +7,8 @@ use super::ForestError;
 use crate::partition::presort::sort_total_order;
 use crate::privacy::ledger::{self, exponential_epsilon, Subjects};
 use crate::privacy::{
-    draw_index, exponential_log_weights, exponential_probabilities, permute_and_flip, Normalisation,
+    exponential_log_weights, exponential_probabilities, exponential_release,
+    permute_and_flip_release, Normalisation,
 };
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -57,10 +58,14 @@ pub struct MedianOptions {
 /// The ledger part of a median draw.
 pub const MEDIAN_PART: &str = "median";
 
-/// Charges a private median draw to the node's rows `rows` (indices into the private
-/// training sample): the draw's log-weights are `coefficient · score` for the score
-/// −|n_L − n_R|, which one added or removed row moves by at most 1, so it spent
-/// [`exponential_epsilon`]`(coefficient, 1)`.
+/// Charges the node's rows `rows` (indices into the private training sample) a median
+/// draw that no mechanism call makes: the continuous median's shortcut for M ≤ 1 values,
+/// Uniform(lo, hi), which is the exponential mechanism's law there (both bins weigh the
+/// same per unit width), drawn without calling it. The weights it stands for are
+/// `coefficient · score` for the score −|n_L − n_R|, which one added or removed row moves
+/// by at most 1, so it spends [`exponential_epsilon`]`(coefficient, 1)`. Every median that
+/// a mechanism draws is charged in the sampler ([`exponential_release`],
+/// [`permute_and_flip_release`]).
 fn charge_median(rows: &[usize], coefficient: f64) {
     ledger::charge(
         MEDIAN_PART,
@@ -100,15 +105,7 @@ pub fn em_bin_probabilities(
     epsilon: f64,
     floors: bool,
 ) -> (Vec<f64>, Vec<f64>) {
-    let m = sorted.len();
-    let mut edges = Vec::with_capacity(m + 2);
-    edges.push(lo);
-    edges.extend_from_slice(sorted);
-    edges.push(hi);
-    let widths: Vec<f64> = edges.windows(2).map(|w| (w[1] - w[0]).max(0.0)).collect();
-    let scores: Vec<f64> = (0..=m)
-        .map(|i| -((2 * i) as f64 - m as f64).abs())
-        .collect();
+    let (edges, widths, scores) = em_bins(sorted, lo, hi);
     let lw = exponential_log_weights(&scores, 1.0, epsilon, Some(&widths));
     let norm = if floors {
         Normalisation::Floored(1e-12)
@@ -118,15 +115,32 @@ pub fn em_bin_probabilities(
     (edges, exponential_probabilities(&lw, norm))
 }
 
+/// The M + 1 bins of the EM median over the sorted values `sorted` in `[lo, hi]`: their
+/// edges `e_0..e_{M+1}`, widths (the base weights) and scores −|2i − M|.
+fn em_bins(sorted: &[f64], lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let m = sorted.len();
+    let mut edges = Vec::with_capacity(m + 2);
+    edges.push(lo);
+    edges.extend_from_slice(sorted);
+    edges.push(hi);
+    let widths: Vec<f64> = edges.windows(2).map(|w| (w[1] - w[0]).max(0.0)).collect();
+    let scores: Vec<f64> = (0..=m)
+        .map(|i| -((2 * i) as f64 - m as f64).abs())
+        .collect();
+    (edges, widths, scores)
+}
+
 /// The private (or exact, or uniform) threshold on a continuous attribute with node values
 /// `v` (M of them) and range `[lo, hi]` (card §3.4). `M ≤ 1` gives `Uniform(lo, hi)` for
 /// every mechanism (the reference's data-dependent special case; with M ≤ 1 the
 /// exponential mechanism's law is uniform too).
 ///
 /// Ledger: a private draw (exponential, permute-and-flip) charges the ε its log-weights
-/// spent on the count score to `rows`, the node's rows in the private training sample
-/// (card §3.4: coefficient ε/(2·`score_sensitivity`) for EM, ε/2 for PF as the reference
-/// scores it); exact and uniform draws charge nothing.
+/// spent on the count score to `rows`, the node's rows in the private training sample,
+/// in the sampler (card §3.4: coefficient ε/(2·`score_sensitivity`) on a count score of
+/// sensitivity 1 for EM; for PF as the reference scores it, coefficient 1/2 on scores
+/// that carry ε times the count, sensitivity ε); the M ≤ 1 shortcut as its mechanism
+/// ([`charge_median`]); exact and uniform draws charge nothing.
 pub fn continuous_threshold<R: Rng + ?Sized>(
     rng: &mut R,
     v: &mut [f64],
@@ -137,15 +151,16 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
     rows: &[usize],
 ) -> f64 {
     let uniform = |rng: &mut R| lo + rng.gen::<f64>() * (hi - lo);
-    match mech {
-        MedianMechanism::Exponential => {
-            charge_median(rows, epsilon / (2.0 * opt.score_sensitivity))
-        }
-        // The PF scores below carry ε·|2i − M| accepted as exp((s − s*)/2).
-        MedianMechanism::PermuteFlip => charge_median(rows, epsilon / 2.0),
-        MedianMechanism::Exact | MedianMechanism::Uniform => {}
-    }
+    let who = (MEDIAN_PART, Subjects::Rows(rows));
     if v.len() <= 1 || mech == MedianMechanism::Uniform {
+        match mech {
+            MedianMechanism::Exponential => {
+                charge_median(rows, epsilon / (2.0 * opt.score_sensitivity))
+            }
+            // The PF scores carry ε·|2i − M| accepted as exp((s − s*)/2).
+            MedianMechanism::PermuteFlip => charge_median(rows, epsilon / 2.0),
+            MedianMechanism::Exact | MedianMechanism::Uniform => {}
+        }
         return uniform(rng);
     }
     if mech == MedianMechanism::Exact {
@@ -156,9 +171,14 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
     let m = v.len();
     let bin = match mech {
         MedianMechanism::Exponential => {
-            let (edges, p) =
-                em_bin_probabilities(v, lo, hi, epsilon / opt.score_sensitivity, opt.floors);
-            let i = draw_index(rng, &p);
+            let (edges, widths, scores) = em_bins(v, lo, hi);
+            let norm = if opt.floors {
+                Normalisation::Floored(1e-12)
+            } else {
+                Normalisation::LogSumExp
+            };
+            let eps = epsilon / opt.score_sensitivity;
+            let i = exponential_release(rng, &scores, 1.0, eps, Some(&widths), norm, 1.0, who);
             return edges[i] + rng.gen::<f64>() * (edges[i + 1] - edges[i]).max(0.0);
         }
         MedianMechanism::PermuteFlip => {
@@ -190,7 +210,8 @@ pub fn continuous_threshold<R: Rng + ?Sized>(
                 })
                 .collect();
             let floor = if opt.floors { 1e-12 } else { 0.0 };
-            let i = permute_and_flip(rng, &scores, 1.0, 1.0, floor);
+            // Acceptance exp((s − s*)/2): coefficient 1/2 on scores that one row moves by ε.
+            let i = permute_and_flip_release(rng, &scores, (1.0, 1.0, floor), epsilon, who);
             (edges[i], edges[i + 1])
         }
         MedianMechanism::Exact | MedianMechanism::Uniform => unreachable!(),
@@ -259,12 +280,7 @@ pub fn categorical_split<R: Rng + ?Sized>(
     if m > MAX_CATEGORIES {
         return Err(ForestError::TooManyCategories { attr, m });
     }
-    if matches!(
-        mech,
-        MedianMechanism::Exponential | MedianMechanism::PermuteFlip
-    ) {
-        charge_median(rows, epsilon / (2.0 * opt.score_sensitivity));
-    }
+    let who = (MEDIAN_PART, Subjects::Rows(rows));
     let count = (1usize << (m - 1)) - 1;
     let j = if mech == MedianMechanism::Uniform {
         1 + rng.gen_range(0..count)
@@ -287,21 +303,19 @@ pub fn categorical_split<R: Rng + ?Sized>(
                 scores.iter().position(|&s| s == best).expect("non-empty")
             }
             MedianMechanism::Exponential => {
-                let lw = exponential_log_weights(&scores, opt.score_sensitivity, epsilon, None);
                 let norm = if opt.floors {
                     Normalisation::Floored(1e-6)
                 } else {
                     Normalisation::LogSumExp
                 };
-                draw_index(rng, &exponential_probabilities(&lw, norm))
+                let sens = opt.score_sensitivity;
+                exponential_release(rng, &scores, sens, epsilon, None, norm, 1.0, who)
             }
-            MedianMechanism::PermuteFlip => permute_and_flip(
-                rng,
-                &scores,
-                opt.score_sensitivity,
-                epsilon,
-                if opt.floors { 1e-12 } else { 0.0 },
-            ),
+            MedianMechanism::PermuteFlip => {
+                let floor = if opt.floors { 1e-12 } else { 0.0 };
+                let spend = (opt.score_sensitivity, epsilon, floor);
+                permute_and_flip_release(rng, &scores, spend, 1.0, who)
+            }
             MedianMechanism::Uniform => unreachable!(),
         }
     };

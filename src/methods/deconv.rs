@@ -41,8 +41,8 @@ use super::lane_exp::{exp_lanes, LANES};
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Escape, Matrix};
 use crate::estimate::LabelBounds;
-use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
-use crate::privacy::{laplace, Budget, BudgetError};
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{laplace_release, laplace_vector_release, Budget, BudgetError, Domain};
 use multiversion::multiversion;
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -96,8 +96,10 @@ pub struct Reports {
 /// and then Ỹ_i = clip(Y_i) + b_Y·ζ_i (b_Y = R/ε_Y), with ε_X = ε_Y = ε/2. Each part is
 /// ε/2-LDP (L1 sensitivities d and R), so the release is ε-LDP.
 ///
-/// Ledger: user i is charged, beside its draws, d/b_X for its features (the clamp to
-/// \[0,1\]^d bounds their L1 distance by d) and R/b_Y for its label.
+/// Ledger: user i is charged, by the charged releases that draw its noise
+/// ([`laplace_vector_release`], [`laplace_release`]), d/b_X for its features (the clamp to
+/// \[0,1\]^d bounds their L1 distance by d) and R/b_Y for its label, from the scales
+/// drawn with and the domains widened by what they were handed.
 ///
 /// `x` is n×d, `y` has length n; every draw comes from `rng`.
 ///
@@ -119,17 +121,26 @@ pub fn release<R: Rng + ?Sized>(
     let b_y = bounds.range() / eps_y;
     let mut noisy_x = Vec::with_capacity(x.n * x.d);
     let mut noisy_y = Vec::with_capacity(x.n);
-    let (eps_features, eps_label) = (
-        laplace_epsilon(x.d as f64, b_x),
-        laplace_epsilon(bounds.range(), b_y),
-    );
+    let box01 = Domain::Interval { lo: 0.0, hi: 1.0 };
+    let label_domain = Domain::Interval {
+        lo: bounds.lo,
+        hi: bounds.hi,
+    };
     for (i, &yi) in y.iter().enumerate() {
-        for &v in x.row(i) {
-            noisy_x.push(v.clamp(0.0, 1.0) + laplace(rng, b_x));
-        }
-        noisy_y.push(bounds.clip(yi) + laplace(rng, b_y));
-        ledger::charge(DECONV_FEATURES_PART, Subjects::One(i), eps_features, 0.0);
-        ledger::charge(DECONV_LABEL_PART, Subjects::One(i), eps_label, 0.0);
+        let who = Subjects::One(i);
+        let start = noisy_x.len();
+        noisy_x.extend(x.row(i).iter().map(|v| v.clamp(0.0, 1.0)));
+        let row = &mut noisy_x[start..];
+        laplace_vector_release(rng, row, box01, b_x, DECONV_FEATURES_PART, who);
+        let label = laplace_release(
+            rng,
+            bounds.clip(yi),
+            label_domain,
+            b_y,
+            DECONV_LABEL_PART,
+            who,
+        );
+        noisy_y.push(label);
     }
     Ok(Reports {
         x: Matrix::new(x.n, x.d, noisy_x),

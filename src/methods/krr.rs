@@ -28,7 +28,7 @@ use super::{
 use crate::data::{Escape, Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::{Grid, Missing};
-use crate::privacy::ledger::{self, Subjects};
+use crate::privacy::ledger::Subjects;
 use crate::privacy::{Budget, Grr};
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -102,8 +102,10 @@ pub const FEATURES_PART: &str = "private features (k-RR)";
 /// private entry replaced by its k-RR'd bin's value and public entries unchanged, and the
 /// noisy labels. The fit and the audit (`audit::semi_feature`) both call it.
 ///
-/// Ledger: user i (row i) is charged d_i · [`Grr::spent_epsilon`] for its private entries
-/// (part [`FEATURES_PART`]) and its label as [`noisy_labels_of`] charges it.
+/// Ledger: user i (row i) is charged, by [`Grr::release_charged`], [`Grr::spent_epsilon`]
+/// for each of its d_i private entries (part [`FEATURES_PART`]: two neighbours may differ
+/// in every private entry, each a report of the same law over the k bins it draws from)
+/// and its label as [`noisy_labels_of`] charges it.
 ///
 /// # Panics
 /// If the mask is not n×d for `x`, `y.len() != x.n`, k < 2, or ε is not finite and > 0.
@@ -132,19 +134,9 @@ pub fn krr_release<R: Rng + ?Sized>(
         let (eps_label, eps_feature) = krr_budgets(epsilon, d_i);
         if d_i > 0 {
             let g = *grr[d_i].get_or_insert_with(|| Grr::new(eps_feature, k));
-            // Ledger: two neighbours may differ in every private entry, each a report of
-            // the same law over the k bins it draws from.
-            if ledger::is_recording() {
-                ledger::charge(
-                    FEATURES_PART,
-                    Subjects::One(i),
-                    d_i as f64 * g.spent_epsilon(),
-                    0.0,
-                );
-            }
             for (j, _) in row.iter().enumerate().filter(|(_, &p)| p) {
                 let cell = &mut out[i * x.d + j];
-                let r = g.release(grid.bin(*cell), rng);
+                let r = g.release_charged(grid.bin(*cell), rng, FEATURES_PART, Subjects::One(i));
                 *cell = value.of(r, k);
             }
         }
@@ -249,14 +241,18 @@ mod ledger_tests {
     use crate::methods::mask_params::test_support::{charged_exactly, point, rep_data};
     use crate::methods::{find, ParamValue};
 
-    /// Aligned mask (d_p = 2): every user pays ε/2 for its two k-RR'd features and ε/2
-    /// for its label, ε. Personalized: the worst user ε, a user with no private feature
+    /// Aligned mask (d_p = 2): every user pays ε/2 for its two k-RR'd features (ε/4 per
+    /// report, one charge each) and ε/2 for its label, ε. Personalized: the worst user
+    /// (four private features here, ε/8 each) ε too. Personalized: the worst user ε, a user with no private feature
     /// ε/2 (feature 1 is always private under this mask, so nobody here).
     #[test]
     fn a_krr_fit_charges_every_user_epsilon() {
         let data = rep_data(200, 30, 4);
         let m = find("KRR").unwrap();
-        for mask in ["aligned", "personalized"] {
+        for (mask, features) in [
+            ("aligned", "2 x 0.375000"),
+            ("personalized", "4 x 0.187500"),
+        ] {
             let p = point(
                 m.params(),
                 &[
@@ -269,7 +265,7 @@ mod ledger_tests {
             let r = charged_exactly(m.as_ref(), &data, &p, 1.5, mask);
             assert_eq!(
                 r.path_text(),
-                "private features (k-RR): 1 x 0.750000 + label (Laplace): 1 x 0.750000",
+                format!("private features (k-RR): {features} + label (Laplace): 1 x 0.750000"),
                 "{mask}"
             );
         }

@@ -26,8 +26,8 @@ use super::{
 use crate::data::{Escape, Matrix, PrivacyMask};
 use crate::estimate::LabelBounds;
 use crate::partition::Missing;
-use crate::privacy::ledger::{self, laplace_epsilon, Subjects};
-use crate::privacy::{laplace, Budget};
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{laplace_release, Budget, Domain};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use std::sync::{Arc, LazyLock};
@@ -81,10 +81,10 @@ pub fn noisy_labels<R: Rng + ?Sized>(
 /// first_user + y.len()` (`y[i]` is user `first_user + i`), in order, one Laplace draw
 /// each: the one noisy-label release of HistOfTree's round 1, ParDT, LabelDT and KRR.
 ///
-/// Ledger: each of these users is charged, under [`LABEL_PART`],
-/// [`laplace_epsilon`]`(R, b)` with R the range of `bounds` (the domain the label is
-/// clipped to, so two neighbouring labels move the release by at most R) and b the scale
-/// the draws used.
+/// Ledger: each of these users is charged, under [`LABEL_PART`], by
+/// [`laplace_release`], R/b with R the range of `bounds` (the domain the label is clipped
+/// to, so two neighbouring labels move the release by at most R; widened to take in a
+/// label handed over unclipped) and b the scale its draw used.
 pub fn noisy_labels_of<R: Rng + ?Sized>(
     first_user: usize,
     y: &[f64],
@@ -99,16 +99,16 @@ pub fn noisy_labels_of<R: Rng + ?Sized>(
     } else {
         scale
     };
-    if ledger::is_recording() {
-        ledger::charge(
-            LABEL_PART,
-            Subjects::Range(first_user, first_user + y.len()),
-            laplace_epsilon(bounds.range(), scale),
-            0.0,
-        );
-    }
+    let domain = Domain::Interval {
+        lo: bounds.lo,
+        hi: bounds.hi,
+    };
     y.iter()
-        .map(|&v| bounds.clip(v) + laplace(rng, scale))
+        .enumerate()
+        .map(|(i, &v)| {
+            let who = Subjects::One(first_user + i);
+            laplace_release(rng, bounds.clip(v), domain, scale, LABEL_PART, who)
+        })
         .collect()
 }
 
@@ -319,7 +319,7 @@ mod ledger_tests {
             assert_eq!(r.path_text(), "label (Laplace): 1 x 0.700000");
         }
         let b = data.bounds;
-        let (_, r) = ledger::recording(|| {
+        let (_, r) = crate::privacy::ledger::recording(|| {
             noisy_labels_of(
                 5,
                 &[1.0, 2.0],

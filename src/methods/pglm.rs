@@ -33,10 +33,10 @@
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Escape, Matrix};
-use crate::privacy::ledger::{self, gaussian_epsilon, Subjects};
 use crate::privacy::{
-    gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
-    symmetric_gaussian_release, BudgetError, GaussianAggregate,
+    gaussian_mechanism_variance, gaussian_release, gaussian_sum_release,
+    symmetric_gaussian_release, symmetric_gaussian_sum_release, BudgetError, Domain,
+    GaussianAggregate,
 };
 use nalgebra::{DMatrix, DVector};
 use rand::Rng;
@@ -155,8 +155,10 @@ impl PglmSums {
     ///
     /// Ledger: the aggregated noise stands for n users' releases at the per-user variance
     /// v/n (v the aggregated variance drawn: σ² under `Sum`, σ²/√n under `SqrtN`); each of
-    /// the n users is charged, per part, the ε of the Gaussian mechanism at that variance
-    /// with L2 sensitivity [`l2_sensitivity`] read at δ/2, δ = 1/n² (the paper's claim).
+    /// the n users is charged, per part, by the charged sums of the privacy crate
+    /// ([`symmetric_gaussian_sum_release`], [`gaussian_sum_release`]), the ε of the
+    /// Gaussian mechanism at that variance with L2 sensitivity [`l2_sensitivity`] read at
+    /// δ/2, δ = 1/n² (the paper's claim).
     ///
     /// # Errors
     /// [`BudgetError`] when ε is not finite and > 0 or n < 2 (δ = 1/n² must be < 1).
@@ -168,13 +170,26 @@ impl PglmSums {
     ) -> Result<PglmSums, BudgetError> {
         let v = aggregate.variance(per_user_variance(self.dim, self.n, epsilon)?, self.n);
         let half_delta = 0.5 / (self.n as f64 * self.n as f64);
-        let spent = gaussian_epsilon(l2_sensitivity(self.dim), v / self.n as f64, half_delta);
-        for part in [PGLM_MATRIX_PART, PGLM_VECTOR_PART] {
-            ledger::charge(part, Subjects::Range(0, self.n), spent, half_delta);
-        }
-        let add = |a: &[f64], b: Vec<f64>| a.iter().zip(b).map(|(x, y)| x + y).collect();
-        let xx = add(&self.xx, symmetric_gaussian_noise(rng, self.dim, v));
-        let xy = add(&self.xy, gaussian_noise(rng, self.dim, v));
+        let (users, domain) = ((0, self.n), Domain::Sensitivity(l2_sensitivity(self.dim)));
+        let xx = symmetric_gaussian_sum_release(
+            rng,
+            &self.xx,
+            self.dim,
+            v,
+            users,
+            domain,
+            half_delta,
+            PGLM_MATRIX_PART,
+        );
+        let xy = gaussian_sum_release(
+            rng,
+            &self.xy,
+            v,
+            users,
+            domain,
+            half_delta,
+            PGLM_VECTOR_PART,
+        );
         Ok(PglmSums {
             xx,
             xy,

@@ -36,7 +36,7 @@
 
 use super::{Method, MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::data::{Escape, Matrix};
-use crate::privacy::ledger::{self, Subjects};
+use crate::privacy::ledger::Subjects;
 use crate::privacy::{Budget, PrivUnitGParams};
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, Dyn};
 use rand::seq::SliceRandom;
@@ -468,8 +468,8 @@ pub const PSGD_TENSOR_PART: &str = "gradient tensor: PrivUnitG";
 /// `rng`, then in that order a plain SGD step for a public point and, for a private user,
 /// a step along the PrivUnitG releases of its gradient, tensor by tensor, each at the
 /// parameters `mechanism` (drawn from `rng` in the tensors' order). Ledger: private user i
-/// is charged, per tensor released, the ε the parameters realise
-/// ([`PrivUnitGParams::spent_epsilon`]).
+/// is charged, per tensor released, by [`PrivUnitGParams::release_into_charged`], the ε
+/// the parameters the draw used realise ([`PrivUnitGParams::spent_epsilon`]).
 pub fn private_pass<R: Rng + ?Sized>(
     model: &Model,
     private: (&Matrix, &[f64]),
@@ -491,12 +491,13 @@ pub fn private_pass<R: Rng + ?Sized>(
         if i < xp.n {
             m.point_gradient(xp.row(i), yp[i], &mut grad, &mut pre);
             for t in &tensors {
-                mechanism.release_into(&grad[t.clone()], CLIP, rng, &mut noisy[t.clone()]);
-                ledger::charge(
+                mechanism.release_into_charged(
+                    &grad[t.clone()],
+                    CLIP,
+                    rng,
+                    &mut noisy[t.clone()],
                     PSGD_TENSOR_PART,
                     Subjects::One(i),
-                    mechanism.spent_epsilon(),
-                    0.0,
                 );
             }
             step(&mut m.params, &noisy, eta);

@@ -59,6 +59,9 @@ struct Entry {
     before: Pcg64,
     after: Pcg64,
     release: Arc<Release>,
+    /// What drawing the release charged the ledger, charged again to each other
+    /// recording that takes it from the cache ([`crate::privacy::ledger::replay`]).
+    charged: crate::privacy::ledger::Captured,
     /// (min_samples_leaf, tree).
     trees: Vec<(usize, Arc<Grown>)>,
 }
@@ -98,17 +101,20 @@ impl TreeCache {
         let at = match found {
             Some(i) => {
                 *rng = entries[i].after.clone();
+                crate::privacy::ledger::replay(&entries[i].charged);
                 i
             }
             None => {
                 let before = rng.clone();
-                let release = Arc::new(draw(rng)?);
+                let (release, charged) = crate::privacy::ledger::capturing(|| draw(rng));
+                let release = Arc::new(release?);
                 entries.push(Entry {
                     tag: tag.to_string(),
                     epsilon: epsilon.to_bits(),
                     before,
                     after: rng.clone(),
                     release,
+                    charged,
                     trees: Vec::new(),
                 });
                 entries.len() - 1

@@ -1,10 +1,89 @@
 //! Privacy bookkeeping of a run beyond each column's ε: how the users' noise is seeded,
-//! what the training users of private validation spend in total, private users' records
-//! used in the clear, a label range read from private labels. One source for table notes and run.json, so they cannot disagree.
+//! what a user spends once grid-point selection is counted ([`epsilon_with_tuning`]: the
+//! ledger's `epsilon_with_tuning`, the table notes and check.md all compute it here), what
+//! the training users of private validation spend in total, private users' records used in
+//! the clear, a label range read from private labels. One source for table notes, run.json
+//! and the ledger, so they cannot disagree.
 
-use crate::spec::raw::{LabelBoundsFrom, Noise, Selection, ValidationReleases};
-use crate::spec::Experiment;
+use crate::spec::raw::{LabelBoundsFrom, Noise, Selection, Tuning, ValidationReleases};
+use crate::spec::{Experiment, MethodPlan};
 use serde_json::{json, Value};
+
+/// What one method's fits at one column ε charged, per release configuration (a
+/// structural grid point × a distinct release key of the mechanism points: the k_r of
+/// [`MethodPlan::release_configurations`], each drawing its own releases of the same
+/// users): the inputs of [`epsilon_with_tuning`]. ε in nats.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TuningCharges {
+    /// Per release configuration, what the worst user or row paid in one fit at the
+    /// column's ε.
+    pub per_fit: Vec<f64>,
+    /// Per release configuration, what the worst user paid in one fit at ε/k_r (the
+    /// training fits of `private_validation` under `validation_releases: shared`; empty
+    /// otherwise).
+    pub per_fit_shared: Vec<f64>,
+    /// What one validation user of `private_validation` paid for one grid point's noisy
+    /// loss (`run::point::validation_score`; 0 without private validation).
+    pub validation_per_point: f64,
+    /// The number of grid points scored (structural × mechanism points), each a noisy
+    /// loss of every validation user.
+    pub grid_points: usize,
+}
+
+impl TuningCharges {
+    /// The charges the grid implies when every fit spends exactly its ε (the nominal
+    /// accounting, without a ledger run): ε per configuration, ε/k_r under shared
+    /// validation releases, ε/k per validation loss (LPDT paper App. D.2).
+    pub fn nominal(m: &MethodPlan, epsilon: f64) -> TuningCharges {
+        let k = m.release_configurations().max(1);
+        let grid_points = grid_points(m);
+        TuningCharges {
+            per_fit: vec![epsilon; k],
+            per_fit_shared: vec![epsilon / k as f64; k],
+            validation_per_point: epsilon / grid_points as f64,
+            grid_points,
+        }
+    }
+}
+
+/// The number of grid points of `m` (structural × mechanism points, at least 1 each).
+pub fn grid_points(m: &MethodPlan) -> usize {
+    m.structural.len().max(1) * m.mechanism.len().max(1)
+}
+
+/// What the worst user (or row) spends, in nats, once the selection of a cell among the
+/// grid points of one method at one ε is counted, under basic composition (Dwork & Roth
+/// 2014, Theorem 3.16; every release of a user is a separate mechanism call on its data):
+///
+/// - `best_mean` (oracle): the selected cell is the best of the k_r release
+///   configurations' fits, each its own release of the same users: Σ_c per_fit_c (k_r ×
+///   the per-fit charge when every configuration charges the same).
+/// - `cv`: each configuration is also fitted on every fold's training users, fresh noise
+///   each time, so a user releases k − 1 more times per configuration (k folds), and the
+///   reported fit is one more release: (k − 1)·Σ_c per_fit_c + max_c per_fit_c.
+/// - `private_validation` (LPDT paper App. D.2; `run::point::validation_score`): the
+///   training users release once per configuration, at ε (`fresh`: Σ_c per_fit_c) or at
+///   ε/k_r (`shared`: Σ_c per_fit_shared_c); the validation users release one noisy loss
+///   per grid point (grid_points × validation_per_point); the two groups are disjoint, so
+///   the worst user pays the larger.
+pub fn epsilon_with_tuning(tuning: &Tuning, mode: Selection, c: &TuningCharges) -> f64 {
+    let sum = |v: &[f64]| v.iter().sum::<f64>();
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    match mode {
+        Selection::BestMean => sum(&c.per_fit),
+        Selection::Cv => {
+            (tuning.cv_folds.saturating_sub(1)) as f64 * sum(&c.per_fit) + max(&c.per_fit)
+        }
+        Selection::PrivateValidation => {
+            let training = match tuning.validation_releases {
+                ValidationReleases::Fresh => sum(&c.per_fit),
+                ValidationReleases::Shared => sum(&c.per_fit_shared),
+            };
+            let validation = c.grid_points as f64 * c.validation_per_point;
+            training.max(validation)
+        }
+    }
+}
 
 /// The training users' total budget under `private_validation` for each private method of
 /// `labels` (in that order): (label, k_r, multiplier of ε). With fresh releases a training
@@ -28,11 +107,55 @@ pub fn validation_training_budget<'a>(
         .collect()
 }
 
+/// `m`ε in words: `ε`, `132ε`, `1.5ε` (three significant digits beyond the integers).
+fn epsilon_multiple(m: f64) -> String {
+    if (m - 1.0).abs() < 1e-9 {
+        "ε".to_string()
+    } else if (m - m.round()).abs() < 1e-9 * m.abs().max(1.0) {
+        format!("{}ε", m.round())
+    } else {
+        format!(
+            "{}ε",
+            crate::report::format_fixed(m, 3).trim_end_matches('0')
+        )
+    }
+}
+
+/// The table note on what a cell of each private method of `labels` costs its users under
+/// selection `mode`, from the grid (every fit spending exactly its ε,
+/// [`TuningCharges::nominal`]): ε per fit (the column's ε) and ε with tuning
+/// ([`epsilon_with_tuning`]). None when no private method is shown.
+pub fn budget_note(exp: &Experiment, labels: &[&str], mode: Selection) -> Option<String> {
+    let list: Vec<String> = exp
+        .methods
+        .iter()
+        .filter(|m| m.method.private() && labels.contains(&m.label.as_str()))
+        .map(|m| {
+            let with = epsilon_with_tuning(&exp.spec.tuning, mode, &TuningCharges::nominal(m, 1.0));
+            format!(
+                "{} ε per fit, {} with tuning",
+                m.label,
+                epsilon_multiple(with)
+            )
+        })
+        .collect();
+    if list.is_empty() {
+        return None;
+    }
+    let how = match mode {
+        Selection::BestMean => "oracle selection over the k distinct release configurations of the grid: kε",
+        Selection::Cv => "cross-validation: every fold refits each of the k distinct release configurations with fresh noise, (folds − 1)·kε + ε",
+        Selection::PrivateValidation => "private validation: the training users' releases for the k distinct release configurations or the validation users' noisy losses, whichever costs more",
+    };
+    Some(format!("Privacy budget of a cell (basic composition; {how}): {}. The column's ε is the budget of one fit; dp-repro audit measures both on the privacy ledger (ledger.csv, epsilon_per_fit and epsilon_with_tuning).", list.join("; ")))
+}
+
 /// Table notes on privacy for a table showing the methods `labels` under selection `mode`:
 /// one per method that uses private records in the clear, the notes of the repetition
 /// records of the methods shown (`records::record_notes`: one per privacy-mask setting), one
-/// for a label range taken from private labels, and, under private validation, the training
-/// users' total budget.
+/// for a label range taken from private labels, under private validation the training
+/// users' total budget, and ε per fit and with tuning of each private method
+/// ([`budget_note`]).
 pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<String> {
     let mut notes = Vec::new();
     for m in exp
@@ -90,6 +213,7 @@ pub fn privacy_notes(exp: &Experiment, labels: &[&str], mode: Selection) -> Vec<
             notes.push(format!("Budget under private validation: each validation user spent ε; each training user spent in total {list} ({how}). The column's ε is the budget of one fit."));
         }
     }
+    notes.extend(budget_note(exp, labels, mode));
     notes
 }
 

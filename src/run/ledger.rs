@@ -1,26 +1,35 @@
-//! A ledger run (issue 27; docs/architecture.md "The ledger"): one real fit of each private method of
-//! a spec at each distinct release configuration and ε, on each data set's real data
-//! (repetition 1, the run's own seeded streams), inside a [`ledger::recording`]. Every
-//! mechanism call of the fit charges what it actually spent to the users or rows it read,
-//! and the loading, scaling and split record every quantity they compute from private rows;
-//! a row of `ledger.csv` holds the largest total any one user or row paid, that subject's
-//! composition path and the private quantities, against the column's ε.
+//! A ledger run (issue 27; docs/architecture.md "The ledger"): a real fit of each private
+//! method of a spec at every grid point (structural × mechanism) and ε, on each data set's
+//! real data, on repetitions [`LEDGER_REPETITIONS`] (the run's own seeded streams), inside a
+//! [`ledger::recording`](crate::privacy::ledger::recording). Every mechanism call of the
+//! fit charges, in its sampler, what it actually spent to the users or rows it read, and
+//! the loading, scaling and split record every quantity they compute from private rows; a
+//! row of `ledger.csv` holds the largest total any one user or row paid in the fit
+//! (`epsilon_per_fit`), what the selection of a cell among the method's grid points makes
+//! that user pay (`epsilon_with_tuning`, [`super::accounting::epsilon_with_tuning`]), that
+//! subject's composition path and the private quantities, against the column's ε.
 //!
-//! The distinct release configurations of a method are its grid points (structural joined
-//! with mechanism) up to [`crate::methods::Method::audit_key`], the same points the
-//! empirical audit draws ([`crate::audit::spec`]).
+//! A structural grid point is prepared (its partition grown) once per data set and
+//! repetition, recorded, and each of its mechanism grid points and ε is recorded on top of
+//! that preparation ([`Recorder::record_from`], on one recording pool per worker thread):
+//! the totals are those of one recording of the whole fit.
 
+use super::accounting::{epsilon_with_tuning, TuningCharges};
 use super::seeds::{epsilon_text, partition_stream, release_stream};
 use super::{load_datasets, repetition_data, RunError};
 use crate::methods::{MethodError, Params, RepData};
-use crate::privacy::ledger::{recording, LedgerReport, PrivateQuantity};
+use crate::privacy::ledger::{recording, LedgerReport, PrivateQuantity, Recorded, Recorder};
+use crate::spec::raw::{Selection, ValidationReleases};
 use crate::spec::{Experiment, MethodPlan};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-/// The repetition a ledger run fits on.
-pub const LEDGER_REPETITION: usize = 1;
+/// The repetitions a ledger run fits on: the first two, so that a charge that depends on
+/// the split (a data-dependent scale, a partition that changes what a release spends)
+/// shows on more than one draw of it. Every grid point of every private method is fitted
+/// on each, at every ε.
+pub const LEDGER_REPETITIONS: [usize; 2] = [1, 2];
 
 /// Relative slack when a charged total is compared with ε. Two roundings, both real but
 /// far below anything a table can show: shares that add up to ε in exact arithmetic add
@@ -33,13 +42,17 @@ pub const LEDGER_REPETITION: usize = 1;
 pub const ROUNDING_SLACK: f64 = 1e-8;
 
 /// `ledger.csv`'s header.
-pub const LEDGER_HEADER: &str = "dataset,method,params,epsilon,charged_epsilon,charged_delta,min_charged_epsilon,subjects_charged,n_private,calls,releases_selected_over,path,private_quantities,findings";
+pub const LEDGER_HEADER: &str = "dataset,repetition,method,params,epsilon,epsilon_per_fit,epsilon_with_tuning,charged_delta,min_charged_epsilon,subjects_charged,n_private,calls,releases_selected_over,path,private_quantities,findings";
 
 /// What a ledger row found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
-    /// Some user or row paid more than the column's ε.
+    /// Some user or row paid more than the column's ε in one fit.
     OverBudget,
+    /// Some user or row pays more than the column's ε once the selection of the cell among
+    /// the grid points is counted ([`LedgerRow::with_tuning`]), and more than in the fit
+    /// alone.
+    TuningOverBudget,
     /// A private method whose fit charged nothing: its releases are not on the ledger.
     Uncharged,
     /// A quantity computed from private rows outside a mechanism.
@@ -48,38 +61,51 @@ pub enum Finding {
 
 impl Finding {
     /// The finding's name in `ledger.csv` and in `known_violations`' `part`:
-    /// `over_budget`, `uncharged`, or the private quantity's name.
+    /// `over_budget`, `tuning_over_budget`, `uncharged`, or the private quantity's name.
     pub fn part(&self) -> &str {
         match self {
             Finding::OverBudget => "over_budget",
+            Finding::TuningOverBudget => TUNING_OVER_BUDGET,
             Finding::Uncharged => "uncharged",
             Finding::DataDependent(q) => &q.name,
         }
     }
 }
 
-/// One row of `ledger.csv`: one fit of a method at one release configuration and ε on one
-/// data set.
+/// The name of [`Finding::TuningOverBudget`].
+pub const TUNING_OVER_BUDGET: &str = "tuning_over_budget";
+
+/// One row of `ledger.csv`: one fit of a method at one grid point and ε on one data set
+/// and repetition.
 #[derive(Debug, Clone)]
 pub struct LedgerRow {
     /// Data set name.
     pub dataset: String,
+    /// The repetition fitted on.
+    pub repetition: usize,
     /// The method's label in the spec.
     pub method: String,
     /// The grid point's key (structural joined with mechanism parameters).
     pub params: String,
     /// The column's ε.
     pub epsilon: f64,
-    /// The fit's ledger (charges of the fit itself).
+    /// The fit's ledger (charges of the fit itself): `epsilon_per_fit` is its
+    /// `max_epsilon`. Its private quantities are moved into
+    /// [`LedgerRow::private_quantities`] (a paper spec's ledger holds hundreds of thousands
+    /// of rows).
     pub report: LedgerReport,
     /// Private quantities of the loading, scaling and split of this data set, then of
     /// the fit, each once.
     pub private_quantities: Vec<PrivateQuantity>,
     /// n_P, the private sample's size.
     pub n_private: usize,
-    /// The method's distinct release configurations: oracle or validation selection of
-    /// a cell over them re-spends ε once per configuration.
+    /// k_r, the method's distinct release configurations: selection of a cell over them
+    /// stands on k_r releases of each user.
     pub releases: usize,
+    /// What the worst user or row pays once selection is counted, per selection mode of
+    /// the spec ([`epsilon_with_tuning`] of the charges of every release configuration of
+    /// the method at this data set, repetition and ε); empty until [`apply_tuning`].
+    pub tuning: Vec<(Selection, f64)>,
     /// What the row found (empty: within budget, no private quantity).
     pub findings: Vec<Finding>,
 }
@@ -88,25 +114,27 @@ impl LedgerRow {
     /// Builds the row's findings from the fit's ledger and the data preparation's private
     /// quantities `prep`: over budget when some subject paid more than ε (NaN included),
     /// uncharged when the fit charged nothing, and one finding per private quantity.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
-        dataset: &str,
+        (dataset, repetition): (&str, usize),
         plan: &MethodPlan,
         params: String,
         epsilon: f64,
-        report: LedgerReport,
+        mut report: LedgerReport,
         prep: &[PrivateQuantity],
         n_private: usize,
     ) -> LedgerRow {
         let quantities: Vec<PrivateQuantity> = prep
             .iter()
-            .chain(&report.private_quantities)
             .cloned()
+            .chain(std::mem::take(&mut report.private_quantities))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
         let findings = findings(epsilon, &report, &quantities);
         LedgerRow {
             dataset: dataset.to_string(),
+            repetition,
             method: plan.label.clone(),
             params,
             epsilon,
@@ -114,9 +142,35 @@ impl LedgerRow {
             private_quantities: quantities,
             n_private,
             releases: plan.release_configurations(),
+            tuning: Vec::new(),
             findings,
         }
     }
+
+    /// `epsilon_per_fit`: the largest total any user or row paid in this fit (nats).
+    pub fn per_fit(&self) -> f64 {
+        self.report.max_epsilon
+    }
+
+    /// `epsilon_with_tuning`: the largest of [`LedgerRow::tuning`] over the spec's
+    /// selection modes (the per-fit charge before [`apply_tuning`]).
+    pub fn with_tuning(&self) -> f64 {
+        self.tuning
+            .iter()
+            .map(|t| t.1)
+            .reduce(|a, b| if a.is_nan() || b > a { b } else { a })
+            .unwrap_or(self.report.max_epsilon)
+    }
+
+    /// The spend under selection `mode` ([`LedgerRow::tuning`]), if the spec selects by it.
+    pub fn with_tuning_under(&self, mode: Selection) -> Option<f64> {
+        self.tuning.iter().find(|t| t.0 == mode).map(|t| t.1)
+    }
+}
+
+/// Whether a total `charged` exceeds `epsilon`, up to [`ROUNDING_SLACK`] (NaN does).
+fn above(charged: f64, epsilon: f64) -> bool {
+    charged.is_nan() || charged > epsilon * (1.0 + ROUNDING_SLACK)
 }
 
 /// What a fit's ledger `report` finds against the column's ε, with the private quantities
@@ -130,8 +184,7 @@ pub fn findings(
     quantities: &[PrivateQuantity],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let total = report.max_epsilon;
-    if total.is_nan() || total > epsilon * (1.0 + ROUNDING_SLACK) {
+    if above(report.max_epsilon, epsilon) {
         out.push(Finding::OverBudget);
     }
     if report.calls == 0 {
@@ -139,6 +192,102 @@ pub fn findings(
     }
     out.extend(quantities.iter().cloned().map(Finding::DataDependent));
     out
+}
+
+/// The key of a row's [`apply_tuning`] group and of a `private_validation` training fit
+/// at ε/k_r: (data set, repetition, method, ε text) and, for a fit, its release
+/// configuration.
+pub type TuningKey = (String, usize, String, String);
+
+/// Fills [`LedgerRow::tuning`] of every row from the rows of the same data set,
+/// repetition, method and ε ([`TuningCharges`]: per release configuration, the largest
+/// per-fit charge among its grid points; under shared validation releases, the charge of
+/// the `private_validation` training fits at ε/k_r in `shared`, by group and
+/// configuration) and adds [`Finding::TuningOverBudget`] where
+/// [`LedgerRow::with_tuning`] exceeds ε and the per-fit charge (a fit over ε selected
+/// among nothing else is [`Finding::OverBudget`] alone). `configuration[i]` names row i's release
+/// configuration; `validation_per_point(group, plan)` is what one validation user pays
+/// per grid point (asked only when the spec selects by `private_validation`).
+pub fn apply_tuning(
+    exp: &Experiment,
+    rows: &mut [LedgerRow],
+    configuration: &[String],
+    shared: &BTreeMap<(TuningKey, String), f64>,
+    validation_per_point: impl Fn(&TuningKey, &MethodPlan) -> f64,
+) {
+    let key = |r: &LedgerRow| -> TuningKey {
+        (
+            r.dataset.clone(),
+            r.repetition,
+            r.method.clone(),
+            epsilon_text(r.epsilon),
+        )
+    };
+    // Per group, per release configuration (in first-seen order): the largest per-fit
+    // charge (NaN wins) and the ε/k_r fit's.
+    let mut groups: BTreeMap<TuningKey, Vec<(String, f64, f64)>> = BTreeMap::new();
+    for (r, c) in rows.iter().zip(configuration) {
+        let g = key(r);
+        let sh = shared
+            .get(&(g.clone(), c.clone()))
+            .copied()
+            .unwrap_or(f64::NAN);
+        let list = groups.entry(g).or_default();
+        match list.iter_mut().find(|e| e.0 == *c) {
+            Some(e) => {
+                e.1 = worse(e.1, r.per_fit());
+                e.2 = worse(e.2, sh);
+            }
+            None => list.push((c.clone(), r.per_fit(), sh)),
+        }
+    }
+    let modes = &exp.selection;
+    let mut spends: BTreeMap<TuningKey, Vec<(Selection, f64)>> = BTreeMap::new();
+    for (g, list) in &groups {
+        let Some(plan) = exp.methods.iter().find(|m| m.label == g.2) else {
+            continue;
+        };
+        let charges = TuningCharges {
+            per_fit: list.iter().map(|e| e.1).collect(),
+            per_fit_shared: list.iter().map(|e| e.2).collect(),
+            validation_per_point: if modes.contains(&Selection::PrivateValidation) {
+                validation_per_point(g, plan)
+            } else {
+                0.0
+            },
+            grid_points: super::accounting::grid_points(plan),
+        };
+        let spend = modes
+            .iter()
+            .map(|&m| (m, epsilon_with_tuning(&exp.spec.tuning, m, &charges)))
+            .collect();
+        spends.insert(g.clone(), spend);
+    }
+    for r in rows.iter_mut() {
+        let Some(spend) = spends.get(&key(r)) else {
+            continue;
+        };
+        r.tuning = spend.clone();
+        // Selection over one configuration adds nothing to the fit: a fit over ε is
+        // `over_budget` alone.
+        if above(r.with_tuning(), r.epsilon) && above(r.with_tuning(), r.per_fit()) {
+            let at = r
+                .findings
+                .iter()
+                .position(|f| *f != Finding::OverBudget)
+                .unwrap_or(r.findings.len());
+            r.findings.insert(at, Finding::TuningOverBudget);
+        }
+    }
+}
+
+/// The larger of two charges, NaN the largest.
+fn worse(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
 }
 
 /// What a ledger run may fail on.
@@ -163,64 +312,66 @@ pub enum LedgerError {
     },
 }
 
-/// One fit to record.
+/// One structural grid point of one method on one data set and repetition: prepared
+/// once, then every mechanism grid point and ε fitted on it.
 struct Unit<'a> {
-    dataset: usize,
+    /// Index into the prepared repetitions.
+    data: usize,
+    repetition: usize,
+    dataset: &'a str,
     plan: &'a MethodPlan,
-    structural: Params,
-    mechanism: Params,
-    key: String,
-    epsilon: f64,
+    structural: &'a Params,
 }
 
-/// The release configurations of `plan` a ledger run fits: (structural, mechanism, grid
-/// point key), for each distinct audit key the first and the last grid point that have it. The
-/// audit key leaves out the partition's shape, but the shape can change what a release
-/// spends (a one-hot vector over a single cell spends nothing; generalized randomized
-/// response spends according to its number of cells), so the grid's two ends are fitted:
-/// typically its coarsest and its finest partition.
-fn configurations(plan: &MethodPlan) -> Vec<(Params, Params, String)> {
-    let structural = if plan.structural.is_empty() {
+/// What a unit recorded: its rows with their release configurations, and the charges of
+/// the `private_validation` training fits at ε/k_r by (column ε text, configuration).
+type UnitOut = (Vec<(LedgerRow, String)>, Vec<(String, String, f64)>);
+
+/// The structural grid points of `plan` (one empty point when it has none).
+fn structural_points(plan: &MethodPlan) -> Vec<Params> {
+    if plan.structural.is_empty() {
         vec![Params::default()]
     } else {
         plan.structural.clone()
-    };
-    let mechanism = if plan.mechanism.is_empty() {
+    }
+}
+
+/// The mechanism grid points of `plan` (one empty point when it has none).
+fn mechanism_points(plan: &MethodPlan) -> Vec<Params> {
+    if plan.mechanism.is_empty() {
         vec![Params::default()]
     } else {
         plan.mechanism.clone()
-    };
-    // Per key, in first-seen order: its first and last (structural, mechanism) point.
-    type Point = (usize, usize);
-    let mut ends: Vec<(String, Point, Point)> = Vec::new();
-    for (i, s) in structural.iter().enumerate() {
-        for (j, q) in mechanism.iter().enumerate() {
-            let key = plan.method.audit_key(&s.join(q));
-            match ends.iter_mut().find(|(k, _, _)| *k == key) {
-                Some(e) => e.2 = (i, j),
-                None => ends.push((key, (i, j), (i, j))),
-            }
-        }
     }
-    let mut out = Vec::new();
-    for (_, first, last) in ends {
-        let points = if first == last {
-            vec![first]
-        } else {
-            vec![first, last]
-        };
-        for (i, j) in points {
-            let point = structural[i].join(&mechanism[j]).key();
-            out.push((structural[i].clone(), mechanism[j].clone(), point));
-        }
-    }
-    out
+}
+
+/// What one validation user of `private_validation` pays for one grid point's noisy loss
+/// under `plan` at `epsilon`: the charge of `run::point::validation_score` itself, recorded
+/// on one validation user with a loss inside its bounds.
+fn validation_charge(exp: &Experiment, plan: &MethodPlan, data: &RepData, epsilon: f64) -> f64 {
+    let grid = super::accounting::grid_points(plan) as f64;
+    let y = [data.bounds.lo];
+    let mut rng = super::seeds::stream(exp.spec.seed, &["ledger", "validation"]);
+    let ((), r) = recording(|| {
+        super::point::validation_score(
+            data.test.task,
+            data.bounds,
+            &y,
+            &y,
+            Some(epsilon),
+            grid,
+            &mut rng,
+        );
+    });
+    r.max_epsilon
 }
 
 /// Runs the ledger of every private method of `exp` (only `method` when given) at each of
-/// `epsilons` on every data set of the spec the method runs on; rows in spec order (data
-/// set, method, grid point, ε). Each fit is recorded on its own one-thread pool; fits run
-/// in parallel, and the rows do not depend on the number of threads.
+/// `epsilons` on every data set of the spec the method runs on, on repetitions
+/// [`LEDGER_REPETITIONS`], at every grid point; rows in spec order (data set, repetition,
+/// method, grid point, ε), with [`LedgerRow::tuning`] filled ([`apply_tuning`]). Each
+/// structural point is prepared once and each fit recorded on a one-thread pool of its
+/// own; units run in parallel, and the rows do not depend on the number of threads.
 ///
 /// # Errors
 /// [`LedgerError`]: a data set that cannot be loaded or split, or a method's error.
@@ -232,131 +383,183 @@ pub fn ledger_experiment(
 ) -> Result<Vec<LedgerRow>, LedgerError> {
     let (loaded, load_report) = recording(|| load_datasets(exp, data_dir));
     let loaded = loaded?;
+    // Per (data set, repetition), in that order.
     let mut prepared: Vec<(Arc<RepData>, Vec<PrivateQuantity>)> = Vec::new();
     for (d, plan) in exp.datasets.iter().enumerate() {
-        let (rep, split_report) = recording(|| {
-            repetition_data(
-                exp,
-                plan,
-                loaded.get(d).and_then(|x| x.as_deref()),
-                LEDGER_REPETITION,
-            )
-        });
         let mine = |q: &&PrivateQuantity| q.detail.starts_with(&format!("{}:", plan.name));
-        let prep: Vec<PrivateQuantity> = load_report
-            .private_quantities
-            .iter()
-            .filter(mine)
-            .chain(&split_report.private_quantities)
-            .cloned()
-            .collect();
-        prepared.push((Arc::new(rep?), prep));
+        for rep in LEDGER_REPETITIONS {
+            let (data, split_report) = recording(|| {
+                repetition_data(exp, plan, loaded.get(d).and_then(|x| x.as_deref()), rep)
+            });
+            let prep: Vec<PrivateQuantity> = load_report
+                .private_quantities
+                .iter()
+                .filter(mine)
+                .chain(&split_report.private_quantities)
+                .cloned()
+                .collect();
+            prepared.push((Arc::new(data?), prep));
+        }
     }
+    let structural: Vec<Vec<Params>> = exp.methods.iter().map(structural_points).collect();
     let mut units = Vec::new();
     for (d, dplan) in exp.datasets.iter().enumerate() {
-        for plan in &exp.methods {
-            let wanted = method.is_none_or(|l| l == plan.label);
-            if !wanted || !plan.method.private() || plan.skip.contains(&dplan.name) {
-                continue;
-            }
-            let rep = &prepared[d].0;
+        for (ri, &repetition) in LEDGER_REPETITIONS.iter().enumerate() {
+            let data = d * LEDGER_REPETITIONS.len() + ri;
+            let rep = &prepared[data].0;
             let n_all = rep.public.n() + rep.private.n() + rep.test.n();
-            for (structural, mechanism, key) in configurations(plan) {
-                if plan
-                    .method
-                    .skip_reason(&structural, n_all, rep.test.d())
-                    .is_some()
-                {
+            for (mi, plan) in exp.methods.iter().enumerate() {
+                let wanted = method.is_none_or(|l| l == plan.label);
+                if !wanted || !plan.method.private() || plan.skip.contains(&dplan.name) {
                     continue;
                 }
-                for &epsilon in epsilons {
+                for s in &structural[mi] {
+                    if plan.method.skip_reason(s, n_all, rep.test.d()).is_some() {
+                        continue;
+                    }
                     units.push(Unit {
-                        dataset: d,
+                        data,
+                        repetition,
+                        dataset: &dplan.name,
                         plan,
-                        structural: structural.clone(),
-                        mechanism: mechanism.clone(),
-                        key: key.clone(),
-                        epsilon,
+                        structural: s,
                     });
                 }
             }
         }
     }
+    let shared_validation = exp.selection.contains(&Selection::PrivateValidation)
+        && exp.spec.tuning.validation_releases == ValidationReleases::Shared;
     let seed = exp.spec.seed;
-    let fit = |u: &Unit| -> Result<Option<LedgerRow>, LedgerError> {
-        let dname = &exp.datasets[u.dataset].name;
-        let (data, prep) = &prepared[u.dataset];
+    let fit = |recorder: &Recorder, u: &Unit| -> Result<UnitOut, LedgerError> {
+        let (data, prep) = &prepared[u.data];
+        let decls = u.plan.method.params();
+        let k_r = u.plan.release_configurations().max(1) as f64;
+        let err = |params: String, epsilon: f64, source| LedgerError::Method {
+            method: u.plan.label.clone(),
+            dataset: u.dataset.to_string(),
+            params,
+            epsilon,
+            source,
+        };
         let mut ps = partition_stream(
             seed,
-            dname,
-            LEDGER_REPETITION,
+            u.dataset,
+            u.repetition,
             &u.plan.label,
             &u.structural.key(),
         );
-        let mut rs = release_stream(
-            seed,
-            "noise",
-            dname,
-            LEDGER_REPETITION,
-            u.plan,
-            &u.structural.join(&u.mechanism),
-            &epsilon_text(u.epsilon),
-            "",
-        );
-        let (fit, report) = recording(|| -> Result<bool, MethodError> {
-            let Some(prepared) = u.plan.method.prepare(data, &u.structural, &mut ps)? else {
-                return Ok(false);
-            };
-            prepared.predict(&u.mechanism, Some(u.epsilon), &mut rs)?;
-            Ok(true)
+        let (fitted, start) = recorder.record_from(&Recorded::default(), || {
+            u.plan.method.prepare(data, u.structural, &mut ps)
         });
-        let ran = fit.map_err(|source| LedgerError::Method {
-            method: u.plan.label.clone(),
-            dataset: dname.clone(),
-            params: u.key.clone(),
-            epsilon: u.epsilon,
-            source,
-        })?;
-        Ok(ran.then(|| {
-            LedgerRow::new(
-                dname,
+        let fitted = fitted.map_err(|e| err(u.structural.key(), f64::NAN, e))?;
+        let Some(fitted) = fitted else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let record = |mechanism: &Params, point: &Params, epsilon: f64| {
+            let mut rs = release_stream(
+                seed,
+                "noise",
+                u.dataset,
+                u.repetition,
                 u.plan,
-                u.key.clone(),
-                u.epsilon,
-                report,
-                prep,
-                data.private.n(),
-            )
-        }))
+                point,
+                &epsilon_text(epsilon),
+                "",
+            );
+            let (out, recorded) = recorder.record_from(&start, || {
+                fitted
+                    .predict(mechanism, Some(epsilon), &mut rs)
+                    .map(|_| ())
+            });
+            out.map(|()| recorded.report())
+        };
+        let mut rows = Vec::new();
+        let mut shared = Vec::new();
+        for q in mechanism_points(u.plan) {
+            let point = u.structural.join(&q);
+            let configuration = format!("{}|{}", u.structural.key(), q.release_key(decls));
+            for &epsilon in epsilons {
+                let report =
+                    record(&q, &point, epsilon).map_err(|e| err(point.key(), epsilon, e))?;
+                let row = LedgerRow::new(
+                    (u.dataset, u.repetition),
+                    u.plan,
+                    point.key(),
+                    epsilon,
+                    report,
+                    prep,
+                    data.private.n(),
+                );
+                rows.push((row, configuration.clone()));
+                if shared_validation {
+                    let at = epsilon / k_r;
+                    let charged = record(&q, &point, at)
+                        .map_err(|e| err(point.key(), at, e))?
+                        .max_epsilon;
+                    shared.push((epsilon_text(epsilon), configuration.clone(), charged));
+                }
+            }
+        }
+        Ok((rows, shared))
     };
-    let rows = on_worker_threads(&units, fit);
-    let mut out = Vec::new();
-    for r in rows {
-        if let Some(row) = r? {
-            out.push(row);
+    let outs = on_worker_threads(&units, fit);
+    let (mut rows, mut configurations) = (Vec::new(), Vec::new());
+    let mut shared = BTreeMap::new();
+    for (u, out) in units.iter().zip(outs) {
+        let (unit_rows, unit_shared) = out?;
+        for (eps, c, charged) in unit_shared {
+            let group = (
+                u.dataset.to_string(),
+                u.repetition,
+                u.plan.label.clone(),
+                eps,
+            );
+            let e = shared.entry((group, c)).or_insert(charged);
+            *e = worse(*e, charged);
+        }
+        for (row, c) in unit_rows {
+            rows.push(row);
+            configurations.push(c);
         }
     }
-    Ok(out)
+    let validation = |g: &TuningKey, plan: &MethodPlan| {
+        let d = exp.datasets.iter().position(|p| p.name == g.0).unwrap_or(0);
+        let r = LEDGER_REPETITIONS
+            .iter()
+            .position(|&r| r == g.1)
+            .unwrap_or(0);
+        let (data, _) = &prepared[d * LEDGER_REPETITIONS.len() + r];
+        let epsilon: f64 = g.3.parse().unwrap_or(f64::NAN);
+        validation_charge(exp, plan, data, epsilon)
+    };
+    apply_tuning(exp, &mut rows, &configurations, &shared, validation);
+    Ok(rows)
 }
 
-/// `f` of every unit, in order, computed on as many plain threads as rayon's pool has.
-/// Each call records on a one-thread pool of its own ([`recording`]); calling it from
-/// rayon's own workers instead would let a worker that waits for one recording start the
-/// next one on the same stack, nesting without bound.
-fn on_worker_threads<U: Sync, T: Send>(units: &[U], f: impl Fn(&U) -> T + Sync) -> Vec<T> {
+/// `f` of every unit, in order, computed on as many plain threads as rayon's pool has,
+/// each thread handing `f` its own [`Recorder`] (one recording pool per thread, not per
+/// fit). Recording from plain threads: calling it from rayon's own workers instead would
+/// let a worker that waits for one recording start the next one on the same stack,
+/// nesting without bound.
+fn on_worker_threads<U: Sync, T: Send>(
+    units: &[U],
+    f: impl Fn(&Recorder, &U) -> T + Sync,
+) -> Vec<T> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = rayon::current_num_threads().clamp(1, units.len().max(1));
     let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
+                    let recorder = Recorder::new();
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(u) = units.get(i) else {
                             return mine;
                         };
-                        mine.push((i, f(u)));
+                        mine.push((i, f(&recorder, u)));
                     }
                 })
             })
@@ -393,10 +596,12 @@ pub fn ledger_csv(rows: &[LedgerRow]) -> String {
         let findings: Vec<&str> = r.findings.iter().map(Finding::part).collect();
         let cols = [
             field(&r.dataset),
+            r.repetition.to_string(),
             field(&r.method),
             field(&r.params),
             epsilon_text(r.epsilon),
-            format!("{}", r.report.max_epsilon),
+            format!("{}", r.per_fit()),
+            format!("{}", r.with_tuning()),
             format!("{}", r.report.max_delta),
             format!("{}", r.report.min_epsilon),
             r.report.subjects.to_string(),
@@ -451,14 +656,17 @@ mod tests {
     }
 
     /// Results come back in the units' order whatever thread computed them, and many
-    /// recordings in a row do not nest (each on a one-thread pool of its own, from plain
+    /// recordings in a row do not nest (each worker's on its one recording pool, from plain
     /// threads: 2,000 of them would overflow a worker's stack if they did).
     #[test]
     fn worker_threads_keep_the_order_and_recordings_do_not_nest() {
         let units: Vec<usize> = (0..2000).collect();
-        let out = on_worker_threads(&units, |&u| {
-            recording(|| crate::privacy::ledger::charge("x", Subjects::One(u), 0.5, 0.0))
+        let out = on_worker_threads(&units, |recorder, &u| {
+            let charge = || crate::privacy::ledger::charge("x", Subjects::One(u), 0.5, 0.0);
+            recorder
+                .record_from(&Recorded::default(), charge)
                 .1
+                .report()
                 .worst
         });
         assert_eq!(out, units.iter().map(|&u| Some(u)).collect::<Vec<_>>());
@@ -467,8 +675,9 @@ mod tests {
     #[test]
     fn ledger_csv_quotes_paths_and_lists_findings() {
         let r = report(&[0.25, 1.5]);
-        let row = LedgerRow {
+        let mut row = LedgerRow {
             dataset: "abalone".into(),
+            repetition: 2,
             method: "LPDT-M".into(),
             params: "rho=0.5".into(),
             epsilon: 1.0,
@@ -477,13 +686,18 @@ mod tests {
             private_quantities: Vec::new(),
             n_private: 2,
             releases: 3,
+            tuning: Vec::new(),
         };
+        // Before the tuning is applied, the column repeats the per-fit charge.
+        assert_eq!(row.with_tuning(), 1.5);
+        row.tuning = vec![(Selection::BestMean, 4.5), (Selection::Cv, 3.0)];
+        row.findings.insert(1, Finding::TuningOverBudget);
         let text = ledger_csv(&[row]);
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(LEDGER_HEADER));
         assert_eq!(
             lines.next(),
-            Some("abalone,LPDT-M,rho=0.5,1,1.5,0,0.25,2,2,2,3,part: 1 x 1.500000,,over_budget")
+            Some("abalone,2,LPDT-M,rho=0.5,1,1.5,4.5,0,0.25,2,2,2,3,part: 1 x 1.500000,,over_budget; tuning_over_budget")
         );
     }
 }

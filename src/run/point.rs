@@ -108,12 +108,14 @@ pub(super) fn validation_score(
     rng: &mut rand_pcg::Pcg64,
 ) -> f64 {
     let n_v = y.len();
+    // Validation user i's loss e_i, in [0, bound].
+    let loss = |(a, b): (&f64, &f64)| match task {
+        crate::data::Task::Regression => (bounds.clip(*b) - bounds.clip(*a)).powi(2),
+        crate::data::Task::Classification => f64::from(u8::from(a != b)),
+    };
     let (losses, bound): (f64, f64) = match task {
         crate::data::Task::Regression => (
-            y.iter()
-                .zip(pred)
-                .map(|(a, b)| (bounds.clip(*b) - bounds.clip(*a)).powi(2))
-                .sum(),
+            y.iter().zip(pred).map(loss).sum(),
             bounds.range() * bounds.range(),
         ),
         crate::data::Task::Classification => (
@@ -125,20 +127,20 @@ pub(super) fn validation_score(
         Some(e) => {
             let scale = bound * grid_size / e;
             // Each of the n_v validation users released one loss in [0, bound] at this
-            // scale (the sum below stands for their n_v draws): the ledger charges each
-            // of them what that release spent, once per grid point scored.
-            crate::privacy::ledger::charge(
-                "validation loss: Laplace",
-                crate::privacy::ledger::Subjects::Range(0, n_v),
-                crate::privacy::ledger::laplace_epsilon(bound, scale),
-                0.0,
-            );
-            crate::privacy::laplace_sum(rng, n_v, scale)
+            // scale (the sum stands for their n_v draws): the charged sums charge each of
+            // them what that release spent, once per grid point scored.
+            let domain = crate::privacy::Domain::Interval { lo: 0.0, hi: bound };
+            let losses_each = || y.iter().zip(pred).map(loss);
+            let part = VALIDATION_LOSS_PART;
+            crate::privacy::laplace_sums(domain, n_v, losses_each, scale, part, 0).draw(rng)
         }
         None => 0.0,
     };
     (losses + noise) / n_v as f64
 }
+
+/// The ledger's part name of a validation user's noisy loss under private_validation.
+pub const VALIDATION_LOSS_PART: &str = "validation loss: Laplace";
 
 /// All rows of one (data set, repetition, method, structural grid point): the partition
 /// is built once and reused for every mechanism grid point and ε. `keys` are the task keys

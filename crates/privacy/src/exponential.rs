@@ -15,6 +15,7 @@
 //! code (card §2.2 quirks 1–3): weights `μ_j · exp(ε q_j/(2Δ)) + floor` computed without
 //! subtracting the largest score, and a uniform draw when they all underflow to 0.
 
+use crate::ledger::{self, exponential_epsilon, Subjects};
 use rand::Rng;
 
 /// How the weights are normalised.
@@ -133,6 +134,105 @@ pub fn exponential_mechanism<R: Rng + ?Sized>(
     draw_index(rng, &exponential_probabilities(&lw, norm))
 }
 
+/// The exponential mechanism's release, charged: the index [`exponential_mechanism`]
+/// draws (the same draws), charged to `who` under `part` at 2cΔ′ (nats,
+/// [`exponential_epsilon`]): c = ε/(2Δ) the coefficient of the scores in the log-weights
+/// the draw used (Δ = `sensitivity`, the sensitivity the weights are calibrated to) and Δ′
+/// = `score_sensitivity`, how far one neighbour really moves a score (Δ when the
+/// calibration is right; the DiPriMe attribute choice's real sensitivity where it is not,
+/// docs/methods/diprime.md §3.11). McSherry & Talwar 2007.
+///
+/// # Panics
+/// As [`exponential_mechanism`].
+#[allow(clippy::too_many_arguments)]
+pub fn exponential_release<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    base: Option<&[f64]>,
+    norm: Normalisation,
+    score_sensitivity: f64,
+    (part, who): (&str, Subjects<'_>),
+) -> usize {
+    let lw = exponential_log_weights(scores, sensitivity, epsilon, base);
+    let j = draw_index(rng, &exponential_probabilities(&lw, norm));
+    if ledger::is_recording() {
+        let spent = exponential_epsilon(epsilon / (2.0 * sensitivity), score_sensitivity);
+        ledger::charge(part, who, spent, 0.0);
+    }
+    j
+}
+
+/// The coefficient the log-weights `log_weights` realise on the scores `scores`: the
+/// largest |Δ log-weight|/|Δ score| along the candidates in score order, between
+/// successive candidates at least a gap g apart (g = max(10⁻³ × the scores' range, 10⁻⁹ ×
+/// their largest magnitude), so that rounding in weights built as c·u cannot make two
+/// nearly equal scores look steep), over candidates whose score and weight are finite; 0
+/// when fewer than two such candidates differ by g. Weights built at a larger coefficient
+/// than stated show here; weights capped or floored below c·u realise less.
+pub fn realised_coefficient(scores: &[f64], log_weights: &[f64]) -> f64 {
+    let mut pts: Vec<(f64, f64)> = scores
+        .iter()
+        .zip(log_weights)
+        .filter(|(u, w)| u.is_finite() && w.is_finite())
+        .map(|(&u, &w)| (u, w))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+        return 0.0;
+    };
+    let magnitude = first.0.abs().max(last.0.abs());
+    let gap = (1e-3 * (last.0 - first.0)).max(1e-9 * magnitude);
+    if gap <= 0.0 {
+        return 0.0;
+    }
+    let mut anchor = *first;
+    let mut best: f64 = 0.0;
+    for &p in &pts[1..] {
+        if p.0 - anchor.0 >= gap {
+            best = best.max((p.1 - anchor.1).abs() / (p.0 - anchor.0));
+            anchor = p;
+        }
+    }
+    best
+}
+
+/// The exponential mechanism's release from log-weights the caller built as c·u for the
+/// scores u (with its own rounding or a cap, as DP-RF's and DP-DF's split choices do, so
+/// that the weights cannot be recomputed here bit for bit): one index drawn from
+/// [`exponential_probabilities`]`(log_weights, norm)` by [`draw_index`], charged to `who`
+/// under `part` at 2c′Δ (nats), Δ = `score_sensitivity` and c′ the larger of the stated
+/// `coefficient` and the coefficient the weights really realise on `scores`
+/// ([`realised_coefficient`], read while a recording runs): weights steeper than stated
+/// are charged for what they are.
+///
+/// # Panics
+/// If the lists are empty or of different lengths.
+pub fn exponential_weights_release<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    log_weights: &[f64],
+    norm: Normalisation,
+    (coefficient, score_sensitivity): (f64, f64),
+    (part, who): (&str, Subjects<'_>),
+) -> usize {
+    assert_eq!(scores.len(), log_weights.len(), "one weight per score");
+    let j = draw_index(rng, &exponential_probabilities(log_weights, norm));
+    if ledger::is_recording() {
+        let realised = realised_coefficient(scores, log_weights);
+        // Rounding of c·u moves the realised slope by less than 10⁻⁶ of it (see
+        // `realised_coefficient`'s gap).
+        let c = if realised > coefficient * (1.0 + 1e-5) {
+            realised
+        } else {
+            coefficient
+        };
+        ledger::charge(part, who, exponential_epsilon(c, score_sensitivity), 0.0);
+    }
+    j
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +338,75 @@ mod tests {
         for _ in 0..200 {
             assert_eq!(draw_index(&mut rng, &[0.5, 0.0, 0.0]), 0);
         }
+    }
+
+    /// The charged releases draw what the plain mechanism draws and charge 2cΔ′; weights
+    /// steeper than the stated coefficient are charged at their own slope.
+    #[test]
+    fn charged_releases_draw_the_plain_index_and_charge_their_weights() {
+        use crate::ledger::recording;
+        let q = [0.0, -2.0, -1.0, -4.0];
+        for seed in 0..10u64 {
+            let (j, r) = recording(|| {
+                exponential_release(
+                    &mut rand_pcg::Pcg64::new(seed.into(), 3),
+                    &q,
+                    2.0,
+                    1.5,
+                    None,
+                    Normalisation::LogSumExp,
+                    4.0,
+                    ("split", Subjects::One(0)),
+                )
+            });
+            let plain = exponential_mechanism(
+                &mut rand_pcg::Pcg64::new(seed.into(), 3),
+                &q,
+                2.0,
+                1.5,
+                None,
+                Normalisation::LogSumExp,
+            );
+            assert_eq!(j, plain);
+            assert!((r.max_epsilon - 3.0).abs() < 1e-15);
+        }
+        let lw: Vec<f64> = q.iter().map(|u| 0.25 * u).collect();
+        let charged = |lw: &[f64]| {
+            recording(|| {
+                exponential_weights_release(
+                    &mut rand_pcg::Pcg64::new(1, 1),
+                    &q,
+                    lw,
+                    Normalisation::LogSumExp,
+                    (0.25, 2.0),
+                    ("split", Subjects::One(0)),
+                )
+            })
+            .1
+            .max_epsilon
+        };
+        assert_eq!(charged(&lw), 1.0);
+        // Capped weights realise a smaller slope: still the stated coefficient.
+        let capped: Vec<f64> = lw.iter().map(|w| w.min(-0.5)).collect();
+        assert_eq!(charged(&capped), 1.0);
+        // Weights built at twice the stated coefficient: charged twice.
+        let steep: Vec<f64> = q.iter().map(|u| 0.5 * u).collect();
+        assert_eq!(charged(&steep), 2.0);
+        // Equal scores give no slope; −∞ is not a score.
+        assert_eq!(realised_coefficient(&[1.0, 1.0], &[0.0, 1.0]), 0.0);
+        assert_eq!(
+            realised_coefficient(&[1.0, f64::NEG_INFINITY], &[0.0, 1.0]),
+            0.0
+        );
+        // Nearly equal scores whose weights round apart (DP-RF's −e·mse·n/(8B²) on two
+        // errors a few ulps apart) do not count; the spread of the others does.
+        let u = [-1000.0, -1000.0 + 1e-12, -999.0, -900.0];
+        let w: Vec<f64> = [0.0, 0.001, 0.25, 25.0]
+            .iter()
+            .map(|d| -250.0 + d)
+            .collect();
+        let r = realised_coefficient(&u, &w);
+        assert!((r - 0.25).abs() < 1e-9, "{r}");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! standard deviation for the stated guarantee; card §7.4 step 2, §11 item 10).
 
 use super::BudgetError;
+use crate::ledger::{self, gaussian_epsilon, Domain};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -132,6 +133,75 @@ pub fn symmetric_gaussian_release<R: Rng + ?Sized>(
     m.iter().zip(noise).map(|(a, b)| a + b).collect()
 }
 
+/// The curator's noisy sum of n subjects' Gaussian releases of a vector, drawn at once:
+/// `sum` plus k iid N(0, `variance`) draws ([`gaussian_noise`], one standard normal per
+/// coordinate in order), `variance` the aggregated variance of the n releases'
+/// noise. Charges each subject `first..first + n` under `part` the ε of one release at the
+/// per-subject variance `variance`/n read at `delta` ([`gaussian_epsilon`], Dwork & Roth
+/// 2014, Theorem A.1), with the L2 sensitivity of `domain` (PGLM's x̃y, docs/methods/lpct.md
+/// §7.4: a stated 2r², infinite when a coordinate of `sum` is not finite).
+///
+/// # Panics
+/// If the variance is negative or not finite.
+#[allow(clippy::too_many_arguments)]
+pub fn gaussian_sum_release<R: Rng + ?Sized>(
+    rng: &mut R,
+    sum: &[f64],
+    variance: f64,
+    (first, n): (usize, usize),
+    domain: Domain,
+    delta: f64,
+    part: &str,
+) -> Vec<f64> {
+    let noise = gaussian_noise(rng, sum.len(), variance);
+    charge_sum(sum, variance, (first, n), domain, delta, part);
+    sum.iter().zip(noise).map(|(a, b)| a + b).collect()
+}
+
+/// The same for a symmetric dim×dim matrix (row-major): `sum` plus
+/// [`symmetric_gaussian_noise`] at the aggregated `variance`, charged as
+/// [`gaussian_sum_release`] charges (PGLM's x̃x̃ᵀ).
+///
+/// # Panics
+/// If the variance is negative or not finite, or `sum.len() != dim * dim`.
+#[allow(clippy::too_many_arguments)]
+pub fn symmetric_gaussian_sum_release<R: Rng + ?Sized>(
+    rng: &mut R,
+    sum: &[f64],
+    dim: usize,
+    variance: f64,
+    (first, n): (usize, usize),
+    domain: Domain,
+    delta: f64,
+    part: &str,
+) -> Vec<f64> {
+    assert_eq!(sum.len(), dim * dim, "a dim x dim matrix");
+    let noise = symmetric_gaussian_noise(rng, dim, variance);
+    charge_sum(sum, variance, (first, n), domain, delta, part);
+    sum.iter().zip(noise).map(|(a, b)| a + b).collect()
+}
+
+/// Charges subjects `first..first + n` one Gaussian release each at the per-subject
+/// variance `variance`/n (see [`gaussian_sum_release`]).
+fn charge_sum(
+    sum: &[f64],
+    variance: f64,
+    (first, n): (usize, usize),
+    domain: Domain,
+    delta: f64,
+    part: &str,
+) {
+    if ledger::is_recording() {
+        let spent = gaussian_epsilon(domain.sensitivity_seen(sum), variance / n as f64, delta);
+        ledger::charge(
+            part,
+            ledger::Subjects::Range(first, first + n),
+            spent,
+            delta,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +298,52 @@ mod tests {
         assert!((SqrtN.variance(2.0, 9) - 6.0).abs() < 1e-15);
         assert_eq!(Sum.per_user(2.0, 3), 2.0);
         assert!((SqrtN.per_user(2.0, 9) - 2.0 / 3.0).abs() < 1e-15);
+    }
+
+    /// The charged sums add the plain noise and charge each of the n subjects the ε of
+    /// the per-subject variance: 16σ² over n = 16 subjects is σ² each, ε back; a NaN in the
+    /// sum is charged ∞.
+    #[test]
+    fn charged_sums_add_the_noise_and_charge_the_per_subject_variance() {
+        use crate::ledger::recording;
+        let (d, eps, delta) = (Domain::Sensitivity(1.5), 0.4, 1e-6);
+        let v = gaussian_mechanism_variance(1.5, eps, delta).unwrap();
+        let s = [1.0, 2.0, 3.0, 4.0];
+        let (got, r) = recording(|| {
+            symmetric_gaussian_sum_release(
+                &mut Pcg64::seed_from_u64(8),
+                &s,
+                2,
+                16.0 * v,
+                (3, 16),
+                d,
+                delta,
+                "m",
+            )
+        });
+        let noise = symmetric_gaussian_noise(&mut Pcg64::seed_from_u64(8), 2, 16.0 * v);
+        assert_eq!(
+            got,
+            s.iter().zip(noise).map(|(a, b)| a + b).collect::<Vec<_>>()
+        );
+        assert_eq!((r.subjects, r.worst), (16, Some(3)));
+        assert!((r.max_epsilon - eps).abs() < 1e-12 && r.max_delta == delta);
+        let (got, r) = recording(|| {
+            gaussian_sum_release(
+                &mut Pcg64::seed_from_u64(9),
+                &[f64::NAN, 0.0],
+                v,
+                (0, 1),
+                d,
+                delta,
+                "v",
+            )
+        });
+        assert_eq!(
+            got[1],
+            gaussian_noise(&mut Pcg64::seed_from_u64(9), 2, v)[1]
+        );
+        assert_eq!(r.max_epsilon, f64::INFINITY);
     }
 
     /// A release is the value plus the noise drawn from the same stream, in order.

@@ -15,6 +15,7 @@
 //! Var(Û^j) = (e^ε+k−1)²·p_j(1−p_j)/(e^ε−1)² with p_j = P(j̃ = j).
 //! With k = 1 the report is the true index (the index is public) and Û = 1.
 
+use crate::ledger::{self, Subjects};
 use rand::Rng;
 
 /// Generalized randomized response over k candidates at budget ε.
@@ -115,6 +116,27 @@ impl Grr {
         }
     }
 
+    /// One subject's report of `true_index` as [`Grr::release`] draws it (the same draws),
+    /// charged to `who` under `part` at [`Grr::spent_epsilon`] (nats), the ε of the law the
+    /// draw used over the k indices it drew from (0 at k = 1). HistOfTree's candidate
+    /// cells (eq. (17)), KRR's bins and the compositions' `generalized_rr` cell draw here.
+    ///
+    /// # Panics
+    /// If `true_index >= k`.
+    pub fn release_charged<R: Rng + ?Sized>(
+        &self,
+        true_index: usize,
+        rng: &mut R,
+        part: &str,
+        who: Subjects<'_>,
+    ) -> usize {
+        let report = self.release(true_index, rng);
+        if ledger::is_recording() {
+            ledger::charge(part, who, self.spent_epsilon(), 0.0);
+        }
+        report
+    }
+
     /// Û^j = ((e^ε + k − 1)·1{report = j} − 1)/(e^ε − 1), unbiased for 1{j = true index};
     /// 1 at k = 1.
     pub fn debiased(&self, report: usize, j: usize) -> f64 {
@@ -151,5 +173,20 @@ mod tests {
             assert_eq!((g.k(), g.epsilon()), (k, e));
         }
         assert_eq!(Grr::new(1.0, 1).spent_epsilon(), 0.0);
+    }
+
+    /// The charged report is the plain report, charged the law's ε.
+    #[test]
+    fn a_charged_report_is_the_plain_one() {
+        use rand::SeedableRng;
+        let g = Grr::new(0.7, 5);
+        for seed in 0..20 {
+            let mut a = rand_pcg::Pcg64::seed_from_u64(seed);
+            let mut b = rand_pcg::Pcg64::seed_from_u64(seed);
+            let (got, r) =
+                crate::ledger::recording(|| g.release_charged(3, &mut a, "cell", Subjects::One(1)));
+            assert_eq!(got, g.release(3, &mut b));
+            assert!((r.max_epsilon - 0.7).abs() < 1e-12);
+        }
     }
 }

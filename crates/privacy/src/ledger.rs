@@ -115,7 +115,7 @@ impl LedgerReport {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct State {
     parts: Vec<String>,
     /// Per part: per subject (ε total, δ total, calls).
@@ -124,6 +124,11 @@ struct State {
     charged: Vec<bool>,
     calls: u64,
     quantities: BTreeMap<(String, String), ()>,
+    /// The captures running ([`capturing`]), innermost last: every charge and private
+    /// quantity is also kept in each.
+    captures: Vec<Captured>,
+    /// The captures already charged to this recording (drawn or replayed in it), by id.
+    applied: std::collections::BTreeSet<u64>,
 }
 
 impl State {
@@ -227,6 +232,13 @@ pub fn charge(part: &str, subjects: Subjects<'_>, epsilon: f64, delta: f64) {
         let Some(state) = guard.as_mut() else {
             return;
         };
+        if !state.captures.is_empty() {
+            let who = OwnedSubjects::of(subjects);
+            for c in &mut state.captures {
+                c.charges
+                    .push((part.to_string(), who.clone(), epsilon, delta));
+            }
+        }
         let p = state.part_index(part);
         state.calls += 1;
         match subjects {
@@ -250,33 +262,287 @@ pub fn charge(part: &str, subjects: Subjects<'_>, epsilon: f64, delta: f64) {
 pub fn private_quantity(name: &str, detail: impl FnOnce() -> String) {
     LEDGER.with(|l| {
         if let Some(state) = l.borrow_mut().as_mut() {
-            state.quantities.insert((name.to_string(), detail()), ());
+            let q = (name.to_string(), detail());
+            for c in &mut state.captures {
+                c.quantities.push(q.clone());
+            }
+            state.quantities.insert(q, ());
         }
     });
+}
+
+/// [`Subjects`] that own their rows, for a [`Captured`] charge.
+#[derive(Debug, Clone, PartialEq)]
+enum OwnedSubjects {
+    One(usize),
+    Range(usize, usize),
+    Rows(Vec<usize>),
+}
+
+impl OwnedSubjects {
+    fn of(s: Subjects<'_>) -> OwnedSubjects {
+        match s {
+            Subjects::One(i) => OwnedSubjects::One(i),
+            Subjects::Range(a, b) => OwnedSubjects::Range(a, b),
+            Subjects::Rows(r) => OwnedSubjects::Rows(r.to_vec()),
+        }
+    }
+
+    fn borrow(&self) -> Subjects<'_> {
+        match self {
+            OwnedSubjects::One(i) => Subjects::One(*i),
+            OwnedSubjects::Range(a, b) => Subjects::Range(*a, *b),
+            OwnedSubjects::Rows(r) => Subjects::Rows(r),
+        }
+    }
+}
+
+/// The charges and private quantities made while a release was drawn, kept with the
+/// release by a cache that hands the same release to later fits (HistOfTree's round-1
+/// labels, the trees grown on released data): [`replay`] charges them to each recording
+/// that uses the cached release without drawing it. Empty when drawn outside a recording.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Captured {
+    /// Unique per capture (0: nothing captured).
+    id: u64,
+    charges: Vec<(String, OwnedSubjects, f64, f64)>,
+    quantities: Vec<(String, String)>,
+}
+
+/// Runs `f` (a release's draw) and returns, with its result, everything it charged to the
+/// running recording ([`Captured`]; nothing outside a recording). The charges go to the
+/// recording as usual, which counts the capture as applied to it.
+pub fn capturing<T>(f: impl FnOnce() -> T) -> (T, Captured) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let started = LEDGER.with(|l| match l.borrow_mut().as_mut() {
+        Some(state) => {
+            let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            state.captures.push(Captured {
+                id,
+                ..Captured::default()
+            });
+            state.applied.insert(id);
+            true
+        }
+        None => false,
+    });
+    let out = f();
+    let captured = if started {
+        LEDGER.with(|l| {
+            l.borrow_mut()
+                .as_mut()
+                .and_then(|state| state.captures.pop())
+                .unwrap_or_default()
+        })
+    } else {
+        Captured::default()
+    };
+    (out, captured)
+}
+
+/// Charges the running recording what `captured` holds, once per recording (a recording
+/// that drew the release, or already replayed it, is not charged again); nothing outside a
+/// recording.
+pub fn replay(captured: &Captured) {
+    let fresh = LEDGER.with(|l| match l.borrow_mut().as_mut() {
+        Some(state) if captured.id != 0 => state.applied.insert(captured.id),
+        _ => false,
+    });
+    if !fresh {
+        return;
+    }
+    for (part, who, epsilon, delta) in &captured.charges {
+        charge(part, who.borrow(), *epsilon, *delta);
+    }
+    for (name, detail) in &captured.quantities {
+        private_quantity(name, || detail.clone());
+    }
+}
+
+/// What a recording charged so far, to continue from: a fit's preparation recorded once
+/// and each of its releases recorded on top of it ([`recording_from`]) totals what one
+/// recording of the whole fit would.
+#[derive(Clone, Default)]
+pub struct Recorded(State);
+
+impl Recorded {
+    /// The totals of what was recorded ([`LedgerReport`]).
+    pub fn report(&self) -> LedgerReport {
+        self.0.clone().report()
+    }
+}
+
+impl std::fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Recorded").field(&self.report()).finish()
+    }
 }
 
 /// Runs `f` with a fresh ledger on a one-thread rayon pool (so that parallel code inside
 /// `f` charges the same ledger) and returns its result with the ledger's totals.
 ///
 /// # Panics
-/// If a recording already runs on this thread, or the pool cannot be built.
+/// If the pool cannot be built, or when `f` panics.
 pub fn recording<T: Send>(f: impl FnOnce() -> T + Send) -> (T, LedgerReport) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread pool for a ledger recording");
-    pool.install(|| {
-        LEDGER.with(|l| {
-            let mut g = l.borrow_mut();
-            assert!(g.is_none(), "a ledger recording is already running");
-            *g = Some(State::default());
-        });
-        // A panic in `f` leaves the ledger behind on the pool's one thread, which ends
-        // with the pool: the next recording builds a pool (and a thread) of its own.
-        let out = f();
-        let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
-        (out, state.report())
-    })
+    let (out, recorded) = recording_from(&Recorded::default(), f);
+    (out, recorded.0.report())
+}
+
+/// Runs `f` as [`recording`] does, on a ledger that starts with the charges and private
+/// quantities of `start`, and returns its result with everything recorded (`start`'s
+/// included).
+///
+/// # Panics
+/// If the pool cannot be built, or when `f` panics.
+pub fn recording_from<T: Send>(start: &Recorded, f: impl FnOnce() -> T + Send) -> (T, Recorded) {
+    Recorder::new().record_from(start, f)
+}
+
+/// A one-thread rayon pool that runs recordings one after another: a ledger run's worker
+/// records thousands of fits, and building a pool (and a thread) per recording would cost
+/// more than many of the fits.
+pub struct Recorder {
+    pool: rayon::ThreadPool,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder::new()
+    }
+}
+
+impl Recorder {
+    /// A recorder with its own one-thread pool.
+    ///
+    /// # Panics
+    /// If the pool cannot be built.
+    pub fn new() -> Recorder {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool for a ledger recording");
+        Recorder { pool }
+    }
+
+    /// [`recording_from`] on this recorder's pool.
+    ///
+    /// # Panics
+    /// When `f` panics (the recorder stays usable).
+    pub fn record_from<T: Send>(
+        &self,
+        start: &Recorded,
+        f: impl FnOnce() -> T + Send,
+    ) -> (T, Recorded) {
+        let state = start.0.clone();
+        self.pool.install(move || {
+            // A recording that panicked on this pool left its ledger behind: drop it.
+            LEDGER.with(|l| *l.borrow_mut() = Some(state));
+            let out = f();
+            let state = LEDGER.with(|l| l.borrow_mut().take()).expect("recording");
+            (out, Recorded(state))
+        })
+    }
+}
+
+/// The domain a release's input is declared to lie in, from which its charge's
+/// sensitivity comes ([`Domain::sensitivity_seen`]). Sensitivities are L1 (Laplace,
+/// randomized response) or L2 (Gaussian) distances between two neighbouring inputs, in the
+/// input's own units (a label's range R, a count's 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Domain {
+    /// Every coordinate in \[lo, hi\]: a label clipped into its bounds (one coordinate,
+    /// Δ = hi − lo; LPDT eq. (5), docs/methods/lpdt.md §2.1), or features clamped into
+    /// \[0, 1\]^d (d coordinates, L1 Δ = d·(hi − lo); DECONV, docs/methods/lpdt.md §7.5).
+    Interval {
+        /// The declared lower end.
+        lo: f64,
+        /// The declared upper end (≥ lo).
+        hi: f64,
+    },
+    /// A vector of `cells` coordinates, zero but at one, which holds a value in \[lo,
+    /// hi\]: a one-hot indicator (lo = hi = 1) or a label vector y·U (LPCT paper §3; LPDT
+    /// paper App. D.1). Two such vectors are at most 2·max(|lo|, |hi|) apart in L1 when
+    /// `cells` ≥ 2 (two coordinates differ), hi − lo with one cell. Only whether `cells`
+    /// exceeds 1 matters, so a caller may pass 2 for "several".
+    OneHot {
+        /// The declared lower end of the hot coordinate's value.
+        lo: f64,
+        /// The declared upper end of the hot coordinate's value.
+        hi: f64,
+        /// The number of coordinates.
+        cells: usize,
+    },
+    /// A sensitivity the caller states, for an input whose domain is none of the above (a
+    /// node's class counts, which one row moves by 1; a mean over n rows of labels in a
+    /// range W, W/n; a norm-bounded gradient): nothing to widen, except that a non-finite
+    /// coordinate makes it infinite.
+    Sensitivity(f64),
+}
+
+impl Domain {
+    /// The sensitivity a release of the input `seen` (its coordinates, before noise) is
+    /// charged at: the declared domain widened to take in what was actually seen, so that
+    /// a value released without being clipped into its domain is charged for the distance
+    /// it really spans, and +∞ when a coordinate is NaN or infinite.
+    ///
+    /// * [`Domain::Interval`]: Σ_j (max(hi, x_j) − min(lo, x_j)) (hi − lo per coordinate
+    ///   inside the domain; a label 1000 ranges above hi is charged about 1001 ranges).
+    /// * [`Domain::OneHot`] with `cells` ≥ 2: max(2M, ‖x‖₁ + M), M = max(|lo|, |hi|): a
+    ///   seen vector x is at most ‖x‖₁ + M from any vector of the domain; with one cell,
+    ///   as [`Domain::Interval`] on its one coordinate.
+    /// * [`Domain::Sensitivity`]: the stated Δ.
+    pub fn sensitivity_seen(&self, seen: &[f64]) -> f64 {
+        if seen.iter().any(|v| !v.is_finite()) {
+            return f64::INFINITY;
+        }
+        let widened =
+            |lo: f64, hi: f64| -> f64 { seen.iter().map(|&v| hi.max(v) - lo.min(v)).sum() };
+        match *self {
+            Domain::Interval { lo, hi } => widened(lo, hi),
+            Domain::OneHot { lo, hi, cells } if cells <= 1 => widened(lo, hi),
+            Domain::OneHot { lo, hi, .. } => {
+                let m = lo.abs().max(hi.abs());
+                let norm: f64 = seen.iter().map(|v| v.abs()).sum();
+                (2.0 * m).max(norm + m)
+            }
+            Domain::Sensitivity(delta) => delta,
+        }
+    }
+}
+
+/// Charges subject `first + i` the ε `epsilons` gives for it, for every i, under `part`
+/// (δ = `delta` each), when a recording runs; nothing, and `epsilons` is never called,
+/// otherwise. Consecutive subjects charged the same ε share one charge over their
+/// [`Subjects::Range`], so an exact shortcut that stands for n users whose inputs all lie
+/// in their domain makes one call. The charged sums (`crate::LaplaceSums`) and flips
+/// charge their users through it.
+pub fn charge_each<I: IntoIterator<Item = f64>>(
+    part: &str,
+    first: usize,
+    epsilons: impl FnOnce() -> I,
+    delta: f64,
+) {
+    if !is_recording() {
+        return;
+    }
+    let mut run: Option<(usize, usize, f64)> = None;
+    let flush = |r: Option<(usize, usize, f64)>| {
+        if let Some((a, b, e)) = r {
+            charge(part, Subjects::Range(a, b), e, delta);
+        }
+    };
+    for (i, e) in epsilons().into_iter().enumerate() {
+        let s = first + i;
+        match &mut run {
+            // Bit-equal ε (NaN included) extends the run.
+            Some((_, b, prev)) if prev.to_bits() == e.to_bits() => *b = s + 1,
+            _ => {
+                flush(run.take());
+                run = Some((s, s + 1, e));
+            }
+        }
+    }
+    flush(run);
 }
 
 /// ε spent by a Laplace draw of scale `scale` on a value of sensitivity `sensitivity` (L1
@@ -396,6 +662,73 @@ mod tests {
         assert_eq!(r.subjects, 1000);
         assert_eq!((r.max_epsilon, r.min_epsilon), (1.0, 0.5));
         assert_eq!(r.private_quantities.len(), 1);
+    }
+
+    /// A captured release replays its charges and quantities once into each other
+    /// recording that uses it, and never into the one that drew it; a capture outside a
+    /// recording holds nothing.
+    #[test]
+    fn a_captured_release_is_charged_once_per_recording_that_uses_it() {
+        let (c, drawn) = recording(|| {
+            let ((), c) = capturing(|| {
+                charge("label", Subjects::Range(0, 3), 0.5, 0.0);
+                charge("rows", Subjects::Rows(&[4, 4]), 0.1, 0.0);
+                private_quantity("q", || "d".into());
+            });
+            replay(&c);
+            c
+        });
+        assert_eq!(
+            (drawn.subjects, drawn.calls, drawn.max_epsilon),
+            (4, 2, 0.5)
+        );
+        let ((), again) = recording(|| {
+            replay(&c);
+            replay(&c);
+        });
+        assert_eq!(again, drawn);
+        let ((), none) = capturing(|| charge("x", Subjects::One(0), 1.0, 0.0));
+        assert_eq!(none, Captured::default());
+        let ((), r) = recording(|| replay(&none));
+        assert_eq!(r, LedgerReport::default());
+    }
+
+    /// A recorder runs recordings one after another on its one thread, each with its own
+    /// ledger, also after one of them panicked.
+    #[test]
+    fn a_recorder_runs_recordings_one_after_another() {
+        let r = Recorder::new();
+        let ((), a) = r.record_from(&Recorded::default(), || {
+            charge("x", Subjects::One(0), 1.0, 0.0)
+        });
+        let ((), b) = r.record_from(&Recorded::default(), || {
+            charge("x", Subjects::One(1), 2.0, 0.0)
+        });
+        assert_eq!((a.report().worst, b.report().worst), (Some(0), Some(1)));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            r.record_from(&Recorded::default(), || panic!("inside"))
+        }));
+        assert!(caught.is_err());
+        let ((), c) = r.record_from(&a, || charge("x", Subjects::One(2), 0.5, 0.0));
+        assert_eq!(c.report().subjects, 2);
+    }
+
+    /// A recording continued from another totals what one recording of both would.
+    #[test]
+    fn a_continued_recording_totals_both() {
+        let ((), prep) = recording_from(&Recorded::default(), || {
+            charge("prep", Subjects::One(1), 0.25, 0.0);
+            private_quantity("q", || "d".into());
+        });
+        let ((), both) = recording_from(&prep, || charge("fit", Subjects::Range(0, 2), 0.5, 0.0));
+        let ((), once) = recording(|| {
+            charge("prep", Subjects::One(1), 0.25, 0.0);
+            private_quantity("q", || "d".into());
+            charge("fit", Subjects::Range(0, 2), 0.5, 0.0);
+        });
+        assert_eq!(both.report(), once);
+        assert_eq!(prep.report().max_epsilon, 0.25);
+        assert!(format!("{prep:?}").starts_with("Recorded(LedgerReport"));
     }
 
     #[test]

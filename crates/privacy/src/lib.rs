@@ -25,17 +25,24 @@ mod snapping;
 pub use budget::{Budget, BudgetError};
 pub use exponential::{
     draw_index, exponential_log_weights, exponential_mechanism, exponential_probabilities,
-    Normalisation,
+    exponential_release, exponential_weights_release, realised_coefficient, Normalisation,
 };
 pub use gaussian::{
-    gaussian_mechanism_variance, gaussian_noise, gaussian_release, symmetric_gaussian_noise,
-    symmetric_gaussian_release, GaussianAggregate,
+    gaussian_mechanism_variance, gaussian_noise, gaussian_release, gaussian_sum_release,
+    symmetric_gaussian_noise, symmetric_gaussian_release, symmetric_gaussian_sum_release,
+    GaussianAggregate,
 };
 pub use generalized_rr::Grr;
-pub use laplace::{laplace, laplace_sum};
-pub use permute_flip::{permute_and_flip, permute_and_flip_probabilities};
+pub use laplace::{
+    laplace, laplace_release, laplace_sum, laplace_sums, laplace_vector_release, LaplaceSums,
+};
+pub use ledger::Domain;
+pub use permute_flip::{
+    permute_and_flip, permute_and_flip_probabilities, permute_and_flip_release,
+};
 pub use priv_unit_g::{PrivUnitGParams, PRIV_UNIT_G_EPSILON_CAP, PRIV_UNIT_G_Q_CAP};
 pub use randomized_response::{
-    flip_mask, flip_threshold, rr_keep_probability, KeepProbability, FLIP_MASK_STEPS,
+    flip_mask, flip_threshold, rr_keep_probability, FlipMasks, KeepProbability, OneHotFlips,
+    OneHotRr, FLIP_MASK_STEPS,
 };
 pub use snapping::{uniform_full_precision, SnappingError, SnappingLaplace};

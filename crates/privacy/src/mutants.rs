@@ -88,7 +88,7 @@ pub const SLIPS: &[Slip] = &[
     },
     Slip {
         name: "laplace-draw-scale-halved",
-        what: "the Laplace sampler itself (crates/privacy/src/laplace.rs, laplace) draws with half the scale its caller passes: every charge, computed from the caller's scale, is unchanged",
+        what: "the Laplace samplers themselves (crates/privacy/src/laplace.rs, where laplace and laplace_sum read their scale) draw with half the scale their caller passes: the charged releases charge from the scale the draw used, so every Laplace part is charged twice its share",
         spec: "tests/privacy/local.yaml",
     },
     Slip {
@@ -106,7 +106,7 @@ pub const SLIPS: &[Slip] = &[
 /// Whether slip `name` is switched on (always false without `privacy-mutants`): by
 /// [`switch`], or, until the first [`switch`], by the environment variable
 /// `DP_REPRO_PRIVACY_SLIP` (so that a `privacy-mutants` build of the command line can be
-/// run with one slip on, e.g. `DP_REPRO_PRIVACY_SLIP=lpdt-label-unclipped cargo run
+/// run with one slip on, e.g. `DP_REPRO_PRIVACY_SLIP=rho-both-full cargo run
 /// --release --features privacy-mutants -- audit SPEC`).
 #[inline(always)]
 pub fn active(name: &str) -> bool {

@@ -16,6 +16,7 @@
 //! Permute-and-flip is ε-DP for scores of sensitivity `Δ` and never worse in expected
 //! score than the exponential mechanism. Candidates with `q_j = −∞` have `p_j = floor`.
 
+use crate::ledger::{self, exponential_epsilon, Subjects};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -53,6 +54,29 @@ pub fn permute_and_flip<R: Rng + ?Sized>(
             }
         }
     }
+}
+
+/// Permute-and-flip's release, charged: the index [`permute_and_flip`] draws (the same
+/// draws), charged to `who` under `part` at 2cΔ′ (nats, [`exponential_epsilon`]): c =
+/// ε/(2Δ), the coefficient of the scores in the acceptance exponent the draw used, and Δ′
+/// = `score_sensitivity`, how far one neighbour really moves a score (McKenna & Sheldon
+/// 2020: ε-DP when Δ′ = Δ). The DiPriMe medians and attribute choices draw here.
+///
+/// # Panics
+/// As [`permute_and_flip`].
+pub fn permute_and_flip_release<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    (sensitivity, epsilon, floor): (f64, f64, f64),
+    score_sensitivity: f64,
+    (part, who): (&str, Subjects<'_>),
+) -> usize {
+    let j = permute_and_flip(rng, scores, sensitivity, epsilon, floor);
+    if ledger::is_recording() {
+        let spent = exponential_epsilon(epsilon / (2.0 * sensitivity), score_sensitivity);
+        ledger::charge(part, who, spent, 0.0);
+    }
+    j
 }
 
 /// The acceptance probabilities `min(1, exp(ε (q_j − q*)/(2Δ)) + floor)`; a candidate
@@ -161,6 +185,31 @@ mod tests {
         // The best candidate is the last one: a sampler that prefers index 0 fails.
         assert_law(&[-3.0, -1.0, 0.0], 2.0, 1.5, 0.0, 5);
         assert_law(&[-3.0, -1.0, 0.0], 2.0, 1.5, 0.2, 6);
+    }
+
+    /// The charged release is the plain draw, charged 2cΔ′.
+    #[test]
+    fn a_charged_release_is_the_plain_draw() {
+        for seed in 0..10u64 {
+            let (j, r) = crate::ledger::recording(|| {
+                permute_and_flip_release(
+                    &mut rand_pcg::Pcg64::new(seed.into(), 9),
+                    &[-1.0, 0.0, -3.0],
+                    (1.0, 1.0, 0.0),
+                    0.8,
+                    ("median", Subjects::One(4)),
+                )
+            });
+            let plain = permute_and_flip(
+                &mut rand_pcg::Pcg64::new(seed.into(), 9),
+                &[-1.0, 0.0, -3.0],
+                1.0,
+                1.0,
+                0.0,
+            );
+            assert_eq!(j, plain);
+            assert!((r.max_epsilon - 0.8).abs() < 1e-15 && r.worst == Some(4));
+        }
     }
 
     #[test]

@@ -145,6 +145,34 @@ impl PrivUnitGParams {
         }
     }
 
+    /// One subject's release as [`PrivUnitGParams::release_into`] draws it (the same
+    /// draws), charged to `who` under `part` at [`PrivUnitGParams::spent_epsilon`] (nats),
+    /// the ε of the parameters the draw used: the input is normalised into the unit ball
+    /// whatever it is, so only a non-finite coordinate of `g` moves the charge (to ∞).
+    /// PSGD's gradient tensors draw here (docs/methods/lpct.md §7.5).
+    ///
+    /// # Panics
+    /// As [`PrivUnitGParams::release_into`].
+    pub fn release_into_charged<R: Rng + ?Sized>(
+        &self,
+        g: &[f64],
+        c: f64,
+        rng: &mut R,
+        out: &mut [f64],
+        part: &str,
+        who: crate::ledger::Subjects<'_>,
+    ) {
+        self.release_into(g, c, rng, out);
+        if crate::ledger::is_recording() {
+            let spent = if g.iter().all(|v| v.is_finite()) {
+                self.spent_epsilon()
+            } else {
+                f64::INFINITY
+            };
+            crate::ledger::charge(part, who, spent, 0.0);
+        }
+    }
+
     /// [`PrivUnitGParams::release_into`] into a new vector.
     pub fn release<R: Rng + ?Sized>(&self, g: &[f64], c: f64, rng: &mut R) -> Vec<f64> {
         let mut out = vec![0.0; g.len()];

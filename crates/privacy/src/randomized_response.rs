@@ -1,6 +1,11 @@
-//! Randomized response on bits (one bit of a one-hot cell vector at a time).
+//! Randomized response on bits (one bit of a one-hot cell vector at a time), and the
+//! charged releases of a whole one-hot vector that the methods draw through: [`OneHotRr`]
+//! (each bit kept when a uniform f64 falls below κ) and [`OneHotFlips`] (each bit flipped
+//! when a u32 falls below a threshold), both charging the ledger from the probability
+//! their draws really use (docs/architecture.md, "The ledger").
 
-use rand::RngCore;
+use crate::ledger::{self, rr_epsilon, Subjects};
+use rand::{Rng, RngCore};
 
 /// The probability κ = e^{ε/2}/(1 + e^{ε/2}) of reporting a bit of a one-hot vector
 /// truthfully, when the whole vector must be ε-LDP: two one-hot vectors differ in two
@@ -97,6 +102,182 @@ pub fn flip_mask<R: RngCore + ?Sized>(rng: &mut R, threshold: u32, lanes: u64) -
 /// stopping as soon as every lane is decided.
 pub const FLIP_MASK_STEPS: u32 = 10;
 
+/// The bits two neighbouring inputs can change in a vector over `cells` coordinates whose
+/// input had `hot` ones: a one-hot vector differs from another in 2 positions (none with a
+/// single cell, where every input is the same vector); an input seen with more than one
+/// hot coordinate (not one-hot: outside the domain) in up to hot + 1.
+fn bits_changed(cells: usize, hot: usize) -> usize {
+    if cells <= 1 {
+        0
+    } else {
+        2.max(hot + 1)
+    }
+}
+
+/// Bitwise randomized response on a one-hot vector that keeps each bit when a uniform f64
+/// draw falls below κ (the compositions' `randomized_response` cell, docs/methods/lpdt.md
+/// §2.1; HistOfTree's centred bits, docs/methods/histoftree.md §3.2): each bit spends
+/// ln(κ/(1 − κ)) nats and two one-hot vectors differ in two bits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneHotRr {
+    keep: f64,
+}
+
+impl OneHotRr {
+    /// The mechanism that keeps each bit with probability `keep` (κ, as from
+    /// [`rr_keep_probability`]).
+    pub fn new(keep: f64) -> OneHotRr {
+        OneHotRr { keep }
+    }
+
+    /// κ, the probability a bit is kept.
+    pub fn keep(&self) -> f64 {
+        self.keep
+    }
+
+    /// One bit: `truth` kept with probability κ, else flipped (one uniform f64 from
+    /// `rng`). Uncharged: the bit of a vector that [`OneHotRr::release`] or
+    /// [`OneHotRr::charge_each`] charged.
+    #[inline]
+    pub fn bit<R: Rng + ?Sized>(&self, truth: bool, rng: &mut R) -> bool {
+        truth == (rng.gen::<f64>() < self.keep)
+    }
+
+    /// One subject's release of the vector over `cells` coordinates whose bit j is
+    /// `hot(j)`: bit by bit in order, each through [`OneHotRr::bit`], handed to `out(j,
+    /// bit)`; charged to `who` under `part` at ln(κ/(1 − κ)) per bit two neighbours can
+    /// change (2 for a one-hot input, none with one cell, more for an input seen with
+    /// several hot coordinates), from the κ the bits are drawn with.
+    pub fn release<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        cells: usize,
+        hot: impl Fn(usize) -> bool,
+        part: &str,
+        who: Subjects<'_>,
+        mut out: impl FnMut(usize, bool),
+    ) {
+        let mut ones = 0;
+        for j in 0..cells {
+            let truth = hot(j);
+            ones += usize::from(truth);
+            out(j, self.bit(truth, rng));
+        }
+        if ledger::is_recording() {
+            let bits = bits_changed(cells, ones);
+            ledger::charge(part, who, rr_epsilon(self.keep, bits), 0.0);
+        }
+    }
+
+    /// Charges the subjects `first + i` one release each of a one-hot vector over
+    /// `cells()[i]` coordinates (an exact shortcut that draws only the bits a curator
+    /// reads, with [`OneHotRr::bit`] of this mechanism), under `part`. `cells` is called
+    /// only while a recording runs.
+    pub fn charge_each<I: IntoIterator<Item = usize>>(
+        &self,
+        cells: impl FnOnce() -> I,
+        part: &str,
+        first: usize,
+    ) {
+        let keep = self.keep;
+        ledger::charge_each(
+            part,
+            first,
+            || {
+                cells()
+                    .into_iter()
+                    .map(move |k| rr_epsilon(keep, bits_changed(k, 1)))
+            },
+            0.0,
+        );
+    }
+}
+
+/// Bitwise randomized response on a one-hot vector that flips each bit when a u32 draw
+/// falls below a threshold t (LPDT's release, eq. (5) and App. D.1; docs/methods/lpdt.md
+/// §2.1): the flip probability is t/2^32, 1 − κ quantized to 2^−32 ([`flip_threshold`]),
+/// and the charge is computed from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OneHotFlips {
+    threshold: u32,
+}
+
+impl OneHotFlips {
+    /// The flips of the mechanism that keeps each bit with probability `keep` (κ).
+    pub fn new(keep: f64) -> OneHotFlips {
+        OneHotFlips {
+            threshold: flip_threshold(keep),
+        }
+    }
+
+    /// The threshold t.
+    pub fn threshold(&self) -> u32 {
+        self.threshold
+    }
+
+    /// ε (nats) one release of a one-hot vector over `cells` coordinates spends:
+    /// ln(κ′/(1 − κ′)) per bit two neighbours can change (2, none with one cell), with
+    /// κ′ = 1 − t/2^32 the keep probability the draws really use (it differs from κ by at
+    /// most 2^−33, so the charge from ρε by at most 2·2^−33/(κ(1 − κ))).
+    pub fn epsilon(&self, cells: usize) -> f64 {
+        self.epsilon_bits(bits_changed(cells, 1))
+    }
+
+    fn epsilon_bits(&self, bits: usize) -> f64 {
+        let p = f64::from(self.threshold) / 4_294_967_296.0;
+        rr_epsilon(1.0 - p, bits)
+    }
+
+    /// One subject's release: bit j of `bits` is 1{j = `hot`} XOR (a u32 draw < t), one
+    /// `next_u32` per bit in order; charged to `who` under `part` at [`OneHotFlips::epsilon`]
+    /// over `bits.len()` cells (more bits when `hot` lies outside the vector: its input is
+    /// then the zero vector, one bit from any one-hot one, so still 2).
+    #[inline]
+    pub fn release<R: RngCore + ?Sized>(
+        &self,
+        rng: &mut R,
+        hot: usize,
+        bits: &mut [bool],
+        part: &str,
+        who: Subjects<'_>,
+    ) {
+        let t = self.threshold;
+        for (j, b) in bits.iter_mut().enumerate() {
+            let flipped = rng.next_u32() < t;
+            *b = (j == hot) != flipped;
+        }
+        if ledger::is_recording() {
+            ledger::charge(part, who, self.epsilon(bits.len()), 0.0);
+        }
+    }
+
+    /// Charges `who` one release each of a one-hot vector over `cells` coordinates under
+    /// `part` and returns the [`FlipMasks`] that draws their flips at this threshold (an
+    /// exact shortcut: LPDT's fast simulation draws the n users' flips 64 lanes at a time).
+    pub fn charge(&self, cells: usize, part: &str, who: Subjects<'_>) -> FlipMasks {
+        ledger::charge(part, who, self.epsilon(cells), 0.0);
+        FlipMasks {
+            threshold: self.threshold,
+        }
+    }
+}
+
+/// The flips of subjects a [`OneHotFlips::charge`] charged, drawn 64 lanes at a time at
+/// the charged threshold ([`flip_mask`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlipMasks {
+    threshold: u32,
+}
+
+impl FlipMasks {
+    /// 64 independent flips at the charged threshold for the lanes set in `lanes`
+    /// ([`flip_mask`]).
+    #[inline]
+    pub fn mask<R: RngCore + ?Sized>(&self, rng: &mut R, lanes: u64) -> u64 {
+        flip_mask(rng, self.threshold, lanes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +339,77 @@ mod tests {
         assert_eq!(flip_mask(&mut words, 1u32 << 30, !0), 0xFFFF_FFFF);
         // t = 0 never flips and draws nothing.
         assert_eq!(flip_mask(&mut Words(vec![].into_iter()), 0, !0), 0);
+    }
+
+    /// The charged releases draw what the plain bits draw and charge from the probability
+    /// the draws use: 2 bits over several cells, none over one; the flips' charge moves
+    /// with their threshold, not with the κ they were built from.
+    #[test]
+    fn charged_releases_draw_the_plain_bits_and_charge_their_probability() {
+        use crate::ledger::recording;
+        use rand::SeedableRng;
+        use rand_pcg::Pcg64;
+        let k = rr_keep_probability(1.2);
+        let rr = OneHotRr::new(k.keep);
+        let mut got = Vec::new();
+        let ((), r) = recording(|| {
+            rr.release(
+                &mut Pcg64::seed_from_u64(4),
+                3,
+                |j| j == 1,
+                "cell",
+                Subjects::One(2),
+                |j, b| got.push((j, b)),
+            )
+        });
+        let mut rng = Pcg64::seed_from_u64(4);
+        let want: Vec<(usize, bool)> = (0..3)
+            .map(|j| (j, (j == 1) == (rng.gen::<f64>() < k.keep)))
+            .collect();
+        assert_eq!(got, want);
+        assert!((r.max_epsilon - 1.2).abs() < 1e-12);
+        // An input with two hot coordinates can differ from a one-hot one in 3 bits.
+        let ((), r) = recording(|| {
+            rr.release(
+                &mut Pcg64::seed_from_u64(4),
+                3,
+                |j| j > 0,
+                "cell",
+                Subjects::One(0),
+                |_, _| {},
+            )
+        });
+        assert!((r.max_epsilon - 1.8).abs() < 1e-12);
+        let ((), r) = recording(|| rr.charge_each(|| [1usize, 4, 4], "cell", 5));
+        assert_eq!((r.subjects, r.calls, r.min_epsilon), (3, 2, 0.0));
+        assert!((r.max_epsilon - 1.2).abs() < 1e-12);
+        let flips = OneHotFlips::new(k.keep);
+        let mut bits = [false; 4];
+        let ((), r) = recording(|| {
+            flips.release(
+                &mut Pcg64::seed_from_u64(6),
+                2,
+                &mut bits,
+                "cell",
+                Subjects::One(0),
+            )
+        });
+        let mut rng = Pcg64::seed_from_u64(6);
+        for (j, b) in bits.iter().enumerate() {
+            assert_eq!(*b, (j == 2) != (rng.next_u32() < flips.threshold()));
+        }
+        assert!((r.max_epsilon - 1.2).abs() < 1e-8);
+        assert_eq!(r.max_epsilon, flips.epsilon(4));
+        let ((), r) = recording(|| {
+            let m = flips.charge(1, "cell", Subjects::Range(0, 10));
+            assert_eq!(
+                m.mask(&mut Pcg64::seed_from_u64(1), !0),
+                flip_mask(&mut Pcg64::seed_from_u64(1), flips.threshold(), !0)
+            );
+        });
+        assert_eq!((r.subjects, r.max_epsilon), (10, 0.0));
+        // A threshold of half the range flips a bit with probability 1/2: nothing spent.
+        assert_eq!(OneHotFlips::new(0.5).epsilon(3), 0.0);
     }
 
     /// The threshold is (1 − κ)·2^32 rounded, saturating at u32::MAX: by hand.

@@ -4,19 +4,21 @@
 //! same law, tested), and by the privacy audit (`audit::local`), which draws
 //! [`UserRelease::release`].
 //!
-//! **Ledger.** Every release charges the user, beside its draws, what each part spent
-//! ([`UserRelease::cell_epsilon`], [`UserRelease::label_epsilon`]), computed from the
-//! probabilities and scales the draws used and the sensitivity of the domain: a one-hot
-//! vector over K cells (two coordinates differ, none when K = 1) and a label clipped into
-//! the bounds (range R; the label vector y·U moves by at most 2·M_Y, M_Y = max(|lo|, |hi|),
-//! or R when K = 1). The exact shortcut [`UserRelease::laplace_sums`] charges every user it
-//! stands for.
+//! **Ledger.** Every part of a release is drawn by a charged release of the privacy crate,
+//! which charges the user, in the sampler, what the part spent from the probabilities and
+//! scales the draws used and the sensitivity of the domain it saw: a one-hot vector over K
+//! cells (two coordinates differ, none when K = 1) and a label clipped into the bounds
+//! (range R; the label vector y·U moves by at most 2·M_Y, M_Y = max(|lo|, |hi|), or R
+//! when K = 1). The exact shortcut [`UserRelease::laplace_sums`] charges every user it
+//! stands for through [`laplace_sums`].
 
 use super::{CellMechanism, Composition, LabelMechanism};
 use crate::estimate::{lpct_noisy_sums, LabelBounds};
-use crate::privacy::ledger::{self, grr_epsilon, laplace_epsilon, rr_epsilon, Subjects};
-use crate::privacy::{laplace, rr_keep_probability, KeepProbability};
-use rand::Rng;
+use crate::privacy::ledger::Subjects;
+use crate::privacy::{
+    laplace_release, laplace_sums, laplace_vector_release, rr_keep_probability, Domain, Grr,
+    KeepProbability, OneHotRr,
+};
 use rand_pcg::Pcg64;
 
 /// The ledger's part name of a cell release, by mechanism.
@@ -49,9 +51,8 @@ pub struct UserRelease {
     bounds: LabelBounds,
     /// Randomized response: κ and γ at ε_cell.
     rr: KeepProbability,
-    /// Generalized RR: the probability of the true cell and of each other one.
-    p_true: f64,
-    q_other: f64,
+    /// Generalized RR over the K cells at ε_cell (the `generalized_rr` cell).
+    grr: Option<Grr>,
     /// The factor a of the centred cell scores: E[c_ij] = a·U_ij.
     pub a: f64,
     /// The Laplace scale of the one-hot cell vector: 2/ε_cell (L1 sensitivity 2).
@@ -74,17 +75,12 @@ impl UserRelease {
         (eps_cell, eps_label): (f64, f64),
     ) -> UserRelease {
         let rr = rr_keep_probability(eps_cell);
-        let e = eps_cell.exp();
-        let (p_true, q_other) = if k > 1 {
-            (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0))
-        } else {
-            (1.0, 0.0)
-        };
-        let a = match c.cell_mechanism {
-            CellMechanism::RandomizedResponse => rr.gamma,
-            CellMechanism::Laplace => 1.0,
-            CellMechanism::GeneralizedRr => p_true - q_other,
-            CellMechanism::None => unreachable!("validated: private"),
+        let grr = (c.cell_mechanism == CellMechanism::GeneralizedRr).then(|| Grr::new(eps_cell, k));
+        let a = match (c.cell_mechanism, grr) {
+            (CellMechanism::RandomizedResponse, _) => rr.gamma,
+            (CellMechanism::Laplace, _) => 1.0,
+            (CellMechanism::GeneralizedRr, Some(g)) => g.p_true() - g.p_other(),
+            _ => unreachable!("validated: private"),
         };
         assert!(
             c.label_mechanism != LabelMechanism::None,
@@ -97,8 +93,7 @@ impl UserRelease {
             k,
             bounds,
             rr,
-            p_true,
-            q_other,
+            grr,
             a,
             cell_scale: 2.0 / eps_cell,
             label_scale: bounds.range() / eps_label,
@@ -126,43 +121,22 @@ impl UserRelease {
         self.bounds
     }
 
-    /// ε spent by the cell part of one release: randomized response κ/(1 − κ) per bit
-    /// that two one-hot vectors can change, Laplace 2/b (L1 sensitivity of a one-hot
-    /// vector), generalized RR ln(p_true/p_other); 0 with a single cell (every user
-    /// releases the same vector).
-    pub fn cell_epsilon(&self) -> f64 {
-        let bits = if self.k > 1 { 2 } else { 0 };
-        match self.cell {
-            CellMechanism::RandomizedResponse => rr_epsilon(self.rr.keep, bits),
-            CellMechanism::Laplace => laplace_epsilon(bits as f64, self.cell_scale),
-            CellMechanism::GeneralizedRr if self.k > 1 => grr_epsilon(self.p_true, self.q_other),
-            CellMechanism::GeneralizedRr => 0.0,
-            CellMechanism::None => unreachable!("validated: private"),
+    /// The domain of the cell vector: one-hot over the K cells.
+    fn cell_domain(&self) -> Domain {
+        Domain::OneHot {
+            lo: 1.0,
+            hi: 1.0,
+            cells: self.k,
         }
     }
 
-    /// ε spent by the label part of one release: R/b for the scalar label, Δ/b for the
-    /// label vector with Δ = 2·M_Y (R with a single cell).
-    pub fn label_epsilon(&self) -> f64 {
-        match self.label {
-            LabelMechanism::Laplace => laplace_epsilon(self.bounds.range(), self.label_scale),
-            LabelMechanism::LaplaceVector => {
-                let m_y = self.bounds.lo.abs().max(self.bounds.hi.abs());
-                let delta = if self.k > 1 {
-                    2.0 * m_y
-                } else {
-                    self.bounds.range()
-                };
-                laplace_epsilon(delta, self.vector_scale)
-            }
-            LabelMechanism::None => unreachable!("validated: private"),
+    /// The domain of the label vector y·U: the label in the bounds at one of the K cells.
+    fn vector_domain(&self) -> Domain {
+        Domain::OneHot {
+            lo: self.bounds.lo,
+            hi: self.bounds.hi,
+            cells: self.k,
         }
-    }
-
-    /// Charges `who` both parts of one release each.
-    fn charge(&self, who: Subjects<'_>) {
-        ledger::charge(cell_part(self.cell), who, self.cell_epsilon(), 0.0);
-        ledger::charge(label_part(self.label), who, self.label_epsilon(), 0.0);
     }
 
     /// The curator's per-cell sums (Ũ, Ṽ) of the releases of n users (cells `leaves`,
@@ -170,7 +144,8 @@ impl UserRelease {
     /// vector, drawn exactly in law in O(K) ([`lpct_noisy_sums`] at this release's scales
     /// 2/ε_cell and 2·M_Y/ε_label; labels clipped into the bounds as [`UserRelease::release`]
     /// clips them): Ũ_j = Σ_i score_ij and Ṽ_j = Σ_i label_vector_ij of n calls of
-    /// [`UserRelease::release`] (tested). Charges each of the n users both parts.
+    /// [`UserRelease::release`] (tested). Charges each of the n users both parts, through
+    /// [`laplace_sums`], at the scales the sums are drawn with.
     ///
     /// # Panics
     /// Unless the cell mechanism is `laplace` and the label mechanism `laplace_vector`, or
@@ -186,23 +161,34 @@ impl UserRelease {
             "the exact sums are those of the Laplace cell and label vectors"
         );
         let clipped: Vec<f64> = y.iter().map(|&v| self.bounds.clip(v)).collect();
-        let sums = lpct_noisy_sums(
-            leaves,
-            &clipped,
-            self.k,
-            (self.cell_scale, self.vector_scale),
-            rng,
-        );
+        let n = leaves.len();
         // One exact sum per cell stands for the n users' Laplace draws on that cell.
-        self.charge(Subjects::Range(0, leaves.len()));
-        sums
+        let u = laplace_sums(
+            self.cell_domain(),
+            n,
+            || std::iter::repeat_n(1.0, n),
+            self.cell_scale,
+            cell_part(self.cell),
+            0,
+        );
+        let v = laplace_sums(
+            self.vector_domain(),
+            n,
+            || clipped.iter().copied(),
+            self.vector_scale,
+            label_part(self.label),
+            0,
+        );
+        lpct_noisy_sums(leaves, &clipped, self.k, (&u, &v), rng)
     }
 
     /// One user's release, cell first then label, from `rng`: writes the centred cell
     /// scores c_j (E[c_j] = a·1{j = leaf}) into `score` (length K) and, for the label
     /// vector, y·1{j = leaf} + Lap(2M_Y/ε_l) into `label_vector` (length K), returning 0;
-    /// for the scalar label it returns clip(y) + Lap(R/ε_l). Charges user `user` (its index
-    /// in the private sample) both parts.
+    /// for the scalar label it returns clip(y) + Lap(R/ε_l). Each part is drawn by a
+    /// charged release of the privacy crate ([`OneHotRr::release`],
+    /// [`laplace_vector_release`], [`Grr::release_charged`], [`laplace_release`]), which
+    /// charges user `user` (its index in the private sample) what the part spent.
     pub fn release(
         &self,
         user: usize,
@@ -212,49 +198,60 @@ impl UserRelease {
         label_vector: &mut [f64],
         rng: &mut Pcg64,
     ) -> f64 {
-        let (k, y) = (self.k, self.bounds.clip(y));
-        match self.cell {
-            CellMechanism::RandomizedResponse => {
+        let y = self.bounds.clip(y);
+        let (who, part) = (Subjects::One(user), cell_part(self.cell));
+        match (self.cell, self.grr) {
+            (CellMechanism::RandomizedResponse, _) => {
+                let q = 1.0 - self.rr.keep;
+                OneHotRr::new(self.rr.keep).release(
+                    rng,
+                    score.len(),
+                    |j| j == leaf,
+                    part,
+                    who,
+                    |j, bit| score[j] = f64::from(u8::from(bit)) - q,
+                );
+            }
+            (CellMechanism::Laplace, _) => {
                 for (j, sc) in score.iter_mut().enumerate() {
-                    let kept = rng.gen::<f64>() < self.rr.keep;
-                    let bit = (j == leaf) == kept;
-                    *sc = f64::from(u8::from(bit)) - (1.0 - self.rr.keep);
+                    *sc = f64::from(u8::from(j == leaf));
+                }
+                laplace_vector_release(rng, score, self.cell_domain(), self.cell_scale, part, who);
+            }
+            (CellMechanism::GeneralizedRr, Some(g)) => {
+                let report = g.release_charged(leaf, rng, part, who);
+                let q_other = g.p_other();
+                for (j, sc) in score.iter_mut().enumerate() {
+                    *sc = f64::from(u8::from(j == report)) - q_other;
                 }
             }
-            CellMechanism::Laplace => {
-                for (j, sc) in score.iter_mut().enumerate() {
-                    *sc = f64::from(u8::from(j == leaf)) + laplace(rng, self.cell_scale);
-                }
-            }
-            CellMechanism::GeneralizedRr => {
-                let report = if k == 1 || rng.gen::<f64>() < self.p_true {
-                    leaf
-                } else {
-                    let r = rng.gen_range(0..k - 1);
-                    if r >= leaf {
-                        r + 1
-                    } else {
-                        r
-                    }
-                };
-                for (j, sc) in score.iter_mut().enumerate() {
-                    *sc = f64::from(u8::from(j == report)) - self.q_other;
-                }
-            }
-            CellMechanism::None => unreachable!(),
+            _ => unreachable!(),
         }
-        let out = match self.label {
-            LabelMechanism::Laplace => y + laplace(rng, self.label_scale),
+        let part = label_part(self.label);
+        match self.label {
+            LabelMechanism::Laplace => {
+                let domain = Domain::Interval {
+                    lo: self.bounds.lo,
+                    hi: self.bounds.hi,
+                };
+                laplace_release(rng, y, domain, self.label_scale, part, who)
+            }
             LabelMechanism::LaplaceVector => {
                 for (j, v) in label_vector.iter_mut().enumerate() {
-                    *v = if j == leaf { y } else { 0.0 } + laplace(rng, self.vector_scale);
+                    *v = if j == leaf { y } else { 0.0 };
                 }
+                laplace_vector_release(
+                    rng,
+                    label_vector,
+                    self.vector_domain(),
+                    self.vector_scale,
+                    part,
+                    who,
+                );
                 0.0
             }
             LabelMechanism::None => unreachable!(),
-        };
-        self.charge(Subjects::One(user));
-        out
+        }
     }
 }
 

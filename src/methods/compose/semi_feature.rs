@@ -319,6 +319,9 @@ struct Adaptive {
 /// in it (each depth maps them through [`leaf_map`], without walking the tree again).
 struct Grown {
     y_noisy: Vec<f64>,
+    /// What drawing Ỹ charged the ledger, charged again to each other recording that
+    /// takes this cached Ỹ ([`ledger::replay`](crate::privacy::ledger::replay)).
+    charged: crate::privacy::ledger::Captured,
     tree: MaskedTree,
     depth: usize,
     /// Leaf of every private user.
@@ -356,6 +359,7 @@ impl PreparedHistTree {
         let key = (s, rho.to_bits(), eps.to_bits());
         let mut cache = self.grown.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(g) = cache.get(&key).filter(|g| g.depth >= depth) {
+            crate::privacy::ledger::replay(&g.charged);
             return g.clone();
         }
         // Ỹ depends on the label seed and (ρ, ε) only (shared by every s, depth, bins).
@@ -364,7 +368,9 @@ impl PreparedHistTree {
             &["histoftree-labels", &format!("{rho}"), &format!("{eps}")],
         );
         // Round 1 (card §3.1): the users' labels, clipped at preparation, plus Lap(R/ε_Y).
-        let y_noisy = round1_labels(&self.y, self.bounds, eps_label, &mut stream);
+        let (y_noisy, charged) = crate::privacy::ledger::capturing(|| {
+            round1_labels(&self.y, self.bounds, eps_label, &mut stream)
+        });
         let mut axes: Vec<usize> = self.order[s..].to_vec();
         axes.sort_unstable();
         let g = MaskedGrowth {
@@ -406,6 +412,7 @@ impl PreparedHistTree {
             tree,
             depth: tp.depth,
             y_noisy,
+            charged,
         });
         cache.insert(key, grown.clone());
         grown
@@ -574,6 +581,48 @@ mod ledger_tests {
         assert!(r.private_quantities.is_empty(), "{r:?}");
     }
 
+    /// A preparation fits several grid points, and the round-1 labels of one (s, ρ, ε)
+    /// are drawn once and cached for the others: each fit recorded on top of the
+    /// preparation (as the ledger run records them) is still charged the labels it
+    /// stands on, as a fresh preparation's fit is, and once.
+    #[test]
+    fn a_fit_on_cached_round1_labels_is_charged_them() {
+        let data = rep_data(N, 40, 4);
+        let m = find("HistOfTree-ME").unwrap();
+        let at = |bins: i64| {
+            point(
+                m.params(),
+                &[
+                    ("mask", s("aligned")),
+                    ("d_p", ParamValue::Int(2)),
+                    ("rho", ParamValue::Float(0.35)),
+                    ("depth", ParamValue::Int(3)),
+                    ("bins", ParamValue::Int(bins)),
+                ],
+            )
+        };
+        let (fit, start) = ledger::recording_from(&ledger::Recorded::default(), || {
+            m.prepare(&data, &at(2), &mut Pcg64::seed_from_u64(1))
+                .unwrap()
+                .unwrap()
+        });
+        let mut reports = Vec::new();
+        for bins in [2, 3, 2] {
+            let (_, r) = ledger::recording_from(&start, || {
+                fit.predict(&at(bins), Some(1.3), &mut Pcg64::seed_from_u64(2))
+                    .unwrap()
+            });
+            reports.push(r.report());
+        }
+        for r in &reports {
+            assert_eq!(r.subjects, N);
+            assert!((r.max_epsilon - 1.3).abs() < 1e-9, "{}", r.path_text());
+            let label = r.path.iter().find(|p| p.part == LABEL_PART).unwrap();
+            assert_eq!(label.calls, 1, "{}", r.path_text());
+        }
+        assert_eq!(reports[0], reports[2]);
+    }
+
     /// Personalized masks (HistOfTree-CART with s = 1, AdHistOfTree-ME): every user pays
     /// its label; the worst user also a cell report over two or more candidates, ε in all;
     /// nobody more.
@@ -603,7 +652,8 @@ mod ledger_tests {
 
     /// The centred RR bits (eq. (8)): the shortcut draws only the test cells' bits but
     /// charges every user its whole vector once, rr_epsilon(keep, 2) = ε_U, and a user
-    /// whose candidate set is one cell nothing.
+    /// whose candidate set is one cell nothing; consecutive users charged alike share one
+    /// charge (users 0..20 and 20..30: two), where GRR charges each report (30).
     #[test]
     fn centred_rr_bits_charge_each_user_its_whole_vector_once() {
         let mut users = CandidateTable::new(3, 1);
@@ -622,9 +672,9 @@ mod ledger_tests {
         }
         let y = vec![0.5; 30];
         let test: Vec<Cell> = (0..3).map(|h| Cell { h, leaf: 0 }).collect();
-        for (mech, part) in [
-            (CandidateMechanism::CentredRr, RR_PART),
-            (CandidateMechanism::Grr, GRR_PART),
+        for (mech, part, calls) in [
+            (CandidateMechanism::CentredRr, RR_PART, 2),
+            (CandidateMechanism::Grr, GRR_PART, 30),
         ] {
             let (_, r) = ledger::recording(|| {
                 candidate_sums(&users, &y, &test, mech, 0.8, &mut Pcg64::seed_from_u64(5))
@@ -632,7 +682,7 @@ mod ledger_tests {
             assert_eq!(r.subjects, 30, "{part}");
             assert!((r.max_epsilon - 0.8).abs() < 1e-9, "{part}: {r:?}");
             assert_eq!(r.min_epsilon, 0.0, "{part}");
-            assert_eq!(r.calls, 30, "{part}");
+            assert_eq!(r.calls, calls, "{part}");
             assert_eq!(r.path[0].part, part);
         }
     }
