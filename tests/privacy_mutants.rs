@@ -1,10 +1,12 @@
-//! The privacy mutation suite (issue 27): every deliberate slip of
+//! The privacy mutation suite (issues 27, 43): every deliberate slip of
 //! `dp_repro::privacy::mutants::SLIPS`, switched on alone, must turn the privacy check of
-//! its spec red — the empirical audit certifies a part above its claim, or the ledger
-//! charges some user or row more than the column's ε, or records a quantity computed from
-//! private rows, in a way the spec's `known_violations` (method, part, max_ratio) does not
-//! cover. With no slip switched on, every spec of the suite must pass the same check: the
-//! suite flags nothing unexpected.
+//! its spec red in a way the spec's `known_violations` (method, part, max_ratio) does not
+//! cover, and must be caught by more than the ledger: the part audit or the end-to-end
+//! audit certifies a loss above the claim, or the slip reads private rows and so compiles
+//! only through the typed flow's listed escape. (The ledger's charges move with it too
+//! for most; slips only the ledger sees are `LEDGER_SLIPS`, tested in
+//! `tests/forest_ledger.rs`.) With no slip switched on, every spec of the suite must pass
+//! the same check: the suite flags nothing unexpected.
 //!
 //! Built only with `cargo test --release --features privacy-mutants`; prints
 //! `privacy mutants: caught K of N`.
@@ -85,7 +87,7 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
     let Some(data) = common::real_data(&["abalone.csv"]) else {
         return;
     };
-    assert!(SLIPS.len() >= 10, "the suite has {} slips", SLIPS.len());
+    assert!(SLIPS.len() >= 20, "the suite has {} slips", SLIPS.len());
     let specs: Vec<&str> = SLIPS
         .iter()
         .map(|s| s.spec)
@@ -110,8 +112,14 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
         if typed.contains(slip.name) {
             by.insert("typed flow");
         }
-        if lines.is_empty() {
-            println!("MISSED  {} ({}): {}", slip.name, slip.spec, slip.what);
+        let beyond_ledger = by.iter().any(|v| *v != "ledger");
+        if lines.is_empty() || !beyond_ledger {
+            let how = if lines.is_empty() {
+                ""
+            } else {
+                " (the ledger alone)"
+            };
+            println!("MISSED{how}  {} ({}): {}", slip.name, slip.spec, slip.what);
             missed.push(slip.name);
         } else {
             caught += 1;
@@ -138,5 +146,8 @@ fn every_privacy_slip_is_caught_and_the_clean_build_flags_nothing_unexpected() {
         clean.is_empty(),
         "the build without slips is flagged: {clean:#?}"
     );
-    assert!(missed.is_empty(), "slips not caught: {missed:?}");
+    assert!(
+        missed.is_empty(),
+        "slips not caught beyond the ledger: {missed:?}"
+    );
 }

@@ -5,11 +5,13 @@
 //! Worst-case neighbours: a user in leaf 0 against one in leaf 1 (two bits differ, the
 //! most any two one-hot vectors differ) and labels at the two label bounds (the largest
 //! label sensitivity). Bits beyond the two that differ are iid noise that does not depend on
-//! the input, so two leaves suffice. The curator-side `simulation: fast` shortcut draws the
+//! the input, so two leaves suffice. The label part also tries a label far beyond the
+//! bounds against the bound it clips to (the same law when the release clips; a release
+//! that forgot to clip shows an unbounded loss). The curator-side `simulation: fast` shortcut draws the
 //! curator's sums, not one user's release; its law is the per-user release's (tested in
 //! `tests/simulation_law.rs`), so the release audited here is the per-user one.
 
-use super::{laplace_log_ratio, AuditCase};
+use super::{beyond, laplace_log_ratio, AuditCase, NeighbourPair, BEYOND};
 use crate::estimate::LpdtMechanism;
 use rand_pcg::Pcg64;
 
@@ -60,7 +62,13 @@ pub fn lpdt_release_cases(mech: &LpdtMechanism, eps_cell: f64, eps_label: f64) -
             delta: 0.0,
             release_a: Box::new(move |r| release(m, 0, lo, r).2),
             release_b: Box::new(move |r| release(m, 0, hi, r).2),
-            alternatives: Vec::new(),
+            alternatives: vec![NeighbourPair {
+                neighbours: format!(
+                    "y = hi + {BEYOND} widths vs y = hi (the bound it clips to); statistic the noisy label"
+                ),
+                release_a: Box::new(move |r| release(m, 0, beyond(lo, hi), r).2),
+                release_b: Box::new(move |r| release(m, 0, hi, r).2),
+            }],
         },
         AuditCase {
             part: "user release".into(),

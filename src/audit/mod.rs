@@ -68,6 +68,18 @@ pub struct AuditCase {
     pub alternatives: Vec<NeighbourPair>,
 }
 
+/// How far beyond its declared domain a beyond-range input lies, in widths of the domain:
+/// far enough that a release which forgot to clip it is told apart from the bound on every
+/// draw, at any ε the specs use.
+pub const BEYOND: f64 = 1000.0;
+
+/// A value [`BEYOND`] widths of \[`lo`, `hi`\] above `hi`: an input that a release clipping
+/// into \[`lo`, `hi`\] maps to `hi`, so a pair (this, `hi`) has one law under a faithful
+/// release, and any loss the audit certifies on it is the missing clip's.
+pub fn beyond(lo: f64, hi: f64) -> f64 {
+    hi + BEYOND * (hi - lo).abs().max(1.0)
+}
+
 /// One candidate pair of neighbouring inputs of an audited part: the pair in words and a
 /// release statistic drawn on each input.
 pub struct NeighbourPair {

@@ -117,7 +117,12 @@ impl HistogramMechanism {
             "cell {cell} of {} cells",
             w.len()
         );
-        let label = self.bounds.clip(y) - self.shift;
+        // Slip: the label vector built from the label as handed in, not clipped.
+        let label = if crate::privacy::mutants::active("histogram-label-unclipped") {
+            y - self.shift
+        } else {
+            self.bounds.clip(y) - self.shift
+        };
         for (j, wj) in w.iter_mut().enumerate() {
             *wj = f64::from(u8::from(j == cell));
         }
@@ -215,11 +220,8 @@ pub fn histogram_predict<K: Hash + Eq + Clone, R: RngCore + ?Sized>(
     // (every user releases every cell's coordinate): each user is charged one release of
     // each, at the scales the sums are drawn with.
     let cells = if grid.m > 1 && grid.d > 0 { 2 } else { 1 };
-    let (w_noise, z_noise) = mech.sums(
-        cells,
-        || y.iter().map(|&yi| cfg.bounds.clip(yi) - shift),
-        n,
-    );
+    let (w_noise, z_noise) =
+        mech.sums(cells, || y.iter().map(|&yi| cfg.bounds.clip(yi) - shift), n);
     let volume = grid.volume();
     let mut estimates: HashMap<&K, f64> = HashMap::new();
     let mut out = Vec::with_capacity(test_cells.len());

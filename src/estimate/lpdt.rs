@@ -146,9 +146,15 @@ impl LpdtMechanism {
             lo: self.bounds.lo,
             hi: self.bounds.hi,
         };
+        // Slip: the label released as handed in, not clipped into the bounds.
+        let label = if crate::privacy::mutants::active("lpdt-label-unclipped") {
+            y
+        } else {
+            self.bounds.clip(y)
+        };
         laplace_release(
             rng,
-            self.bounds.clip(y),
+            label,
             domain,
             self.label_scale,
             LPDT_LABEL_PART,

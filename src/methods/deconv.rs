@@ -117,7 +117,12 @@ pub fn release<R: Rng + ?Sized>(
 ) -> Result<Reports, BudgetError> {
     assert_eq!(y.len(), x.n, "one label per private user");
     let (eps_x, eps_y) = Budget::new(epsilon)?.halves();
-    let b_x = x.d as f64 / eps_x;
+    // Slip: the features' scale from the whole ε instead of their half.
+    let b_x = if crate::privacy::mutants::active("deconv-features-full-eps") {
+        x.d as f64 / epsilon
+    } else {
+        x.d as f64 / eps_x
+    };
     let b_y = bounds.range() / eps_y;
     let mut noisy_x = Vec::with_capacity(x.n * x.d);
     let mut noisy_y = Vec::with_capacity(x.n);
@@ -129,7 +134,12 @@ pub fn release<R: Rng + ?Sized>(
     for (i, &yi) in y.iter().enumerate() {
         let who = Subjects::One(i);
         let start = noisy_x.len();
-        noisy_x.extend(x.row(i).iter().map(|v| v.clamp(0.0, 1.0)));
+        if crate::privacy::mutants::active("deconv-features-unclamped") {
+            // Slip: the features released as handed in, not clamped into [0, 1]^d.
+            noisy_x.extend_from_slice(x.row(i));
+        } else {
+            noisy_x.extend(x.row(i).iter().map(|v| v.clamp(0.0, 1.0)));
+        }
         let row = &mut noisy_x[start..];
         laplace_vector_release(rng, row, box01, b_x, DECONV_FEATURES_PART, who);
         let label = laplace_release(

@@ -55,10 +55,16 @@ pub fn exponential_log_weights(
         .enumerate()
         .map(|(j, &q)| {
             let mu = base.map_or(1.0, |b| b[j]);
+            // Slip: the scores' coefficient ε/Δ, calibrated for half the sensitivity.
+            let half = if crate::mutants::active("exponential-weights-sensitivity-halved") {
+                2.0
+            } else {
+                1.0
+            };
             let e = if epsilon == 0.0 {
                 0.0
             } else {
-                epsilon * q / (2.0 * sensitivity)
+                half * epsilon * q / (2.0 * sensitivity)
             };
             mu.ln() + e
         })

@@ -82,6 +82,12 @@ pub fn permute_and_flip_release<R: Rng + ?Sized>(
 /// The acceptance probabilities `min(1, exp(ε (q_j − q*)/(2Δ)) + floor)`; a candidate
 /// scored −∞ gets `floor` (also at ε = 0).
 fn acceptance(scores: &[f64], top: f64, sensitivity: f64, epsilon: f64, floor: f64) -> Vec<f64> {
+    // Slip: the acceptance probabilities calibrated for half the sensitivity.
+    let sensitivity = if crate::mutants::active("permute-and-flip-sensitivity-halved") {
+        sensitivity / 2.0
+    } else {
+        sensitivity
+    };
     scores
         .iter()
         .map(|&q| {

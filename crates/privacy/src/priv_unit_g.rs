@@ -120,7 +120,13 @@ impl PrivUnitGParams {
         assert_eq!(out.len(), g.len(), "one output per coordinate");
         assert!(c > 0.0, "the clipping level C must be > 0");
         let norm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let scale = 1.0 / norm.max(c);
+        // Slip: the direction scaled by 1/C whatever the norm, so a gradient above C is not
+        // clipped into the unit ball.
+        let scale = if crate::mutants::active("gradient-norm-unclipped") {
+            1.0 / c
+        } else {
+            1.0 / norm.max(c)
+        };
         for o in out.iter_mut() {
             *o = rng.sample(StandardNormal);
         }
