@@ -8,7 +8,7 @@
 
 mod common;
 
-use dp_repro::audit::e2e::{e2e_experiment, E2eError, E2eOptions, PARTS};
+use dp_repro::audit::e2e::{e2e_experiment, E2eError, E2eOptions, ADD_REMOVE, PARTS};
 use dp_repro::audit::Verdict;
 use dp_repro::spec::{parse_file, validate, Experiment};
 
@@ -28,14 +28,15 @@ fn small() -> E2eOptions {
     }
 }
 
-/// LPDT-M on the quickstart's sine data: the three end-to-end parts of each of its two
-/// audited grid points are consistent with ε = 1, the claim is the column's ε itself, and
-/// each row names its canary pair and probe.
+/// LPDT-M on the quickstart's sine data: the three end-to-end parts of a local method (not
+/// the central models' add/remove part) of each of its two audited grid points are
+/// consistent with ε = 1, the claim is the column's ε itself, and each row names its canary
+/// pair and probe.
 #[test]
 fn a_faithful_method_is_consistent_in_every_end_to_end_part() {
     let exp = quickstart();
     let rows = e2e_experiment(&exp, None, &small()).expect("the audit runs");
-    assert_eq!(rows.len(), 2 * PARTS.len(), "{rows:#?}");
+    assert_eq!(rows.len(), 2 * (PARTS.len() - 1), "{rows:#?}");
     for r in &rows {
         assert_eq!(r.method, "LPDT-M");
         assert_eq!(r.epsilon, 1.0, "the spec's epsilon closest to 1");
@@ -45,9 +46,43 @@ fn a_faithful_method_is_consistent_in_every_end_to_end_part() {
         let o = r.outcome.as_ref().expect("audited");
         assert_eq!(o.draws, 400);
     }
-    for part in PARTS {
+    for part in PARTS.into_iter().filter(|&p| p != ADD_REMOVE) {
         assert!(rows.iter().any(|r| r.part == part), "no row for {part}");
     }
+}
+
+/// A central-DP forest (DiPriMe under `privacy: dp`, one tree of depth 1) on 300 synthetic
+/// rows, called with `epsilon_factor` times the column's ε. With factor 1 its add/remove
+/// part (a row at a corner, or the user's own, against the data set without it) is
+/// consistent with ε = 1; with factor 40 the same part certifies above ε: adding a row at
+/// the label bound moves a leaf of about 150 rows by about 8/150, some five noise scales
+/// (8/(150·10)) at ε_ℓ = 20, while at factor 1 it is under a fifth of one.
+#[test]
+fn a_forest_spending_more_than_its_column_is_flagged_when_a_row_is_added_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let forest = |factor: u32| {
+        let text = format!(
+            "name: e2e-forest\nseed: 7\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\nmethods:\n  - {{method: DiPriMe, params: {{trees: 1, depth: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}}}\n"
+        );
+        let path = dir.path().join(format!("forest-{factor}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        let (parsed, _) = parse_file(&path).expect("parses");
+        let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("valid");
+        let opts = E2eOptions {
+            method: None,
+            users: 300,
+            ..small()
+        };
+        let rows = e2e_experiment(&exp, None, &opts).expect("the audit runs");
+        rows.into_iter()
+            .find(|r| r.part == ADD_REMOVE)
+            .expect("a central method has an add/remove row")
+    };
+    let faithful = forest(1);
+    assert_eq!(faithful.verdict, Some(Verdict::Consistent), "{faithful:?}");
+    let spent = forest(40);
+    assert_eq!(spent.verdict, Some(Verdict::Violation), "{spent:?}");
+    assert!(spent.neighbours.contains("without"), "{}", spent.neighbours);
 }
 
 /// The rows are the same, bit for bit, on one thread and on two: every fit draws from its

@@ -62,8 +62,11 @@ pub const WITHIN: &str = "end-to-end, within range";
 pub const LABELS_BEYOND: &str = "end-to-end, labels beyond range";
 /// The part name of the canaries whose points lie beyond the data's box.
 pub const POINTS_BEYOND: &str = "end-to-end, points beyond range";
-/// The three parts, in the order audit.csv lists them.
-pub const PARTS: [&str; 3] = [WITHIN, LABELS_BEYOND, POINTS_BEYOND];
+/// The part name of the add/remove neighbours of a central-DP method: a data set with the
+/// audited row against the same data set without it.
+pub const ADD_REMOVE: &str = "end-to-end, add or remove one row";
+/// The four parts, in the order audit.csv lists them.
+pub const PARTS: [&str; 4] = [WITHIN, LABELS_BEYOND, POINTS_BEYOND, ADD_REMOVE];
 
 /// How the end-to-end audit samples its data and its fits.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,8 +158,11 @@ pub struct CanaryPair {
     pub part: &'static str,
     /// Neighbour a's record.
     pub a: Canary,
-    /// Neighbour b's record.
+    /// Neighbour b's record (with `b_removed`, only the point of b's probe).
     pub b: Canary,
+    /// Neighbour b is the data set without the audited user (add/remove neighbours of a
+    /// central-DP method, part [`ADD_REMOVE`]).
+    pub b_removed: bool,
 }
 
 /// The ranges the canaries are built from, read off the audit's data set without the
@@ -236,8 +242,9 @@ impl Ranges {
 
     /// The canary pairs for a user whose record is (`x`, `y`), changing only the
     /// coordinates `free` marks (a semi-feature user's private coordinates; every one for
-    /// local and central models) and the label.
-    fn pairs(&self, x: &[f64], y: f64, free: &[bool]) -> Vec<CanaryPair> {
+    /// local and central models) and the label; with `central`, also the add/remove pairs
+    /// (the record at a corner of the box, or the user's own, against no record).
+    fn pairs(&self, x: &[f64], y: f64, free: &[bool], central: bool) -> Vec<CanaryPair> {
         let with = |values: &dyn Fn(usize) -> f64, y: f64| Canary {
             x: x.iter()
                 .enumerate()
@@ -255,6 +262,7 @@ impl Ranges {
             part: WITHIN,
             a: with(&|j| x[j], self.y_lo),
             b: with(&|j| x[j], self.y_hi),
+            b_removed: false,
         }];
         if any_free {
             out.push(CanaryPair {
@@ -262,12 +270,14 @@ impl Ranges {
                 part: WITHIN,
                 a: with(&|j| self.lo[j], self.y_lo),
                 b: with(&|j| self.hi[j], self.y_hi),
+                b_removed: false,
             });
             out.push(CanaryPair {
                 words: "the user's record vs a copy of the public point farthest from the box's centre, label at the upper end".into(),
                 part: WITHIN,
                 a: with(&|j| x[j], y.clamp(self.y_lo, self.y_hi)),
                 b: with(&|j| self.boundary[j], self.y_hi),
+                b_removed: false,
             });
         }
         // Beyond the range, each canary against the record it clips to: a faithful
@@ -278,12 +288,14 @@ impl Ranges {
                 part: LABELS_BEYOND,
                 a: with(&|j| x[j], self.y_hi + 1000.0 * y_range),
                 b: with(&|j| x[j], self.y_hi),
+                b_removed: false,
             });
             out.push(CanaryPair {
                 words: "the user's point, its label 1000 ranges below the label range vs at its lower end".into(),
                 part: LABELS_BEYOND,
                 a: with(&|j| x[j], self.y_lo - 1000.0 * y_range),
                 b: with(&|j| x[j], self.y_lo),
+                b_removed: false,
             });
         }
         if any_free {
@@ -292,13 +304,36 @@ impl Ranges {
                 part: POINTS_BEYOND,
                 a: with(&|j| self.hi[j] + 1000.0 * width(j), self.y_hi),
                 b: with(&|j| self.hi[j], self.y_hi),
+                b_removed: false,
             });
             out.push(CanaryPair {
                 words: "a point 1000 widths below the data's box in every free coordinate vs the box's lower corner, label at the lower end".into(),
                 part: POINTS_BEYOND,
                 a: with(&|j| self.lo[j] - 1000.0 * width(j), self.y_lo),
                 b: with(&|j| self.lo[j], self.y_lo),
+                b_removed: false,
             });
+        }
+        if central {
+            let alone = |words: &str, record: Canary| CanaryPair {
+                words: words.into(),
+                part: ADD_REMOVE,
+                a: record.clone(),
+                b: record,
+                b_removed: true,
+            };
+            out.push(alone(
+                "the user's point, its label at the upper end of the label range, vs the data set without the row",
+                with(&|j| x[j], self.y_hi),
+            ));
+            out.push(alone(
+                "a row at the box's upper corner, label at the upper end, vs the data set without it",
+                with(&|j| self.hi[j], self.y_hi),
+            ));
+            out.push(alone(
+                "a row at the box's lower corner, label at the lower end, vs the data set without it",
+                with(&|j| self.lo[j], self.y_lo),
+            ));
         }
         out
     }
@@ -424,8 +459,14 @@ impl<'a> Base<'a> {
     /// `probes` (both neighbours' canary points, the same in both data sets) in the two
     /// probe rows of the test part: loading's `scaling: whole`, the split, `scaling:
     /// public`, the label bounds and the masks as a run makes them; the test part cut to
-    /// the two probe rows (first) and `probes` more test rows.
-    fn data(&self, canary: &Canary, probes: [&[f64]; 2]) -> Result<RepData, RunError> {
+    /// the two probe rows (first) and `probes` more test rows. With `removed`, the audited
+    /// user (private row 0) is then left out: the add/remove neighbour.
+    fn data(
+        &self,
+        canary: &Canary,
+        probes: [&[f64]; 2],
+        removed: bool,
+    ) -> Result<RepData, RunError> {
         let exp = self.exp;
         let mut rd = match &self.kind {
             BaseKind::File {
@@ -473,8 +514,9 @@ impl<'a> Base<'a> {
         rd.test = rd.test.select(&keep);
         // The audited user and the next users - 1 private users (the canary is private row
         // 0): the split may give the private part more, to give the public part its rows.
-        if rd.private.n() > self.users {
-            let users: Vec<usize> = (0..self.users).collect();
+        let first = usize::from(removed);
+        if rd.private.n() > self.users || removed {
+            let users: Vec<usize> = (first..self.users.min(rd.private.n())).collect();
             rd.masks = rd.masks_of(&users);
             rd.private = rd.private.select(&users);
         }
@@ -667,6 +709,7 @@ pub fn e2e_experiment(
                 y: uy,
             },
             [&ux, &ux],
+            false,
         )?;
         for (structural, mechanism, key) in grid_points(plan, opts.points) {
             let n_all = original.public.n() + original.private.n() + original.test.n();
@@ -686,7 +729,8 @@ pub fn e2e_experiment(
             };
             let point = structural.join(&mechanism);
             let free = free_coordinates(plan, &point, &original).map_err(|e| err(f64::NAN, e))?;
-            let pairs = ranges.pairs(&ux, uy, &free);
+            let central = plan.method.privacy_model() == PrivacyModel::Central;
+            let pairs = ranges.pairs(&ux, uy, &free, central);
             for &epsilon in &epsilons {
                 let eps_text = epsilon_text(epsilon);
                 // `n` fits of each neighbour of pair `pi` from the streams of `stage`
@@ -697,8 +741,10 @@ pub fn e2e_experiment(
                     let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
                     let pi_text = pi.to_string();
                     let mut sides = Vec::with_capacity(2);
-                    for (side, canary) in [("a", &pair.a), ("b", &pair.b)] {
-                        let data = base.data(canary, probes)?;
+                    for (side, canary, removed) in
+                        [("a", &pair.a, false), ("b", &pair.b, pair.b_removed)]
+                    {
+                        let data = base.data(canary, probes, removed)?;
                         let parts = [
                             "e2e",
                             plan.label.as_str(),
