@@ -12,25 +12,41 @@
 //! | LPDT-M, LPDT-V and compositions with the `rho` budget | `bits`, `cell release` / `label`, `label release` | ρε / (1 − ρ)ε (LPDT paper Alg. 1, §2.2: the leaf vector at ρε, the label at (1 − ρ)ε) |
 //! | compositions with fixed shares (PHIST, APHIST, LPCT: `cell: 0.5, label: 0.5`) | `cell vector`, `cell release` / `label vector`, `label release` | share × ε of the round (LPDT paper App. D.1; LPCT paper Alg. 1: each vector at ε/2) |
 //! | DECONV | `features` / `label` | ε/2 each (LPDT paper App. D.1) |
+//! | DiPriMe forests (`forest` compositions) | `median`, `median (replace one)`, `K medians` | ε_s = ε_lvl = ρ ε_T / d_max for DiPriMe (its attribute choice spends nothing); ε_s = ε_lvl / 2 for DiPriMeExp and DiPriMeFlip (DiPriMe paper §3.2, §3.3: ε_T = ε on disjoint shares, ε / N_T on all rows) |
+//! | DiPriMeExp, DiPriMeFlip | `attribute choice` | ε_a = ε_lvl / 2 |
+//! | every forest composition | `leaf …` | ε_ℓ = (1 − ρ) ε_T |
+//! | DP-RF | `node counts (classification)`, `node mean (regression)` / `split choice (regression)` | (1 − ρ) ε_T / (d + 1) / ρ ε_T / (d + 1), ε_T = ε / N_T (Patil & Singh's budget as the DiPriMe paper runs it) |
 //!
 //! The shares of a composition are read from its declared budget block (`rho` or fixed
 //! shares), which is what the paper's method states; the budget *functions* that turn them
-//! into scales are what this table checks. Central-DP forests, PGLM's (ε, δ) parts and
-//! HistOfTree's per-round parts have no row here yet: their cases keep their own claims
-//! (the privacy ledger totals them against the column's ε).
+//! into scales are what this table checks. A forest's ε is the one it is called with (the
+//! column's ε times `epsilon_factor`), its depth the grid point's or the paper's rule at the
+//! audit's n (as the cases' own). PGLM's (ε, δ) parts, DP-DF's queries and HistOfTree's
+//! per-round parts have no row here yet: their cases keep their own claims (the privacy
+//! ledger totals them against the column's ε).
 
+use super::forest::audit_depth;
+use super::AuditContext;
+use crate::forest::{d_mult, depth_rule};
+use crate::methods::compose::forest::forest_shape;
 use crate::methods::compose::{BudgetBlock, Composed, Composition, EstimatorBlock};
+use crate::methods::diprime_baselines::DpRfMethod;
 use crate::methods::{Method, ParamValue, Params, PrivacyModel};
 
 /// The paper's ε for `part` of `method`'s release at grid point `params` and column budget
 /// ε (natural log), or None where the table has no row for it (see the module docs).
-pub fn paper_claim(method: &dyn Method, params: &Params, epsilon: f64, part: &str) -> Option<f64> {
-    let local = matches!(
-        method.privacy_model(),
-        PrivacyModel::LocalPublicData | PrivacyModel::SemiFeature
-    );
-    if !local {
-        return None;
+/// `ctx`: the audit's n, for a forest whose depth follows the paper's rule.
+pub fn paper_claim(
+    method: &dyn Method,
+    params: &Params,
+    epsilon: f64,
+    part: &str,
+    ctx: &AuditContext,
+) -> Option<f64> {
+    match method.privacy_model() {
+        PrivacyModel::LocalPublicData | PrivacyModel::SemiFeature => {}
+        PrivacyModel::Central => return forest_claim(method, params, epsilon, part, ctx),
+        PrivacyModel::NonPrivate => return None,
     }
     let composition = method
         .as_any()
@@ -69,6 +85,58 @@ fn round_epsilon(c: &Composition, params: &Params, epsilon: f64) -> f64 {
         epsilon / 2.0
     } else {
         epsilon
+    }
+}
+
+/// The DiPriMe paper's ε for `part` of a central forest (the table's forest rows).
+fn forest_claim(
+    method: &dyn Method,
+    params: &Params,
+    epsilon: f64,
+    part: &str,
+    ctx: &AuditContext,
+) -> Option<f64> {
+    let number = |name: &str| lookup(params, name).and_then(|v| v.as_f64());
+    let called = epsilon * number("epsilon_factor").unwrap_or(1.0);
+    let rho = number("rho")?;
+    let any = method.as_any();
+    if any.downcast_ref::<DpRfMethod>().is_some() {
+        let trees = number("trees")?;
+        let (depth, _) = audit_depth(params, ctx, d_mult);
+        let per_node = called / trees / (depth + 1) as f64;
+        return match part {
+            "node counts (classification)" | "node mean (regression)" => {
+                Some((1.0 - rho) * per_node)
+            }
+            "split choice (regression)" => Some(rho * per_node),
+            _ => None,
+        };
+    }
+    let forest = any
+        .downcast_ref::<Composed>()?
+        .composition
+        .forest
+        .as_ref()?;
+    let (trees, disjoint, _) = forest_shape(params);
+    let per_tree = if disjoint {
+        called
+    } else {
+        called / trees as f64
+    };
+    let shares = if disjoint { trees } else { 1 };
+    let (depth, _) = audit_depth(params, ctx, |n, o| depth_rule(n, o, 2, shares));
+    let level = if depth == 0 {
+        0.0
+    } else {
+        rho * per_tree / depth as f64
+    };
+    let spends = forest.attribute.spends();
+    match part {
+        "median" | "median (replace one)" | "K medians" if spends => Some(level / 2.0),
+        "median" | "median (replace one)" | "K medians" => Some(level),
+        "attribute choice" => Some(level / 2.0),
+        p if p.starts_with("leaf") => Some((1.0 - rho) * per_tree),
+        _ => None,
     }
 }
 

@@ -163,7 +163,13 @@ pub fn audit_experiment(
                         // The paper's claim for this part, not the runner's budget
                         // functions': a slip in those moves the case's own claim.
                         if let Some(paper) =
-                            super::claims::paper_claim(plan.method.as_ref(), &params, eps, &c.part)
+                            super::claims::paper_claim(
+                                plan.method.as_ref(),
+                                &params,
+                                eps,
+                                &c.part,
+                                &opts.context,
+                            )
                         {
                             if (paper - c.claimed).abs() > 1e-9 * paper.abs().max(1.0) {
                                 c.neighbours = format!(

@@ -57,6 +57,11 @@ pub const SLIPS: &[Slip] = &[
         spec: "tests/privacy/histoftree.yaml",
     },
     Slip {
+        name: "diprime-depth-not-divided",
+        what: "forest/budget.rs node_budgets: a DiPriMe tree's per-level split budget rho*eps_T not divided by the depth (the code's claims move with it, the DiPriMe paper's budgets the audit holds the forest parts against do not; a row's ledger total along a tree exceeds eps)",
+        spec: "tests/privacy/diprime.yaml",
+    },
+    Slip {
         name: "diprime-leaf-scale-from-leaf-range",
         what: "forest/leaf.rs leaf_value: a DiPriMe leaf's Laplace scale from the leaf's own label range max - min instead of the bound width W (a private quantity; the charge W/n over the scale exceeds eps_l)",
         spec: "tests/privacy/diprime-regression.yaml",
@@ -124,18 +129,11 @@ pub const SLIPS: &[Slip] = &[
 ];
 
 /// Slips that only the privacy ledger catches (it totals what each row pays across the
-/// levels and trees of a forest against the column's ε, and records a noise scale read
-/// from private rows; the forest parts' claims come from the runner's budget functions,
-/// which the depth slip moves, and no end-to-end pair sees the others at the suite's
-/// sizes). They are not counted in the
+/// trees of a forest against the column's ε, and records a noise scale read from private
+/// rows; no audited part and no end-to-end pair sees them at the suite's sizes). They are not counted in the
 /// mutation suite, whose slips must each be caught by an audit or the typed flow; the
 /// ledger's own tests (`tests/forest_ledger.rs`) switch them on.
 pub const LEDGER_SLIPS: &[Slip] = &[
-    Slip {
-        name: "diprime-depth-not-divided",
-        what: "forest/budget.rs node_budgets: a DiPriMe tree's per-level split budget rho*eps_T not divided by the depth (the claim moves with it; a row's ledger total along a tree exceeds eps)",
-        spec: "tests/privacy/diprime.yaml",
-    },
     Slip {
         name: "overlapping-tree-shares",
         what: "forest/ensemble.rs Forest::fit: with disjoint tree rows each tree's share also takes the next share's first row while every tree still gets the whole eps (parallel composition claimed over overlapping rows)",
