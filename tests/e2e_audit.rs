@@ -8,7 +8,7 @@
 
 mod common;
 
-use dp_repro::audit::e2e::{e2e_experiment, E2eError, E2eOptions, ADD_REMOVE, PARTS};
+use dp_repro::audit::e2e::{e2e_experiment, E2eError, E2eOptions, ADD_REMOVE, PARTS, SELECTED};
 use dp_repro::audit::Verdict;
 use dp_repro::spec::{parse_file, validate, Experiment};
 
@@ -137,4 +137,45 @@ fn options_it_cannot_run_are_refused() {
         let err = e2e_experiment(&exp, None, &bad).expect_err("refused");
         assert!(matches!(err, E2eError::Options(_)), "{err}");
     }
+}
+
+/// Under `selection: private_validation` the end-to-end audit also runs the whole
+/// protocol (fits of two grid points on the training users, the validation users' noisy
+/// losses, the choice, the chosen fit's predictions), held against the training users' ε
+/// with tuning: 2ε for two grid points under fresh releases. The forest of the test above
+/// at its own ε is consistent with it; at 40 times its ε it is not.
+#[test]
+fn the_private_validation_protocol_is_audited_as_a_whole_against_epsilon_with_tuning() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |factor: u32| {
+        let text = format!(
+            "name: e2e-selection\nseed: 9\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\nselection: private_validation\nmethods:\n  - {{method: DiPriMe, params: {{trees: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}, grid: {{depth: [1, 2]}}}}\n"
+        );
+        let path = dir.path().join(format!("selection-{factor}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        let (parsed, _) = parse_file(&path).expect("parses");
+        let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("valid");
+        let opts = E2eOptions {
+            method: None,
+            users: 300,
+            ..small()
+        };
+        let rows = e2e_experiment(&exp, None, &opts).expect("the audit runs");
+        rows.into_iter()
+            .find(|r| r.part == SELECTED)
+            .expect("a private-validation spec has a selection row")
+    };
+    let faithful = run(1);
+    assert_eq!(
+        faithful.claimed, 2.0,
+        "two grid points, fresh releases: 2 epsilon"
+    );
+    assert!(
+        faithful.params.contains("depth=1") && faithful.params.contains("depth=2"),
+        "{}",
+        faithful.params
+    );
+    assert_eq!(faithful.verdict, Some(Verdict::Consistent), "{faithful:?}");
+    let spent = run(40);
+    assert_eq!(spent.verdict, Some(Verdict::Violation), "{spent:?}");
 }

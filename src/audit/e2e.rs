@@ -45,8 +45,11 @@ use super::{choose_event, AuditConfig, AuditOutcome, Verdict};
 use crate::data::{Dataset, Escape, Task};
 use crate::methods::{mask_params, MethodError, Params, PrivacyModel, RepData};
 use crate::run::seeds::{epsilon_text, stream};
-use crate::run::{finish_repetition, repetition_data, scale_whole, split_indices, RunError};
-use crate::spec::raw::{LabelBoundsFrom, Scaling};
+use crate::run::{
+    finish_repetition, repetition_data, scale_whole, split_indices, tuning_data, validation_score,
+    RunError,
+};
+use crate::spec::raw::{LabelBoundsFrom, Scaling, Selection, ValidationReleases};
 use crate::spec::{DatasetPlan, Experiment, MethodPlan};
 use crate::stats::epsilon_delta_lower_bound;
 use rand::seq::SliceRandom;
@@ -65,8 +68,13 @@ pub const POINTS_BEYOND: &str = "end-to-end, points beyond range";
 /// The part name of the add/remove neighbours of a central-DP method: a data set with the
 /// audited row against the same data set without it.
 pub const ADD_REMOVE: &str = "end-to-end, add or remove one row";
-/// The four parts, in the order audit.csv lists them.
+/// The four parts of each audited grid point, in the order audit.csv lists them.
 pub const PARTS: [&str; 4] = [WITHIN, LABELS_BEYOND, POINTS_BEYOND, ADD_REMOVE];
+/// The part of a method under a spec whose selection is `private_validation`: the whole
+/// protocol — the training users' fits at every audited grid point, the validation users'
+/// noisy losses, the choice, the chosen fit's predictions — on the within-range canaries,
+/// held against the user's ε with tuning.
+pub const SELECTED: &str = "end-to-end, private validation";
 
 /// How the end-to-end audit samples its data and its fits.
 #[derive(Debug, Clone, PartialEq)]
@@ -524,10 +532,10 @@ impl<'a> Base<'a> {
     }
 }
 
-/// The grid points of `plan` the audit fits: up to `points` distinct audit keys, spread
-/// evenly over the grid in order, each at the first (structural, mechanism) point that
-/// has it.
-fn grid_points(plan: &MethodPlan, points: usize) -> Vec<(Params, Params, String)> {
+/// The grid points of `plan` the audit fits: up to `points` distinct audit keys (with
+/// `by_key`; else distinct grid points), spread evenly over the grid in order, each at the
+/// first (structural, mechanism) point that has it.
+fn grid_points(plan: &MethodPlan, points: usize, by_key: bool) -> Vec<(Params, Params, String)> {
     let structural = if plan.structural.is_empty() {
         vec![Params::default()]
     } else {
@@ -542,7 +550,11 @@ fn grid_points(plan: &MethodPlan, points: usize) -> Vec<(Params, Params, String)
     let mut all = Vec::new();
     for s in &structural {
         for q in &mechanism {
-            let key = plan.method.audit_key(&s.join(q));
+            let key = if by_key {
+                plan.method.audit_key(&s.join(q))
+            } else {
+                s.join(q).key()
+            };
             if !keys.contains(&key) {
                 keys.push(key);
                 all.push((s.clone(), q.clone(), s.join(q).key()));
@@ -622,6 +634,161 @@ fn fits(
         .collect()
 }
 
+/// The [`SELECTED`] part of `plan` (a spec under `private_validation`): at each budget of
+/// `epsilons`, the within-range canary pairs, each fit the runner's private-validation
+/// protocol over the audited grid points ([`grid_points`], k of them): the repetition's
+/// validation split ([`tuning_data`]), a fit of every point on the training users (at ε,
+/// or ε/k under `validation_releases: shared`), each validation user's noisy loss
+/// ([`validation_score`], ε/k per point), the point of least score, its predictions at the
+/// probes. The claim is what a user pays once the selection is counted: k·ε under fresh
+/// releases, ε under shared ones (LPDT paper App. D.2). Empty with fewer than two points.
+#[allow(clippy::too_many_arguments)]
+fn selected_part(
+    exp: &Experiment,
+    plan: &MethodPlan,
+    dplan: &DatasetPlan,
+    base: &Base<'_>,
+    original: &RepData,
+    ranges: &Ranges,
+    (ux, uy): (&[f64], f64),
+    epsilons: &[f64],
+    cfg: &AuditConfig,
+    opts: &E2eOptions,
+) -> Result<Vec<Chosen>, E2eError> {
+    let points = grid_points(plan, opts.points, false);
+    if points.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let k = points.len();
+    let key = points
+        .iter()
+        .map(|(_, _, key)| key.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let err = |epsilon: f64, source| E2eError::Method {
+        method: plan.label.clone(),
+        dataset: dplan.name.clone(),
+        params: key.clone(),
+        epsilon,
+        source,
+    };
+    let first = points[0].0.join(&points[0].1);
+    let free = free_coordinates(plan, &first, original).map_err(|e| err(f64::NAN, e))?;
+    let central = plan.method.privacy_model() == PrivacyModel::Central;
+    let pairs = ranges.pairs(ux, uy, &free, central);
+    let within: Vec<usize> = (0..pairs.len())
+        .filter(|&pi| pairs[pi].part == WITHIN)
+        .collect();
+    let shared = exp.spec.tuning.validation_releases == ValidationReleases::Shared;
+    let mut out = Vec::new();
+    for &epsilon in epsilons {
+        let eps_text = epsilon_text(epsilon);
+        let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<PairFits, E2eError> {
+            let pair = &pairs[pi];
+            let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
+            let pi_text = pi.to_string();
+            let mut sides = Vec::with_capacity(2);
+            for (side, canary, removed) in [("a", &pair.a, false), ("b", &pair.b, pair.b_removed)] {
+                let data = base.data(canary, probes, removed)?;
+                let tuning = tuning_data(exp, dplan, &data, E2E_REPETITION);
+                let (pv, n_v) = tuning
+                    .validation
+                    .expect("the spec selects by private validation");
+                let parts = [
+                    "e2e",
+                    "selected",
+                    plan.label.as_str(),
+                    eps_text.as_str(),
+                    pi_text.as_str(),
+                    side,
+                    stage,
+                ];
+                let z = selected_fits(
+                    plan,
+                    &points,
+                    epsilon,
+                    shared,
+                    (&pv, n_v),
+                    exp.spec.seed,
+                    &parts,
+                    n,
+                )
+                .map_err(|e| err(epsilon, e))?;
+                sides.push(z);
+            }
+            let zb = sides.pop().flatten();
+            let za = sides.pop().flatten();
+            Ok(za.zip(zb))
+        };
+        let Some(found) = audit_part(cfg, opts, &within, &pair_fits)? else {
+            continue;
+        };
+        out.push(Chosen {
+            method: plan.label.clone(),
+            params: key.clone(),
+            epsilon,
+            claimed: if shared { epsilon } else { k as f64 * epsilon },
+            part: SELECTED,
+            words: format!(
+                "{}; the chosen fit among {k} grid points, validation share {}",
+                found.words(&dplan.name, &pairs, original.private.n()),
+                exp.spec.tuning.validation_share
+            ),
+            found,
+        });
+    }
+    Ok(out)
+}
+
+/// `n` runs of the private-validation protocol over `points` on the validation split
+/// `pv` (training users as its private part, its test part the `n_v` validation users
+/// then the probes), in parallel: row j is run j's chosen fit's predictions at the
+/// probes, every fit and score drawn from streams keyed by `parts`, j and the point. None
+/// when the method skips the data.
+#[allow(clippy::too_many_arguments)]
+fn selected_fits(
+    plan: &MethodPlan,
+    points: &[(Params, Params, String)],
+    epsilon: f64,
+    shared: bool,
+    (pv, n_v): (&RepData, usize),
+    seed: u64,
+    parts: &[&str],
+    n: usize,
+) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
+    let k = points.len() as f64;
+    let fit_epsilon = if shared { epsilon / k } else { epsilon };
+    let (y_val, task) = (&pv.test.y[..n_v], pv.test.task);
+    (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let j = j.to_string();
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for (i, (structural, mechanism, _)) in points.iter().enumerate() {
+                let i = i.to_string();
+                let with = |role: &str| {
+                    let mut p = parts.to_vec();
+                    p.extend([j.as_str(), i.as_str(), role]);
+                    stream(seed, &p)
+                };
+                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
+                let Some(prepared) = plan.method.prepare(pv, structural, &mut ps)? else {
+                    return Ok(None);
+                };
+                let pred = prepared.predict(mechanism, Some(fit_epsilon), &mut rs)?;
+                let (p_val, p_probes) = pred.split_at(n_v);
+                let score =
+                    validation_score(task, pv.bounds, y_val, p_val, Some(epsilon), k, &mut ss);
+                if best.as_ref().is_none_or(|b| score < b.0) {
+                    best = Some((score, p_probes.to_vec()));
+                }
+            }
+            Ok(best.map(|b| b.1))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|rows| rows.into_iter().collect())
+}
+
 /// Column `k` of fits `z` (a probe's prediction in each fit).
 fn column(z: &[Vec<f64>], k: usize) -> Vec<f64> {
     z.iter().map(|r| r[k]).collect()
@@ -630,12 +797,86 @@ fn column(z: &[Vec<f64>], k: usize) -> Vec<f64> {
 /// One audited (method, grid point, ε, part) before the family-wise level is known.
 struct Chosen {
     method: String,
-    dataset: String,
     params: String,
     epsilon: f64,
+    /// What the user is promised: the column's ε, or with selection its ε with tuning.
+    claimed: f64,
     part: &'static str,
     words: String,
-    outcome_counts: Option<(super::Event, usize, u64, u64, u64)>,
+    found: Found,
+}
+
+/// A part's pilot choice and its final counts: canary pair `pair`, probe `probe`, the
+/// event and how often it held on the final fits of neighbours a and b (`fits` each).
+struct Found {
+    pair: usize,
+    probe: usize,
+    event: super::Event,
+    count_a: u64,
+    count_b: u64,
+    fits: u64,
+}
+
+impl Found {
+    /// audit.csv's `neighbours` for it: the data set, the pair, the users, the probe.
+    fn words(&self, dataset: &str, pairs: &[CanaryPair], users: usize) -> String {
+        let probe = match self.probe {
+            0 => "neighbour a's canary point".to_string(),
+            1 => "neighbour b's canary point".to_string(),
+            k => format!("test probe {}", k - 2),
+        };
+        format!(
+            "{dataset}: {} ({users} private users); prediction at {probe}",
+            pairs[self.pair].words
+        )
+    }
+}
+
+/// Fits of both neighbours of a canary pair: row j of each is fit j's predictions at the
+/// probes; None when the method skips the data.
+type PairFits = Option<(Vec<Vec<f64>>, Vec<Vec<f64>>)>;
+
+/// One end-to-end part over the canary pairs `pairs` (indices): `pair_fits(pair, stage,
+/// n)` draws n fits of each neighbour from the streams of `stage` (`pilot` or `final`).
+/// The pilot fits of every pair choose the (pair, probe, half-line event) with the largest
+/// bound; fresh final fits of that pair count the event. None when the part has no pair or
+/// the method skips the data.
+fn audit_part<F>(
+    cfg: &AuditConfig,
+    opts: &E2eOptions,
+    pairs: &[usize],
+    pair_fits: &F,
+) -> Result<Option<Found>, E2eError>
+where
+    F: Fn(usize, &str, usize) -> Result<PairFits, E2eError>,
+{
+    let mut best: Option<(f64, usize, usize, super::Event)> = None;
+    for &pi in pairs {
+        let Some((za, zb)) = pair_fits(pi, "pilot", opts.pilot)? else {
+            return Ok(None);
+        };
+        for k in 0..za[0].len() {
+            let (bound, event) = choose_event(cfg, &column(&za, k), &column(&zb, k));
+            if best.as_ref().is_none_or(|b| bound > b.0) {
+                best = Some((bound, pi, k, event));
+            }
+        }
+    }
+    let Some((_, pair, probe, event)) = best else {
+        return Ok(None);
+    };
+    let Some((za, zb)) = pair_fits(pair, "final", opts.fits)? else {
+        return Ok(None);
+    };
+    let count = |z: &[Vec<f64>]| z.iter().filter(|r| event.contains(r[probe])).count() as u64;
+    Ok(Some(Found {
+        pair,
+        probe,
+        count_a: count(&za),
+        count_b: count(&zb),
+        event,
+        fits: opts.fits as u64,
+    }))
 }
 
 /// Runs the end-to-end audit of every private method of `exp` (only `opts.method` when
@@ -711,7 +952,7 @@ pub fn e2e_experiment(
             [&ux, &ux],
             false,
         )?;
-        for (structural, mechanism, key) in grid_points(plan, opts.points) {
+        for (structural, mechanism, key) in grid_points(plan, opts.points, true) {
             let n_all = original.public.n() + original.private.n() + original.test.n();
             if plan
                 .method
@@ -735,8 +976,7 @@ pub fn e2e_experiment(
                 let eps_text = epsilon_text(epsilon);
                 // `n` fits of each neighbour of pair `pi` from the streams of `stage`
                 // (pilot or final); None when the method skips the data.
-                type Fits = Option<(Vec<Vec<f64>>, Vec<Vec<f64>>)>;
-                let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<Fits, E2eError> {
+                let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<PairFits, E2eError> {
                     let pair = &pairs[pi];
                     let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
                     let pi_text = pi.to_string();
@@ -772,52 +1012,36 @@ pub fn e2e_experiment(
                     Ok(za.zip(zb))
                 };
                 for part in PARTS {
-                    // Pilot: every pair of the part, the best (pair, probe, event).
-                    let mut best: Option<(f64, usize, usize, super::Event)> = None;
-                    let mut pilot_ran = true;
-                    for (pi, _) in pairs.iter().enumerate().filter(|(_, p)| p.part == part) {
-                        let Some((za, zb)) = pair_fits(pi, "pilot", opts.pilot)? else {
-                            pilot_ran = false;
-                            break;
-                        };
-                        for k in 0..za[0].len() {
-                            let (bound, event) =
-                                choose_event(&cfg, &column(&za, k), &column(&zb, k));
-                            if best.as_ref().is_none_or(|b| bound > b.0) {
-                                best = Some((bound, pi, k, event));
-                            }
-                        }
-                    }
-                    let Some((_, pi, k, event)) = best.filter(|_| pilot_ran) else {
+                    let of_part = pairs.iter().enumerate().filter(|(_, p)| p.part == part);
+                    let of_part: Vec<usize> = of_part.map(|(pi, _)| pi).collect();
+                    let Some(found) = audit_part(&cfg, opts, &of_part, &pair_fits)? else {
                         continue;
-                    };
-                    let pair = &pairs[pi];
-                    let Some((za, zb)) = pair_fits(pi, "final", opts.fits)? else {
-                        continue;
-                    };
-                    let count =
-                        |z: &[Vec<f64>]| z.iter().filter(|r| event.contains(r[k])).count() as u64;
-                    let probe = match k {
-                        0 => "neighbour a's canary point".to_string(),
-                        1 => "neighbour b's canary point".to_string(),
-                        k => format!("test probe {}", k - 2),
                     };
                     chosen.push(Chosen {
                         method: plan.label.clone(),
-                        dataset: dplan.name.clone(),
                         params: key.clone(),
                         epsilon,
+                        claimed: epsilon,
                         part,
-                        words: format!(
-                            "{}: {} ({} private users); prediction at {probe}",
-                            dplan.name,
-                            pair.words,
-                            original.private.n()
-                        ),
-                        outcome_counts: Some((event, k, count(&za), count(&zb), opts.fits as u64)),
+                        words: found.words(&dplan.name, &pairs, original.private.n()),
+                        found,
                     });
                 }
             }
+        }
+        if exp.selection.contains(&Selection::PrivateValidation) {
+            chosen.extend(selected_part(
+                exp,
+                plan,
+                dplan,
+                &base,
+                &original,
+                &ranges,
+                (&ux, uy),
+                &epsilons,
+                &cfg,
+                opts,
+            )?);
         }
     }
     let m = chosen.len().max(1);
@@ -825,7 +1049,13 @@ pub fn e2e_experiment(
     Ok(chosen
         .into_iter()
         .map(|c| {
-            let (event, _, count_a, count_b, n) = c.outcome_counts.expect("counted");
+            let Found {
+                event,
+                count_a,
+                count_b,
+                fits: n,
+                ..
+            } = c.found;
             let (num, den) = if event.a_over_b {
                 (count_a, count_b)
             } else {
@@ -839,15 +1069,14 @@ pub fn e2e_experiment(
                 epsilon_lower: epsilon_delta_lower_bound(num, n, den, n, level, 0.0),
                 epsilon_plug_in: (num as f64 / den as f64).ln(),
             };
-            let _ = &c.dataset;
             AuditRow {
-                verdict: Some(Verdict::of(outcome.epsilon_lower, c.epsilon)),
+                verdict: Some(Verdict::of(outcome.epsilon_lower, c.claimed)),
                 method: c.method,
                 params: c.params,
                 epsilon: c.epsilon,
                 part: c.part.to_string(),
                 neighbours: c.words,
-                claimed: c.epsilon,
+                claimed: c.claimed,
                 delta: 0.0,
                 outcome: Some(outcome),
                 alpha: level,

@@ -98,7 +98,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
 /// of grid points (basic composition: ε/k per value). The mean of the n_v releases is drawn
 /// exactly as mean(e) + (one sum of n_v Laplace draws)/n_v. Non-private methods report
 /// the exact mean loss.
-pub(super) fn validation_score(
+pub fn validation_score(
     task: crate::data::Task,
     bounds: LabelBounds,
     y: &[f64],
