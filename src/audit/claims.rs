@@ -12,25 +12,28 @@
 //! | LPDT-M, LPDT-V and compositions with the `rho` budget | `bits`, `cell release` / `label`, `label release` | ρε / (1 − ρ)ε (LPDT paper Alg. 1, §2.2: the leaf vector at ρε, the label at (1 − ρ)ε) |
 //! | compositions with fixed shares (PHIST, APHIST, LPCT: `cell: 0.5, label: 0.5`) | `cell vector`, `cell release` / `label vector`, `label release` | share × ε of the round (LPDT paper App. D.1; LPCT paper Alg. 1: each vector at ε/2) |
 //! | DECONV | `features` / `label` | ε/2 each (LPDT paper App. D.1) |
+//! | HistOfTree, AdHistOfTree (`budget: rho`, ρ the cell share) | `cell (generalized RR over I_i)`, `cell (centred RR bits over I_i)` / `label` | ρε / (1 − ρ)ε (HistOfTree paper: ε = ε_U + ε_Y, the index at ε_U, the label at ε_Y) |
+//! | KRR | `private features (k-RR)` / `label` | ε/2 each (ε/(2d_i) per binned feature; HistOfTree paper's KRR competitor) |
+//! | ParDT, LabelDT | `label` | ε (a noisy label alone) |
+//! | PGLM | `matrix x~x~'` / `vector x~y` | ε/2 each, at δ/2 each (LPCT paper's PGLM baseline, docs/methods/lpct.md §7.4; the δ stays the case's) |
 //! | DiPriMe forests (`forest` compositions) | `median`, `median (replace one)`, `K medians` | ε_s = ε_lvl = ρ ε_T / d_max for DiPriMe (its attribute choice spends nothing); ε_s = ε_lvl / 2 for DiPriMeExp and DiPriMeFlip (DiPriMe paper §3.2, §3.3: ε_T = ε on disjoint shares, ε / N_T on all rows) |
 //! | DiPriMeExp, DiPriMeFlip | `attribute choice` | ε_a = ε_lvl / 2 |
 //! | every forest composition | `leaf …` | ε_ℓ = (1 − ρ) ε_T |
+//! | DP-DF | `node counts` | e_q = ε / (N_T (2h − 1)): 2h − 1 equal queries along a path (Fletcher & Islam's budget as the DiPriMe authors run it, docs/methods/diprime.md §4.6) |
 //! | DP-RF | `node counts (classification)`, `node mean (regression)` / `split choice (regression)` | (1 − ρ) ε_T / (d + 1) / ρ ε_T / (d + 1), ε_T = ε / N_T (Patil & Singh's budget as the DiPriMe paper runs it) |
 //!
 //! The shares of a composition are read from its declared budget block (`rho` or fixed
 //! shares), which is what the paper's method states; the budget *functions* that turn them
 //! into scales are what this table checks. A forest's ε is the one it is called with (the
 //! column's ε times `epsilon_factor`), its depth the grid point's or the paper's rule at the
-//! audit's n (as the cases' own). PGLM's (ε, δ) parts, DP-DF's queries and HistOfTree's
-//! per-round parts have no row here yet: their cases keep their own claims (the privacy
-//! ledger totals them against the column's ε).
+//! audit's n (as the cases' own). Every audited part of every private method now has a row.
 
 use super::forest::audit_depth;
 use super::AuditContext;
 use crate::forest::{d_mult, depth_rule};
 use crate::methods::compose::forest::forest_shape;
 use crate::methods::compose::{BudgetBlock, Composed, Composition, EstimatorBlock};
-use crate::methods::diprime_baselines::DpRfMethod;
+use crate::methods::diprime_baselines::{DpDfMethod, DpRfMethod};
 use crate::methods::{Method, ParamValue, Params, PrivacyModel};
 
 /// The paper's ε for `part` of `method`'s release at grid point `params` and column budget
@@ -56,8 +59,14 @@ pub fn paper_claim(
     if part == "user release" {
         return Some(round);
     }
-    if method.name() == "DECONV" {
-        return matches!(part, "features" | "label").then_some(epsilon / 2.0);
+    match method.name() {
+        "DECONV" => return matches!(part, "features" | "label").then_some(epsilon / 2.0),
+        "KRR" => {
+            return matches!(part, "private features (k-RR)" | "label").then_some(epsilon / 2.0)
+        }
+        "ParDT" | "LabelDT" => return (part == "label").then_some(epsilon),
+        "PGLM" => return matches!(part, "matrix x~x~'" | "vector x~y").then_some(epsilon / 2.0),
+        _ => {}
     }
     let c = composition?;
     let (cell, label) = match c.budget {
@@ -71,6 +80,7 @@ pub fn paper_claim(
     };
     match part {
         "bits" | "cell release" | "cell vector" => Some(cell * round),
+        p if p.starts_with("cell (") => Some(cell * round),
         "label" | "label release" | "label vector" => Some(label * round),
         _ => None,
     }
@@ -98,8 +108,15 @@ fn forest_claim(
 ) -> Option<f64> {
     let number = |name: &str| lookup(params, name).and_then(|v| v.as_f64());
     let called = epsilon * number("epsilon_factor").unwrap_or(1.0);
-    let rho = number("rho")?;
     let any = method.as_any();
+    if any.downcast_ref::<DpDfMethod>().is_some() {
+        // 2h − 1 equal queries along a root-to-leaf path of each of N_T trees.
+        let trees = number("trees")?;
+        let (height, _) = audit_depth(params, ctx, d_mult);
+        let queries = (2 * height.max(1) - 1) as f64;
+        return (part == "node counts").then_some(called / (trees * queries));
+    }
+    let rho = number("rho")?;
     if any.downcast_ref::<DpRfMethod>().is_some() {
         let trees = number("trees")?;
         let (depth, _) = audit_depth(params, ctx, d_mult);

@@ -55,7 +55,8 @@ pub(super) struct AuditArgs {
     #[arg(long)]
     no_ledger: bool,
     /// Skip the end-to-end audit (each method run as a black box on neighbouring data
-    /// sets; it reads the data, as the ledger does).
+    /// sets — a record replaced; for central DP also a row added or removed; under
+    /// private validation the whole selection — it reads the data, as the ledger does).
     #[arg(long)]
     no_e2e: bool,
     /// End-to-end audit: fresh fits per neighbour that certify the chosen event.
@@ -68,7 +69,7 @@ pub(super) struct AuditArgs {
     #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().users)]
     e2e_users: usize,
     /// End-to-end audit: grid points per method (distinct audit keys, spread over the
-    /// grid).
+    /// grid; under private validation, the grid points selection chooses among).
     #[arg(long, default_value_t = crate::audit::e2e::E2eOptions::default().points)]
     e2e_points: usize,
 }
