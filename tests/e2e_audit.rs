@@ -9,6 +9,7 @@
 mod common;
 
 use dp_repro::audit::e2e::{e2e_experiment, E2eError, E2eOptions, ADD_REMOVE, PARTS, SELECTED};
+use dp_repro::audit::spec::AuditRow;
 use dp_repro::audit::Verdict;
 use dp_repro::spec::{parse_file, validate, Experiment};
 
@@ -16,6 +17,34 @@ fn quickstart() -> Experiment {
     let path = common::root().join("specs/quickstart.yaml");
     let (parsed, _) = parse_file(&path).expect("quickstart parses");
     validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("quickstart is valid")
+}
+
+/// The `part` row of the end-to-end audit of a DiPriMe forest (`privacy: dp`, one tree,
+/// `forest` its parameters and grid in YAML flow style) on 300 synthetic rows, with `extra`
+/// spec lines; the spec is written into `dir` as `name`.
+fn forest_row(
+    dir: &std::path::Path,
+    name: &str,
+    extra: &str,
+    forest: &str,
+    part: &str,
+) -> AuditRow {
+    let text = format!(
+        "name: {name}\nseed: 7\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\n{extra}methods:\n  - {{method: DiPriMe, {forest}}}\n"
+    );
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    let (parsed, _) = parse_file(&path).expect("parses");
+    let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("valid");
+    let opts = E2eOptions {
+        method: None,
+        users: 300,
+        ..small()
+    };
+    let rows = e2e_experiment(&exp, None, &opts).expect("the audit runs");
+    rows.into_iter()
+        .find(|r| r.part == part)
+        .unwrap_or_else(|| panic!("no {part} row"))
 }
 
 fn small() -> E2eOptions {
@@ -61,22 +90,16 @@ fn a_faithful_method_is_consistent_in_every_end_to_end_part() {
 fn a_forest_spending_more_than_its_column_is_flagged_when_a_row_is_added_or_removed() {
     let dir = tempfile::tempdir().unwrap();
     let forest = |factor: u32| {
-        let text = format!(
-            "name: e2e-forest\nseed: 7\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\nmethods:\n  - {{method: DiPriMe, params: {{trees: 1, depth: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}}}\n"
+        let params = format!(
+            "params: {{trees: 1, depth: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}"
         );
-        let path = dir.path().join(format!("forest-{factor}.yaml"));
-        std::fs::write(&path, text).unwrap();
-        let (parsed, _) = parse_file(&path).expect("parses");
-        let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("valid");
-        let opts = E2eOptions {
-            method: None,
-            users: 300,
-            ..small()
-        };
-        let rows = e2e_experiment(&exp, None, &opts).expect("the audit runs");
-        rows.into_iter()
-            .find(|r| r.part == ADD_REMOVE)
-            .expect("a central method has an add/remove row")
+        forest_row(
+            dir.path(),
+            &format!("forest-{factor}"),
+            "",
+            &params,
+            ADD_REMOVE,
+        )
     };
     let faithful = forest(1);
     assert_eq!(faithful.verdict, Some(Verdict::Consistent), "{faithful:?}");
@@ -148,22 +171,17 @@ fn options_it_cannot_run_are_refused() {
 fn the_private_validation_protocol_is_audited_as_a_whole_against_epsilon_with_tuning() {
     let dir = tempfile::tempdir().unwrap();
     let run = |factor: u32| {
-        let text = format!(
-            "name: e2e-selection\nseed: 9\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\nselection: private_validation\nmethods:\n  - {{method: DiPriMe, params: {{trees: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}, grid: {{depth: [1, 2]}}}}\n"
+        let params = format!(
+            "params: {{trees: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}, grid: {{depth: [1, 2]}}"
         );
-        let path = dir.path().join(format!("selection-{factor}.yaml"));
-        std::fs::write(&path, text).unwrap();
-        let (parsed, _) = parse_file(&path).expect("parses");
-        let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).expect("valid");
-        let opts = E2eOptions {
-            method: None,
-            users: 300,
-            ..small()
-        };
-        let rows = e2e_experiment(&exp, None, &opts).expect("the audit runs");
-        rows.into_iter()
-            .find(|r| r.part == SELECTED)
-            .expect("a private-validation spec has a selection row")
+        let extra = "selection: private_validation\n";
+        forest_row(
+            dir.path(),
+            &format!("selection-{factor}"),
+            extra,
+            &params,
+            SELECTED,
+        )
     };
     let faithful = run(1);
     assert_eq!(

@@ -684,12 +684,8 @@ fn selected_part(
     for &epsilon in epsilons {
         let eps_text = epsilon_text(epsilon);
         let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<PairFits, E2eError> {
-            let pair = &pairs[pi];
-            let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
             let pi_text = pi.to_string();
-            let mut sides = Vec::with_capacity(2);
-            for (side, canary, removed) in [("a", &pair.a, false), ("b", &pair.b, pair.b_removed)] {
-                let data = base.data(canary, probes, removed)?;
+            pair_sides(base, &pairs[pi], |side, data| {
                 let tuning = tuning_data(exp, dplan, &data, E2E_REPETITION);
                 let (pv, n_v) = tuning
                     .validation
@@ -703,22 +699,10 @@ fn selected_part(
                     side,
                     stage,
                 ];
-                let z = selected_fits(
-                    plan,
-                    &points,
-                    epsilon,
-                    shared,
-                    (&pv, n_v),
-                    exp.spec.seed,
-                    &parts,
-                    n,
-                )
-                .map_err(|e| err(epsilon, e))?;
-                sides.push(z);
-            }
-            let zb = sides.pop().flatten();
-            let za = sides.pop().flatten();
-            Ok(za.zip(zb))
+                let seed = exp.spec.seed;
+                selected_fits(plan, &points, epsilon, shared, (&pv, n_v), seed, &parts, n)
+                    .map_err(|e| err(epsilon, e))
+            })
         };
         let Some(found) = audit_part(cfg, opts, &within, &pair_fits)? else {
             continue;
@@ -835,6 +819,19 @@ impl Found {
 /// Fits of both neighbours of a canary pair: row j of each is fit j's predictions at the
 /// probes; None when the method skips the data.
 type PairFits = Option<(Vec<Vec<f64>>, Vec<Vec<f64>>)>;
+
+/// `fit_side(side, data)` on each of the two neighbouring data sets of `pair` (`a`, then
+/// `b`: with `b_removed`, b without the audited user), whose probes are both canaries'
+/// points: both sides' fits, or None when the method skips either data set.
+fn pair_sides<F>(base: &Base<'_>, pair: &CanaryPair, mut fit_side: F) -> Result<PairFits, E2eError>
+where
+    F: FnMut(&'static str, RepData) -> Result<Option<Vec<Vec<f64>>>, E2eError>,
+{
+    let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
+    let za = fit_side("a", base.data(&pair.a, probes, false)?)?;
+    let zb = fit_side("b", base.data(&pair.b, probes, pair.b_removed)?)?;
+    Ok(za.zip(zb))
+}
 
 /// One end-to-end part over the canary pairs `pairs` (indices): `pair_fits(pair, stage,
 /// n)` draws n fits of each neighbour from the streams of `stage` (`pilot` or `final`).
@@ -977,14 +974,8 @@ pub fn e2e_experiment(
                 // `n` fits of each neighbour of pair `pi` from the streams of `stage`
                 // (pilot or final); None when the method skips the data.
                 let pair_fits = |pi: usize, stage: &str, n: usize| -> Result<PairFits, E2eError> {
-                    let pair = &pairs[pi];
-                    let probes = [pair.a.x.as_slice(), pair.b.x.as_slice()];
                     let pi_text = pi.to_string();
-                    let mut sides = Vec::with_capacity(2);
-                    for (side, canary, removed) in
-                        [("a", &pair.a, false), ("b", &pair.b, pair.b_removed)]
-                    {
-                        let data = base.data(canary, probes, removed)?;
+                    pair_sides(&base, &pairs[pi], |side, data| {
                         let parts = [
                             "e2e",
                             plan.label.as_str(),
@@ -994,22 +985,10 @@ pub fn e2e_experiment(
                             side,
                             stage,
                         ];
-                        let z = fits(
-                            plan,
-                            &structural,
-                            &mechanism,
-                            epsilon,
-                            &data,
-                            seed,
-                            &parts,
-                            n,
-                        )
-                        .map_err(|e| err(epsilon, e))?;
-                        sides.push(z);
-                    }
-                    let zb = sides.pop().flatten();
-                    let za = sides.pop().flatten();
-                    Ok(za.zip(zb))
+                        let (s, q) = (&structural, &mechanism);
+                        fits(plan, s, q, epsilon, &data, seed, &parts, n)
+                            .map_err(|e| err(epsilon, e))
+                    })
                 };
                 for part in PARTS {
                     let of_part = pairs.iter().enumerate().filter(|(_, p)| p.part == part);
