@@ -103,6 +103,29 @@ fn is_result_entry(name: &str) -> bool {
         || prefixed("notes-", &[".md"])
 }
 
+/// The entries of `out` (besides the lock) named in words, when it exists and has any: a
+/// folder that is not a results folder and holds files is not written into without
+/// `--force`.
+fn foreign_entries(out: &Path) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != LOCK_FILE)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    names.sort();
+    let shown: Vec<String> = names.iter().take(3).map(|n| format!("`{n}`")).collect();
+    let more = names.len().saturating_sub(3);
+    Some(if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    })
+}
+
 /// A results folder held by this process: an advisory exclusive lock on its
 /// [`LOCK_FILE`] (released when the value is dropped), so two processes never write one
 /// runs.csv or render one folder at the same time.
@@ -169,11 +192,24 @@ impl OutputFolder {
         force: bool,
         keep: impl FnOnce() -> std::collections::HashSet<String>,
     ) -> Result<Self, OutputFolderError> {
-        let folder = Self::lock(out)?;
         let fail = |reason: String| OutputFolderError {
             path: out.to_path_buf(),
             reason,
         };
+        // A folder that is not a results folder is left as it is (not even locked) unless
+        // --force says to write into it.
+        let results_like = out.join("spec.yaml").exists() || out.join("runs.csv").exists();
+        if !force && !results_like {
+            if let Some(held) = foreign_entries(out) {
+                return Err(fail(format!(
+                    "it is not a dp-repro results folder (no spec.yaml) and is not empty: it \
+                     holds {held}, which a run would overwrite or mix with; nothing was \
+                     changed. Choose an empty or new folder with --out, or pass --force to \
+                     write into it anyway"
+                )));
+            }
+        }
+        let folder = Self::lock(out)?;
         let held = folder.held_spec()?;
         let has_rows = out.join("runs.csv").exists();
         let conflict = match &held {

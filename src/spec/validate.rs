@@ -28,12 +28,8 @@ pub fn validate(
     path: &Path,
     manifest_dirs: &[PathBuf],
 ) -> Result<Experiment, SpecError> {
-    if spec.name.trim().is_empty() || spec.name.contains(['/', '\\']) {
-        return Err(invalid(
-            path,
-            "name",
-            "must be a non-empty name without slashes",
-        ));
+    if let Some(why) = name_problem(&spec.name) {
+        return Err(invalid(path, "name", why));
     }
     if spec.repetitions == 0 {
         return Err(invalid(path, "repetitions", "must be at least 1"));
@@ -272,5 +268,27 @@ fn resolve_section<T: serde::de::DeserializeOwned + Clone>(
             let v = super::parse_yaml(&text, &p)?;
             Ok((v, p.parent().unwrap_or(Path::new(".")).to_path_buf()))
         }
+    }
+}
+
+/// Why `name` cannot name a results folder (`results/<name>`), if it cannot: it must be
+/// one plain path component — not empty, not `.` or `..`, no slash or backslash, no
+/// control character — so that a run writes inside `results/` and nowhere else.
+pub fn name_problem(name: &str) -> Option<String> {
+    let plain = matches!(
+        std::path::Path::new(name).components().collect::<Vec<_>>()[..],
+        [std::path::Component::Normal(_)]
+    );
+    if name.trim().is_empty() {
+        Some("must be a non-empty name (it names the results folder results/<name>)".into())
+    } else if name.contains(['/', '\\']) || name.chars().any(char::is_control) || !plain {
+        Some(format!(
+            "`{}` is not a plain folder name: the results go to results/<name>, so the name \
+             may not be `.` or `..` or hold a slash, a backslash or a control character \
+             (e.g. `name: my-table`)",
+            name.escape_debug()
+        ))
+    } else {
+        None
     }
 }
