@@ -55,7 +55,9 @@ pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonSc
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
 pub use render::{quiet_lines, render_check};
-pub use reported::{cell_verdict, compare_reported, CellCheck, RowIndex, NOT_IN_SPEC};
+pub use reported::{
+    cell_verdict, compare_reported, preflight_reported, CellCheck, RowIndex, NOT_IN_SPEC,
+};
 pub use reported_rows::ratio_rows;
 
 pub use crate::csv_table::CsvError;
@@ -385,7 +387,8 @@ impl CheckReport {
     /// ([`audit::AuditCheck::regressed`]). `dp-repro check` exits 1
     /// then, 0 otherwise.
     pub fn regressed(&self) -> bool {
-        self.cells.iter().any(|c| c.verdict == Verdict::Regression)
+        self.compared_nothing()
+            || self.cells.iter().any(|c| c.verdict == Verdict::Regression)
             || self.claims.iter().any(|c| c.regressed())
             || self.golden.as_ref().is_some_and(|g| g.regressed())
             || self.epsilon_matches.iter().any(EpsilonMatch::regressed)
@@ -394,6 +397,20 @@ impl CheckReport {
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
             || self.audit.as_ref().is_some_and(|a| a.regressed())
+    }
+}
+
+impl CheckReport {
+    /// The spec has reported cells but compared none of them (every cell not run or not
+    /// available): a check that compares nothing says nothing, so it fails (issue 44).
+    pub fn compared_nothing(&self) -> bool {
+        !self.cells.is_empty()
+            && !self.cells.iter().any(|c| {
+                matches!(
+                    c.verdict,
+                    Verdict::Ok | Verdict::KnownDeviation(_) | Verdict::Regression
+                )
+            })
     }
 }
 

@@ -288,6 +288,11 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     }
     summary.push(if report.cells.is_empty() {
         "Reported cells: none checked.".to_string()
+    } else if report.compared_nothing() {
+        format!(
+            "Reported cells: {}, and not one compared (each not run or not available): a check that compares nothing fails; see check.csv's notes.",
+            report.cells.len()
+        )
     } else {
         format!(
             "Reported cells: {} — {} ok (within tolerance), {} ({} explained, {} unexplained), {}, {} not run{}{}.",

@@ -143,6 +143,180 @@ pub fn cell_verdict(
     }
 }
 
+/// One row of a reported file as the checks read it: the data set as the file names it,
+/// our method label, the ε (read rather than printed under `epsilon_reading`), the paper's
+/// value (None for "−") and its half-width.
+struct ReportedRow {
+    reported: String,
+    method: String,
+    epsilon: Option<f64>,
+    paper: Option<f64>,
+    paper_halfwidth: Option<f64>,
+}
+
+/// The columns a reported file of `spec` must have.
+fn required_columns(spec: &ReportedSpec) -> Vec<&str> {
+    let mut required = vec![
+        "dataset",
+        spec.epsilon_column.as_str(),
+        spec.value_column.as_str(),
+    ];
+    required.extend(spec.method_columns.iter().map(String::as_str));
+    required.extend(spec.halfwidth_column.as_deref());
+    required.extend(spec.epsilon_reading.as_ref().map(|e| e.column.as_str()));
+    required
+}
+
+/// Record `r` at `line` of `t`, read as [`ReportedRow`]; None when its method key maps to
+/// no label of ours (`reported.methods` leaves it out).
+///
+/// # Errors
+/// A field that does not read (an empty method key, a non-numeric ε or value), naming the
+/// file, the line and the column.
+fn read_row(
+    spec: &ReportedSpec,
+    t: &CsvTable,
+    line: u64,
+    r: &csv::StringRecord,
+) -> Result<Option<ReportedRow>, CheckError> {
+    let value = spec.value_column.as_str();
+    let reported = t.text(line, r, "dataset")?;
+    let key = method_key(t, r, &spec.method_columns);
+    if key.is_empty() {
+        return Err(t
+            .field_error(
+                line,
+                &spec.method_columns.join("/"),
+                "",
+                "a method key (a non-empty field)",
+            )
+            .into());
+    }
+    let Some(method) = spec.method_label(&key) else {
+        return Ok(None);
+    };
+    let epsilon = t.epsilon(line, r, &spec.epsilon_column)?;
+    // A table's ε read rather than printed (private cells only).
+    let epsilon = match (&spec.epsilon_reading, epsilon) {
+        (Some(er), Some(e)) => Some(er.epsilons.get(t.get(r, &er.column)).copied().unwrap_or(e)),
+        (_, e) => e,
+    };
+    let raw = t.get(r, value);
+    let paper = if matches!(raw, "" | "-" | "−" | "—") {
+        None
+    } else {
+        Some(t.f64(line, r, value)?)
+    };
+    let paper_halfwidth = match &spec.halfwidth_column {
+        Some(c) => t.opt_f64(line, r, c)?,
+        None => None,
+    };
+    Ok(Some(ReportedRow {
+        reported,
+        method,
+        epsilon,
+        paper,
+        paper_halfwidth,
+    }))
+}
+
+/// The data set a reported name stands for: the spec's `reported.datasets` map, else the
+/// abbreviation (under `dataset_names: abbreviation`), else the name itself.
+fn our_dataset(
+    spec: &ReportedSpec,
+    reported: &str,
+    abbreviations: &HashMap<String, String>,
+) -> String {
+    match (spec.datasets.get(reported), spec.dataset_names) {
+        (Some(ours), _) => ours.clone(),
+        (None, DatasetNames::Abbreviation) => abbreviations
+            .get(reported)
+            .cloned()
+            .unwrap_or_else(|| reported.to_string()),
+        (None, DatasetNames::Name) => reported.to_string(),
+    }
+}
+
+/// Reads every row of the reported files of `spec` before anything runs, so that a bad
+/// file fails at once rather than after every task (issue 44): each number parsed as the
+/// check parses it, and each name resolved. A method label read from the file as it is
+/// (no `reported.methods` map, not a registered method name) that is not one of `methods`
+/// (the spec's labels) but close to one (`lpdt-m`, `LPDT-MM`), or a data set that is
+/// neither one of `datasets` (every data set a manifest describes, and the spec's) nor
+/// listed in `reported.not_available` but close to a name we know (`ABAA`), is an error
+/// naming the file, the line and the nearest name. Names far from every one of ours are
+/// what the paper ran and this spec does not: they stay, listed as not run. Returns how many rows name a method of the spec.
+///
+/// # Errors
+/// [`CheckError::Table`] for an unreadable file, a field that does not read, or a name that
+/// does not resolve; [`CheckError::Invalid`] for an invalid section.
+pub fn preflight_reported(
+    spec: &ReportedSpec,
+    spec_dir: &Path,
+    methods: &[&str],
+    datasets: &[&str],
+    abbreviations: &HashMap<String, String>,
+) -> Result<usize, CheckError> {
+    spec.validate()?;
+    let mut names: Vec<&str> = datasets.to_vec();
+    names.extend(abbreviations.keys().map(String::as_str));
+    names.extend(spec.datasets.keys().map(String::as_str));
+    let mut matched = 0;
+    for file in &spec.files {
+        let t = CsvTable::read(&spec_dir.join(file), &required_columns(spec))?;
+        for (line, r) in &t.records {
+            let Some(row) = read_row(spec, &t, *line, r)? else {
+                continue;
+            };
+            let dataset = our_dataset(spec, &row.reported, abbreviations);
+            let unavailable = spec.not_available.iter().any(|n| {
+                n.datasets
+                    .iter()
+                    .any(|d| d == &row.reported || d == &dataset)
+            });
+            // A name no manifest knows is a data set the paper ran and we have no data for
+            // (listed as not run); one close to a name we know is a misspelling.
+            let known = unavailable || datasets.contains(&dataset.as_str());
+            let near = (!known)
+                .then(|| crate::suggest::closest(&row.reported, names.iter().copied()))
+                .flatten();
+            if let Some(near) = near {
+                return Err(t
+                    .field_error(
+                        *line,
+                        "dataset",
+                        &row.reported,
+                        &format!("the name of a data set this tool knows (did you mean `{near}`?)"),
+                    )
+                    .into());
+            }
+            // A label the spec's own `reported.methods` map gives, or a method's registered
+            // name, is deliberate even when the spec does not run it; a label taken from
+            // the file as it is and close to one of ours is a misspelling.
+            let deliberate = spec.methods.is_some() || crate::methods::find(&row.method).is_ok();
+            let near = (!deliberate)
+                .then(|| crate::suggest::closest(&row.method, methods.iter().copied()))
+                .flatten();
+            if methods.contains(&row.method.as_str()) {
+                matched += 1;
+            } else if let Some(near) = near {
+                let column = spec.method_columns.join("/");
+                return Err(t
+                    .field_error(
+                        *line,
+                        &column,
+                        &row.method,
+                        &format!(
+                            "a method label of this spec (did you mean `{near}`?); a method the spec does not run needs a name far from every label, or `reported.methods` to map it"
+                        ),
+                    )
+                    .into());
+            }
+        }
+    }
+    Ok(matched)
+}
+
 /// Compares every cell of the reported files of `spec` (paths relative to `spec_dir`)
 /// with our selected rows.
 ///
@@ -179,12 +353,7 @@ pub fn compare_reported(
     let mut any_rows = false;
     for file in &spec.files {
         let path = spec_dir.join(file);
-        let value = spec.value_column.as_str();
-        let mut required = vec!["dataset", spec.epsilon_column.as_str(), value];
-        required.extend(spec.method_columns.iter().map(String::as_str));
-        required.extend(spec.halfwidth_column.as_deref());
-        required.extend(spec.epsilon_reading.as_ref().map(|e| e.column.as_str()));
-        let t = CsvTable::read(&path, &required)?;
+        let t = CsvTable::read(&path, &required_columns(spec))?;
         let file_name = path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -192,50 +361,20 @@ pub fn compare_reported(
         for (line, r) in &t.records {
             let line = *line;
             any_rows = true;
-            let reported = t.text(line, r, "dataset")?;
-            let key = method_key(&t, r, &spec.method_columns);
-            if key.is_empty() {
-                return Err(t
-                    .field_error(
-                        line,
-                        &spec.method_columns.join("/"),
-                        "",
-                        "a method key (a non-empty field)",
-                    )
-                    .into());
-            }
-            let Some(method) = spec.method_label(&key) else {
+            let Some(ReportedRow {
+                reported,
+                method,
+                epsilon,
+                paper,
+                paper_halfwidth,
+            }) = read_row(spec, &t, line, r)?
+            else {
                 continue;
-            };
-            let epsilon = t.epsilon(line, r, &spec.epsilon_column)?;
-            // A table's ε read rather than printed (private cells only).
-            let epsilon = match (&spec.epsilon_reading, epsilon) {
-                (Some(er), Some(e)) => {
-                    Some(er.epsilons.get(t.get(r, &er.column)).copied().unwrap_or(e))
-                }
-                (_, e) => e,
-            };
-            let raw = t.get(r, value);
-            let paper = if matches!(raw, "" | "-" | "−" | "—") {
-                None
-            } else {
-                Some(t.f64(line, r, value)?)
-            };
-            let paper_halfwidth = match &spec.halfwidth_column {
-                Some(c) => t.opt_f64(line, r, c)?,
-                None => None,
             };
             if !reported_names.contains(&reported) {
                 reported_names.push(reported.clone());
             }
-            let dataset = match (spec.datasets.get(&reported), spec.dataset_names) {
-                (Some(ours), _) => ours.clone(),
-                (None, DatasetNames::Abbreviation) => abbreviations
-                    .get(&reported)
-                    .cloned()
-                    .unwrap_or_else(|| reported.clone()),
-                (None, DatasetNames::Name) => reported.clone(),
-            };
+            let dataset = our_dataset(spec, &reported, abbreviations);
             let unavailable = spec
                 .not_available
                 .iter()

@@ -151,6 +151,16 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
     use_threads(jobs);
     crate::run::limit::check_run_size(&exp, max_tasks).map_err(bad_input)?;
     crate::run::check_output_folder(&out).map_err(|e| bad_input(e.for_results_flag()))?;
+    // The reported files are read, and their names resolved, before any task runs.
+    if let Some((r, dir)) = &exp.reported {
+        let manifests = list_manifests(&dirs).map_err(bad_input)?;
+        let abbreviations = crate::check::abbreviation_map(&manifests);
+        let mut datasets: Vec<&str> = manifests.iter().map(|m| m.name.as_str()).collect();
+        datasets.extend(exp.datasets.iter().map(|d| d.name.as_str()));
+        let methods: Vec<&str> = exp.methods.iter().map(|m| m.label.as_str()).collect();
+        crate::check::preflight_reported(r, dir, &methods, &datasets, &abbreviations)
+            .map_err(bad_input)?;
+    }
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),
