@@ -16,8 +16,9 @@ pub(super) struct AuditArgs {
     /// Only the method with this label.
     #[arg(long)]
     method: Option<String>,
-    /// Audit at these budgets (repeatable) instead of the spec's ε grid.
-    #[arg(long = "epsilon")]
+    /// Audit at these budgets (repeatable; each finite and > 0) instead of the spec's ε
+    /// grid.
+    #[arg(long = "epsilon", allow_negative_numbers = true)]
     epsilons: Vec<f64>,
     /// Fresh releases per input and case (the bound's precision grows with it).
     #[arg(long, default_value_t = crate::audit::AuditConfig::default().draws)]
@@ -96,6 +97,11 @@ pub(super) fn execute(args: AuditArgs) -> Result<(), Failure> {
         e2e_users,
         e2e_points,
     } = args;
+    if let Some(e) = epsilons.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
+        return Err(bad_input(anyhow!(
+            "--epsilon {e}: a privacy budget must be a finite number > 0 (e.g. --epsilon 1)"
+        )));
+    }
     let e2e = (!no_e2e && !no_ledger).then(|| crate::audit::e2e::E2eOptions {
         method: method.clone(),
         epsilons: (!epsilons.is_empty()).then(|| epsilons.clone()),

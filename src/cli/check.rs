@@ -161,6 +161,21 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         crate::check::preflight_reported(r, dir, &methods, &datasets, &abbreviations)
             .map_err(bad_input)?;
     }
+    // And the golden file it will compare with must be there (unless this check blesses it).
+    let golden_to_read = match (&golden, &exp.spec.golden) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(g)) if exp.repetitions == exp.spec.repetitions => {
+            Some(g.path(spec.parent().unwrap_or(Path::new("."))))
+        }
+        _ => None,
+    };
+    if let Some(p) = golden_to_read.filter(|p| !bless && !p.exists()) {
+        return Err(bad_input(anyhow!(
+            "golden file {} not found; nothing was run. Bless one after a run you trust \
+             (`dp-repro check SPEC --bless`), or name another with --golden FILE",
+            p.display()
+        )));
+    }
     let opts = RunOptions {
         out: out.clone(),
         data_dir: resolve_data_dir(data_dir.as_deref()),

@@ -45,6 +45,15 @@ pub fn validate(
                 format!("epsilon must be a finite number > 0, got {e}"),
             ));
         }
+        if !(MIN_EPSILON..=MAX_EPSILON).contains(&e) {
+            return Err(invalid(
+                path,
+                format!("epsilons[{i}]"),
+                format!(
+                    "epsilon {e:e} is outside [{MIN_EPSILON:e}, {MAX_EPSILON:e}], where every noise scale and every table entry stays a plain number"
+                ),
+            ));
+        }
     }
     if let Some((first, again)) = first_repeat(&spec.epsilons) {
         return Err(invalid(
@@ -222,6 +231,7 @@ pub fn validate(
         }
     }
     check_tables(&spec, &methods_out, path)?;
+    check_claim_methods(&claims, &methods_out, path)?;
 
     let exp = Experiment {
         path: path.to_path_buf(),
@@ -271,6 +281,11 @@ fn resolve_section<T: serde::de::DeserializeOwned + Clone>(
     }
 }
 
+/// The smallest ε a spec may name: below it every noise scale exceeds 10⁶ data ranges.
+pub const MIN_EPSILON: f64 = 1e-6;
+/// The largest ε a spec may name.
+pub const MAX_EPSILON: f64 = 1e6;
+
 /// Why `name` cannot name a results folder (`results/<name>`), if it cannot: it must be
 /// one plain path component — not empty, not `.` or `..`, no slash or backslash, no
 /// control character — so that a run writes inside `results/` and nowhere else.
@@ -291,4 +306,48 @@ pub fn name_problem(name: &str) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Every method a claim names (its `method`, `than`, `methods`, `among`, `of` and
+/// `ratio_to`) is a method label of the spec (in `among` and `of`, also a registered
+/// method the spec does not run): a claim about a method that never runs compares nothing
+/// (issue 44), so it is refused before anything runs, with the nearest label.
+fn check_claim_methods(
+    claims: &[super::claims::Claim],
+    methods: &[MethodPlan],
+    path: &Path,
+) -> Result<(), SpecError> {
+    const KEYS: [&str; 6] = ["method", "than", "methods", "among", "of", "ratio_to"];
+    let labels: Vec<&str> = methods.iter().map(|m| m.label.as_str()).collect();
+    for (i, claim) in claims.iter().enumerate() {
+        let Ok(serde_yaml::Value::Mapping(fields)) = serde_yaml::to_value(claim) else {
+            continue;
+        };
+        for key in KEYS {
+            let names: Vec<&str> = match fields.get(key) {
+                Some(serde_yaml::Value::String(s)) => vec![s.as_str()],
+                Some(serde_yaml::Value::Sequence(v)) => {
+                    v.iter().filter_map(|x| x.as_str()).collect()
+                }
+                _ => continue,
+            };
+            // `among` and `of` count the methods that ran: a registered method the spec
+            // does not run may stand there (LPDT's DECONV); a misspelled name may not.
+            let may_be_absent = matches!(key, "among" | "of");
+            let known =
+                |n: &&str| labels.contains(n) || (may_be_absent && crate::methods::find(n).is_ok());
+            if let Some(bad) = names.into_iter().find(|n| !known(n)) {
+                let hint = crate::suggest::did_you_mean(bad, labels.iter().copied());
+                return Err(invalid(
+                    path,
+                    format!("claims[{i}].{key}"),
+                    format!(
+                        "`{bad}` is not a method label of this spec{hint}; the labels are {}",
+                        labels.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,106 @@
+//! Bad inputs answered before anything runs (issue 44, items 5 and 6): each case exits 2,
+//! names the field or flag and the fix, and computes nothing — no results folder appears.
+
+mod common;
+
+use std::path::Path;
+
+/// A tiny synthetic spec (DT and LPDT-M on 80 rows) with `extra` lines appended.
+fn spec(dir: &Path, extra: &str) -> std::path::PathBuf {
+    let text = format!(
+        "name: bad\nseed: 1\nrepetitions: 2\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 20, private: 60, test: 20}}}}\nepsilons: [1]\nmethods:\n  - {{method: DT, params: {{max_depth: 2}}}}\n  - {{method: LPDT-M, params: {{depth: 2, min_leaf: 5, rho: 0.5}}}}\n{extra}"
+    );
+    let path = dir.join("bad.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `args` (the spec path replaced for `SPEC`) from `dir`; the results folder is
+/// `dir/out`, which must not appear.
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let out = dir.join("out");
+    let spec = dir.join("bad.yaml");
+    let mut all: Vec<&str> = args
+        .iter()
+        .map(|a| {
+            if *a == "SPEC" {
+                spec.to_str().unwrap()
+            } else {
+                a
+            }
+        })
+        .collect();
+    if args[0] == "check" || args[0] == "run" {
+        all.extend(["--results", out.to_str().unwrap()]);
+        if args[0] == "run" {
+            all.pop();
+            all.pop();
+            all.extend(["--out", out.to_str().unwrap()]);
+        }
+    }
+    let (code, _, err) = common::dp_repro_in(dir, &all);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(!out.exists(), "{args:?}: a results folder was created");
+    err
+}
+
+#[test]
+fn a_claim_naming_a_method_the_spec_does_not_run_is_refused_with_the_nearest_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    spec(
+        tmp.path(),
+        "claims:\n  - {claim: better, method: DT, than: LPDT-MM, at_least: 1}\n",
+    );
+    let err = refused(tmp.path(), &["check", "SPEC", "--quiet"]);
+    assert!(err.contains("claims[0].than"), "{err}");
+    assert!(err.contains("did you mean `LPDT-M`?"), "{err}");
+}
+
+#[test]
+fn a_missing_golden_file_is_named_before_any_task_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    spec(tmp.path(), "golden: {file: golden/none.csv}\n");
+    let err = refused(tmp.path(), &["check", "SPEC", "--quiet"]);
+    assert!(
+        err.contains("golden file") && err.contains("none.csv"),
+        "{err}"
+    );
+    assert!(
+        err.contains("nothing was run") && err.contains("--bless"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_epsilon_out_of_range_is_refused_in_the_spec_and_on_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = spec(tmp.path(), "");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("epsilons: [1]", "epsilons: [1, 1e-300]");
+    std::fs::write(&path, text).unwrap();
+    let err = refused(tmp.path(), &["run", "SPEC"]);
+    assert!(
+        err.contains("epsilons[1]") && err.contains("1e-300"),
+        "{err}"
+    );
+    assert!(
+        err.len() < 400,
+        "the message prints the number, not 300 digits: {err}"
+    );
+    spec(tmp.path(), "");
+    for bad in ["-1", "0", "inf"] {
+        let err = refused(
+            tmp.path(),
+            &["audit", "SPEC", "--epsilon", bad, "--no-ledger"],
+        );
+        assert!(
+            err.contains("--epsilon") && err.contains("> 0"),
+            "{bad}: {err}"
+        );
+        assert!(
+            !err.contains("'-- "),
+            "{bad}: clap's tip to pass it after --: {err}"
+        );
+    }
+}
