@@ -102,7 +102,8 @@ pub const NOT_IN_SPEC: &str = "data set not run by this spec";
 
 /// The verdict of a reported cell with a value `paper` and ours `row`, under `spec`'s
 /// tolerance and known deviations; the band of the matching known deviation and, for a
-/// regression outside it, the note saying so.
+/// regression outside it, the note saying so. A private cell (ε given) whose repetitions
+/// all agree is a regression whatever its mean: its run is damaged.
 pub fn cell_verdict(
     spec: &ReportedSpec,
     row: &SelectedRow,
@@ -116,6 +117,19 @@ pub fn cell_verdict(
         .iter()
         .find(|k| k.matches(dataset, reported, method, epsilon));
     let band = known.map(|k| k.band);
+    // A private method draws fresh noise at every repetition: repetitions that all agree
+    // are a copied or damaged run, whose standard error of 0 would claim a precision no
+    // run has (issue 44).
+    if epsilon.is_some() && row.reps >= 2 && row.std == 0.0 {
+        return (
+            Verdict::Regression,
+            band,
+            Some(format!(
+                "all {} repetitions give the same value (standard deviation 0): a private method draws fresh noise at every repetition, so the run is damaged or its repetitions copied",
+                row.reps
+            )),
+        );
+    }
     if spec.tolerance.accepts_cell(
         row.mean,
         row.std_error(),

@@ -1,0 +1,67 @@
+//! Verdicts a damaged run cannot fool (issue 44, item 1): a private method's cell whose
+//! repetitions were all copied from one (standard deviation 0) is a regression, not a
+//! cell checked with a standard error of 0.
+
+mod common;
+
+use std::path::Path;
+
+fn check(dir: &Path) -> (i32, String) {
+    let spec = dir.join("s.yaml");
+    let out = dir.join("out");
+    let (code, stdout, err) = common::dp_repro_in(
+        dir,
+        &[
+            "check",
+            spec.to_str().unwrap(),
+            "--results",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    (code, format!("{stdout}{err}"))
+}
+
+#[test]
+fn repetitions_copied_from_one_are_a_regression() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The paper's value is set far from anything, with a tolerance wide enough that the
+    // faithful run is ok: only the copied repetitions can turn the cell.
+    std::fs::write(
+        tmp.path().join("r.csv"),
+        "dataset,method,epsilon,value\nsine,LPDT-M,1,1.5\n",
+    )
+    .unwrap();
+    let text = "name: damaged\nseed: 3\nrepetitions: 4\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}\nepsilons: [1]\nmethods:\n  - {method: LPDT-M, params: {depth: 2, min_leaf: 5, rho: 0.5}}\nreported: {files: [r.csv], dataset_names: name, tolerance: {relative: 100}}\n";
+    std::fs::write(tmp.path().join("s.yaml"), text).unwrap();
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 0, "{text}");
+    // Copy repetition 1's value into every repetition of runs.csv.
+    let runs = tmp.path().join("out/runs.csv");
+    let csv = std::fs::read_to_string(&runs).unwrap();
+    let mut lines: Vec<String> = csv.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let (rep, value) = (
+        header.iter().position(|c| *c == "repetition").unwrap(),
+        header.iter().position(|c| *c == "value").unwrap(),
+    );
+    let first = lines[1..]
+        .iter()
+        .find(|l| l.split(',').nth(rep) == Some("1"))
+        .unwrap()
+        .split(',')
+        .nth(value)
+        .unwrap()
+        .to_string();
+    for l in lines.iter_mut().skip(1) {
+        let mut f: Vec<String> = l.split(',').map(str::to_string).collect();
+        f[value] = first.clone();
+        *l = f.join(",");
+    }
+    std::fs::write(&runs, lines.join("\n") + "\n").unwrap();
+    let (code, text) = check(tmp.path());
+    assert_eq!(code, 1, "{text}");
+    let check_csv = std::fs::read_to_string(tmp.path().join("out/check.csv")).unwrap();
+    assert!(check_csv.contains("regression"), "{check_csv}");
+    assert!(check_csv.contains("standard deviation 0"), "{check_csv}");
+}
