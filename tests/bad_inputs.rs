@@ -104,3 +104,25 @@ fn an_epsilon_out_of_range_is_refused_in_the_spec_and_on_the_command_line() {
         );
     }
 }
+
+#[test]
+fn a_spec_that_is_not_text_or_not_a_mapping_is_named_in_plain_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("bad.yaml");
+    let mut bytes = b"name: x\n".to_vec();
+    bytes.extend((0..400u32).map(|i| (i % 7 + 250) as u8));
+    std::fs::write(&path, bytes).unwrap();
+    let err = refused(tmp.path(), &["validate", "SPEC"]);
+    assert!(err.contains("not a text file"), "{err}");
+    assert!(err.len() < 300, "the bytes are not dumped: {err}");
+    std::fs::write(&path, "- a\n- b\n").unwrap();
+    let err = refused(tmp.path(), &["validate", "SPEC"]);
+    assert!(err.contains("a mapping of fields"), "{err}");
+    assert!(!err.contains("struct Spec"), "{err}");
+    std::fs::write(&path, "name: x\nseed: -1\n").unwrap();
+    let err = refused(tmp.path(), &["validate", "SPEC"]);
+    assert!(
+        err.contains("a whole number >= 0") && !err.contains("u64"),
+        "{err}"
+    );
+}

@@ -30,8 +30,7 @@ pub(super) fn execute(args: ValidateArgs) -> Result<(), Failure> {
         limit,
     } = args;
     // A method file (a composition, e.g. specs/methods/lpdt-m.yaml) is checked as one.
-    let text = std::fs::read_to_string(&spec)
-        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", spec.display())))?;
+    let text = crate::spec::read_text(&spec).map_err(bad_input)?;
     if crate::methods::compose::is_method_file(&text) {
         let m = crate::methods::compose::parse_method_file(&spec.display().to_string(), &text)
             .map_err(|e| bad_input(anyhow::anyhow!(e)))?;

@@ -94,12 +94,28 @@ fn position(line: usize, column: usize) -> String {
 /// # Errors
 /// [`SpecError::Io`], or [`SpecError::Yaml`] with the file, line and column of the problem.
 pub fn parse_file(path: &Path) -> Result<(Spec, String), SpecError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read_text(path)?;
     let spec = parse_str(&text, path)?;
     Ok((spec, text))
+}
+
+/// The text of the spec (or method) file at `path`.
+///
+/// # Errors
+/// [`SpecError::Io`] naming the file: unreadable, or not text (not valid UTF-8: said in
+/// those words, the bytes not dumped).
+pub fn read_text(path: &Path) -> Result<String, SpecError> {
+    std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+        path: path.to_path_buf(),
+        source: if source.kind() == std::io::ErrorKind::InvalidData {
+            std::io::Error::new(
+                source.kind(),
+                "it is not a text file (not valid UTF-8): a spec is a YAML text file",
+            )
+        } else {
+            source
+        },
+    })
 }
 
 /// Parses spec text; `path` is used in error messages only.

@@ -102,8 +102,44 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
             );
         }
     }
-    let message = plain_message(problem, context, pos, text);
+    let message = plain_types(&plain_message(problem, context, pos, text));
     (pos.0, pos.1, message)
+}
+
+/// serde's Rust type names in `message` put in words a spec's author knows: `expected
+/// struct Spec` → a spec (a mapping of fields), `expected struct …` → a mapping of fields,
+/// `expected u64`/`usize`/`u32` → a whole number ≥ 0, `expected i64` → a whole number,
+/// `expected f64` → a number, `expected enum …` → one of the names the field takes.
+pub fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 5] = [
+        ("usize", "a whole number >= 0"),
+        ("u64", "a whole number >= 0"),
+        ("u32", "a whole number >= 0"),
+        ("i64", "a whole number"),
+        ("f64", "a number"),
+    ];
+    let mut out = message.replace(
+        "expected struct Spec",
+        "expected a spec: a mapping of fields (name:, datasets:, methods:, …)",
+    );
+    for (rust, words) in WORDS {
+        out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
+    }
+    for kind in ["struct", "enum"] {
+        while let Some(i) = out.find(&format!("expected {kind} ")) {
+            let start = i + "expected ".len();
+            let end = out[start + kind.len() + 1..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(out.len(), |j| start + kind.len() + 1 + j);
+            let words = if kind == "struct" {
+                "a mapping of fields"
+            } else {
+                "one of the names this field takes"
+            };
+            out.replace_range(start..end, words);
+        }
+    }
+    out
 }
 
 fn plain_message(
@@ -253,6 +289,27 @@ mod tests {
         assert!(is_blank(""));
         assert!(is_blank("  \n# a comment\n\n---\n"));
         assert!(!is_blank("name: t\n"));
+    }
+
+    #[test]
+    fn rust_type_names_are_put_in_words() {
+        assert_eq!(
+            plain_types("invalid type: sequence, expected struct Spec"),
+            "invalid type: sequence, expected a spec: a mapping of fields (name:, datasets:, methods:, …)"
+        );
+        assert_eq!(
+            plain_types("seed: invalid type: integer `-1`, expected u64"),
+            "seed: invalid type: integer `-1`, expected a whole number >= 0"
+        );
+        assert_eq!(
+            plain_types("invalid type: string \"x\", expected struct RawGrid at the top"),
+            "invalid type: string \"x\", expected a mapping of fields at the top"
+        );
+        assert_eq!(
+            plain_types("invalid value, expected enum Selection"),
+            "invalid value, expected one of the names this field takes"
+        );
+        assert_eq!(plain_types("no type here"), "no type here");
     }
 
     #[test]
