@@ -480,8 +480,15 @@ fn a_damaged_runs_csv_row_points_to_run_which_repairs_it() {
         l.sort();
         l
     };
+    // The hint carries the folder's own repetition count (run.json), so following it
+    // never extends the folder to another count.
+    let reps = fs::read_to_string(out.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["repetitions"].as_u64())
+        .expect("run.json records the repetitions");
     let rerun = format!(
-        "run `dp-repro run {} --out {}` to recompute the damaged rows",
+        "run `dp-repro run {} --out {} --reps {reps}` to recompute the damaged rows",
         out.join("spec.yaml").display(),
         out.display()
     );

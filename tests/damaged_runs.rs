@@ -65,3 +65,48 @@ fn repetitions_copied_from_one_are_a_regression() {
     assert!(check_csv.contains("regression"), "{check_csv}");
     assert!(check_csv.contains("standard deviation 0"), "{check_csv}");
 }
+
+/// A folder run with `--reps 2` of a 4-repetition spec, one row damaged: the repair hint
+/// carries `--reps 2`, and following it recomputes the row without extending the folder
+/// to 4 repetitions.
+#[test]
+fn the_repair_hint_keeps_the_folders_repetition_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "name: reps\nseed: 5\nrepetitions: 4\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 20, private: 60, test: 20}}\nepsilons: [1]\nmethods:\n  - {method: DT, params: {max_depth: 2}}\n";
+    let spec = tmp.path().join("s.yaml");
+    std::fs::write(&spec, text).unwrap();
+    let out = tmp.path().join("out");
+    let (code, _, err) = common::dp_repro_in(
+        tmp.path(),
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--reps",
+            "2",
+            "--quiet",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let runs = out.join("runs.csv");
+    let whole = std::fs::read_to_string(&runs).unwrap();
+    let rows = whole.lines().count();
+    let mut lines: Vec<&str> = whole.lines().collect();
+    let cut = lines[1][..20].to_string();
+    lines[1] = &cut;
+    std::fs::write(&runs, lines.join("\n") + "\n").unwrap();
+    let (code, _, err) = common::dp_repro_in(tmp.path(), &["table", out.to_str().unwrap()]);
+    assert_ne!(code, 0, "{err}");
+    let start = err.find("`dp-repro run ").expect("a repair hint") + 1;
+    let hint = &err[start..start + err[start..].find('`').unwrap()];
+    assert!(hint.contains("--reps 2"), "{hint}");
+    let args: Vec<&str> = hint.split_whitespace().skip(1).collect();
+    let (code, _, err) = common::dp_repro_in(tmp.path(), &args);
+    assert_eq!(code, 0, "{hint}: {err}");
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap().lines().count(),
+        rows,
+        "the folder grew"
+    );
+}

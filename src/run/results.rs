@@ -166,15 +166,24 @@ fn runs_fields() -> usize {
 }
 
 /// The command that recomputes the damaged rows of the runs.csv in `dir`: `run` on the
-/// folder's own spec.yaml, with the folder's shard when run.json records one.
+/// folder's own spec.yaml, with the folder's repetition count and shard when run.json
+/// records them (a hint without `--reps` would extend a folder run with `--reps 6` to the
+/// spec's count).
 pub(crate) fn rerun_command(dir: &Path) -> String {
-    let shard = std::fs::read_to_string(dir.join("run.json"))
+    let record = std::fs::read_to_string(dir.join("run.json"))
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let reps = record
+        .as_ref()
+        .and_then(|v| v["repetitions"].as_u64())
+        .map(|r| format!(" --reps {r}"))
+        .unwrap_or_default();
+    let shard = record
+        .as_ref()
         .and_then(|v| v["shard"].as_str().map(|s| format!(" --shard {s}")))
         .unwrap_or_default();
     format!(
-        "dp-repro run {} --out {}{shard}",
+        "dp-repro run {} --out {}{reps}{shard}",
         dir.join("spec.yaml").display(),
         dir.display()
     )
