@@ -57,13 +57,15 @@ fn paper_cells() -> Vec<PaperCell> {
         .collect()
 }
 
+/// A selected row of 50 repetitions with mean `mean` and a spread of 1 % of it (a private
+/// cell whose repetitions all agree is a damaged run, which the check turns red).
 fn row(dataset: &str, method: &str, epsilon: Option<f64>, mean: f64) -> SelectedRow {
     SelectedRow {
         dataset: dataset.into(),
         method: method.into(),
         epsilon,
         mean,
-        std: 0.0,
+        std: 0.01 * mean.abs(),
         median: mean,
         reps: 50,
         params: String::new(),
