@@ -7,18 +7,8 @@ mod common;
 use std::path::Path;
 
 fn check(dir: &Path) -> (i32, String) {
-    let spec = dir.join("s.yaml");
-    let out = dir.join("out");
-    let (code, stdout, err) = common::dp_repro_in(
-        dir,
-        &[
-            "check",
-            spec.to_str().unwrap(),
-            "--results",
-            out.to_str().unwrap(),
-            "--quiet",
-        ],
-    );
+    let (spec, out) = (dir.join("s.yaml"), dir.join("out"));
+    let (code, stdout, err) = common::into_folder(dir, "check", &spec, &out, &[]);
     (code, format!("{stdout}{err}"))
 }
 
@@ -76,18 +66,7 @@ fn the_repair_hint_keeps_the_folders_repetition_count() {
     let spec = tmp.path().join("s.yaml");
     std::fs::write(&spec, text).unwrap();
     let out = tmp.path().join("out");
-    let (code, _, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "run",
-            spec.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--reps",
-            "2",
-            "--quiet",
-        ],
-    );
+    let (code, _, err) = common::into_folder(tmp.path(), "run", &spec, &out, &["--reps", "2"]);
     assert_eq!(code, 0, "{err}");
     let runs = out.join("runs.csv");
     let whole = std::fs::read_to_string(&runs).unwrap();

@@ -66,15 +66,7 @@ fn a_non_empty_folder_that_is_not_a_results_folder_is_left_alone_unless_forced()
     std::fs::write(mine.join("summary.csv"), "my own numbers\n").unwrap();
     std::fs::write(mine.join("notes.txt"), "keep\n").unwrap();
     let before = snapshot(&mine);
-    let (code, _, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--out",
-            mine.to_str().unwrap(),
-        ],
-    );
+    let (code, _, err) = common::into_folder(tmp.path(), "run", &path, &mine, &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a dp-repro results folder"), "{err}");
     assert!(err.contains("`notes.txt`, `summary.csv`"), "{err}");
@@ -91,28 +83,11 @@ fn a_non_empty_folder_that_is_not_a_results_folder_is_left_alone_unless_forced()
     // An empty folder, or a new one, is taken.
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let (code, _, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--out",
-            empty.to_str().unwrap(),
-        ],
-    );
+    let (code, _, err) = common::into_folder(tmp.path(), "run", &path, &empty, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(empty.join("summary.csv").exists());
     // With --force the user asked for it.
-    let (code, _, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "run",
-            path.to_str().unwrap(),
-            "--out",
-            mine.to_str().unwrap(),
-            "--force",
-        ],
-    );
+    let (code, _, err) = common::into_folder(tmp.path(), "run", &path, &mine, &["--force"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(mine.join("notes.txt")).unwrap(),

@@ -88,16 +88,7 @@ fn a_misspelled_name_or_a_bad_cell_exits_2_before_any_task_runs() {
         let out = tmp.path().join("out");
         // No data folder is given: a run would fail on the missing file, so exit 2 here
         // with the reported file's words shows the preflight came first.
-        let (code, _, err) = common::dp_repro_in(
-            tmp.path(),
-            &[
-                "check",
-                path.to_str().unwrap(),
-                "--results",
-                out.to_str().unwrap(),
-                "--quiet",
-            ],
-        );
+        let (code, _, err) = common::into_folder(tmp.path(), "check", &path, &out, &[]);
         assert_eq!(code, 2, "{row}: {err}");
         assert!(err.contains(words), "{row}: {err}");
         assert!(err.contains(":3"), "{row}: the line of the bad row: {err}");
@@ -119,16 +110,7 @@ fn a_check_that_compares_no_cell_fails() {
     let path = tmp.path().join("nothing.yaml");
     std::fs::write(&path, text).unwrap();
     let out = tmp.path().join("out");
-    let (code, stdout, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "check",
-            path.to_str().unwrap(),
-            "--results",
-            out.to_str().unwrap(),
-            "--quiet",
-        ],
-    );
+    let (code, stdout, err) = common::into_folder(tmp.path(), "check", &path, &out, &[]);
     assert_eq!(code, 1, "{stdout}{err}");
     assert!(
         format!("{stdout}{err}").contains("not one compared"),
@@ -141,16 +123,7 @@ fn a_check_that_compares_no_cell_fails() {
         "dataset,method,epsilon,value\nsine,DT,,1.2\n",
     )
     .unwrap();
-    let (_, stdout, err) = common::dp_repro_in(
-        tmp.path(),
-        &[
-            "check",
-            path.to_str().unwrap(),
-            "--results",
-            out.to_str().unwrap(),
-            "--quiet",
-        ],
-    );
+    let (_, stdout, err) = common::into_folder(tmp.path(), "check", &path, &out, &[]);
     assert!(
         !format!("{stdout}{err}").contains("not one compared"),
         "{stdout}{err}"

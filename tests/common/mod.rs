@@ -200,3 +200,30 @@ pub fn run_bare(args: &[&str]) -> (i32, String, String) {
     let out = bare_cmd().args(args).output().unwrap();
     outcome(out)
 }
+
+/// Runs `dp-repro run SPEC --out OUT` or `dp-repro check SPEC --results OUT` (`command`),
+/// with `--quiet` and `extra`, from `dir` (no data folder set); returns (exit code,
+/// stdout, stderr).
+#[allow(dead_code)]
+pub fn into_folder(
+    dir: &Path,
+    command: &str,
+    spec: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let flag = if command == "check" {
+        "--results"
+    } else {
+        "--out"
+    };
+    let mut args = vec![
+        command,
+        spec.to_str().unwrap(),
+        flag,
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend(extra);
+    dp_repro_in(dir, &args)
+}
