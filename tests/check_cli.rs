@@ -265,12 +265,24 @@ fn check_csv_sensitivity_and_provisional_verdicts() {
         lpdt.contains("| no |") && lpdt.contains("the tolerance cannot see 1.05×"),
         "{out}"
     );
-    // A factor ≤ 1 is refused.
-    let (code, _, err) = run(
+    // 1, 0, and factors beyond 10 either way are refused.
+    for bad in ["1", "0", "20", "0.05"] {
+        let (code, _, err) = run(
+            d,
+            &["check", spec_path.to_str().unwrap(), "--sensitivity", bad],
+        );
+        assert_eq!(code, 2, "{bad}: {err}");
+    }
+    // A factor below 1 (numbers too good) is measured as one above is, with the share of
+    // each method's cells turned.
+    let (code, out, err) = run(
         d,
-        &["check", spec_path.to_str().unwrap(), "--sensitivity", "0.9"],
+        &["check", spec_path.to_str().unwrap(), "--sensitivity", "0.5"],
     );
-    assert_eq!(code, 2, "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("share turned"), "{out}");
+    let lpdt = out.lines().find(|l| l.starts_with("| LPDT-M |")).unwrap();
+    assert!(lpdt.contains(" %"), "{lpdt}");
 
     // Fewer repetitions than the spec: provisional.
     let (code, out, err) = run(d, &["check", spec_path.to_str().unwrap(), "--reps", "2"]);

@@ -16,7 +16,7 @@ fn rows(out: &str) -> Vec<(String, bool, String)> {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| method") && !l.starts_with("| ---"))
         .map(|l| {
             let f: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
-            (f[0].to_string(), f[3] == "yes", f[5].to_string())
+            (f[0].to_string(), f[3] == "yes", f[f.len() - 1].to_string())
         })
         .collect()
 }

@@ -1,13 +1,15 @@
 //! How wrong a method's numbers must be before `check` sees it (issue 28, item 4):
 //! `dp-repro check SPEC --results DIR --sensitivity F`.
 //!
-//! For each method of the results, its errors are multiplied by `F` and the reported
+//! For each method of the results, its errors are multiplied by `F` (> 1: numbers too
+//! bad; < 1: too good, e.g. a test metric computed on training rows) and the reported
 //! cells (the paper layer; not the golden file, not the claims) are checked again: a
 //! method is *detected* when at least one of its cells that was not a regression becomes
-//! one. Beside it, the smallest factor that any of its cells resolves (found on a grid of
-//! 0.5 % steps up to [`MAX_FACTOR`]) and what holds the other factors back at `F`: the
-//! tolerance, the paper's printed spread (a tolerance in half-widths) or the band of a
-//! known deviation.
+//! one, and the table gives the share of those cells that turn. Beside it, the factor
+//! nearest 1 that any of its cells resolves (found on a grid of 0.5 % steps out to
+//! [`MAX_FACTOR`], or 1/[`MAX_FACTOR`] below 1) and what holds the other factors back at
+//! `F`: the tolerance, the paper's printed spread (a tolerance in half-widths) or the band
+//! of a known deviation.
 //!
 //! **Why scaling `selected.csv` is scaling the results.** Multiplying a method's error in
 //! every row of `runs.csv` by `f` maps each repetition's value through the same
@@ -87,10 +89,13 @@ pub struct SensitivityRow {
     pub compared: usize,
     /// Cells that were not a regression and are one at the factor.
     pub turned: usize,
+    /// Cells that were not a regression before scaling (what `turned` is a share of).
+    pub turnable: usize,
     /// At least one cell turned.
     pub detected: bool,
-    /// The smallest factor (≤ [`MAX_FACTOR`], on a 0.5 % grid) at which some cell of the
-    /// method turns; `None` when none does.
+    /// The factor nearest 1 on the side of the one asked for (up to [`MAX_FACTOR`], or
+    /// down to 1/[`MAX_FACTOR`], on a 0.5 % grid) at which some cell of the method turns;
+    /// `None` when none does.
     pub resolvable: Option<f64>,
     /// What holds the cells back at the factor asked for (for the cell that resolves
     /// the smallest factor).
@@ -102,6 +107,7 @@ impl SensitivityRow {
     pub fn note(&self, factor: f64) -> String {
         let at = |f: Option<f64>| match f {
             Some(f) => format!("{f:.3}×"),
+            None if factor < 1.0 => format!("no factor down to {:.1}×", 1.0 / MAX_FACTOR),
             None => format!("no factor up to {MAX_FACTOR}×"),
         };
         match self.limit {
@@ -187,10 +193,19 @@ pub fn sensitivity(
             .iter()
             .filter(|(v, _)| *v == Verdict::Regression)
             .count();
-        // The smallest factor on a 0.5 % grid at which some cell turns.
+        // The factor nearest 1, on the side of `factor`, on a 0.5 % grid at which some
+        // cell turns.
+        let step = if factor < 1.0 { 1.0 / 1.005 } else { 1.005 };
+        let inside = |f: f64| {
+            if factor < 1.0 {
+                f >= 1.0 / MAX_FACTOR - 1e-12
+            } else {
+                f <= MAX_FACTOR + 1e-9
+            }
+        };
         let mut resolvable = None;
-        let mut f = 1.005;
-        while f <= MAX_FACTOR + 1e-9 && !cells.is_empty() {
+        let mut f = step;
+        while inside(f) && !cells.is_empty() {
             if verdicts_at(f)
                 .iter()
                 .any(|(v, _)| *v == Verdict::Regression)
@@ -198,7 +213,7 @@ pub fn sensitivity(
                 resolvable = Some(f);
                 break;
             }
-            f *= 1.005;
+            f *= step;
         }
         let limit = if turned > 0 {
             Limit::None
@@ -222,6 +237,7 @@ pub fn sensitivity(
             method: m.to_string(),
             compared: n_compared,
             turned,
+            turnable: cells.len(),
             detected: turned > 0,
             resolvable,
             limit,
@@ -233,18 +249,29 @@ pub fn sensitivity(
 /// The sensitivity table as Markdown (what `check --sensitivity` prints).
 pub fn sensitivity_markdown(rows: &[SensitivityRow], factor: f64, title: &str) -> String {
     let mut s = format!(
-        "# {title}: sensitivity to {factor}× errors\n\nEach method's errors (MSE, or accuracy's error rate) multiplied by {factor}, the reported cells checked again (not the golden file, not the claims).\n\n| method | cells compared | turned to regression | detected | smallest factor resolved | note |\n| --- | ---: | ---: | --- | ---: | --- |\n"
+        "# {title}: sensitivity to {factor}× errors\n\nEach method's errors (MSE, or accuracy's error rate) multiplied by {factor}, the reported cells checked again (not the golden file, not the claims).\n\n| method | cells compared | turned to regression | detected | factor nearest 1 resolved | share turned | note |\n| --- | ---: | ---: | --- | ---: | ---: | --- |\n"
     );
     for r in rows {
+        let share = if r.turnable == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.0} %", 100.0 * r.turned as f64 / r.turnable as f64)
+        };
+        let unresolved = if factor < 1.0 {
+            format!("< {:.1}", 1.0 / MAX_FACTOR)
+        } else {
+            format!("> {MAX_FACTOR}")
+        };
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             r.method,
             r.compared,
             r.turned,
             if r.detected { "yes" } else { "no" },
             r.resolvable
                 .map(|f| format!("{f:.3}"))
-                .unwrap_or_else(|| format!("> {MAX_FACTOR}")),
+                .unwrap_or(unresolved),
+            share,
             r.note(factor)
         ));
     }

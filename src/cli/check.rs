@@ -45,9 +45,10 @@ pub(super) struct CheckArgs {
     #[arg(long)]
     force: bool,
     /// Run nothing: for each method of the finished results, multiply its errors
-    /// (MSE, or accuracy's error rate) by this factor, check the reported cells again
-    /// and print which methods the check detects, with the smallest factor each one
-    /// resolves (e.g. 1.2).
+    /// (MSE, or accuracy's error rate) by this factor (> 1: too bad, e.g. 1.2; < 1: too
+    /// good, e.g. 0.8), check the reported cells again and print which methods the check
+    /// detects, the share of each one's cells turned and the factor nearest 1 each one
+    /// resolves.
     #[arg(long, value_name = "FACTOR")]
     sensitivity: Option<f64>,
     #[command(flatten)]
@@ -71,9 +72,11 @@ fn check_sensitivity(
     factor: f64,
 ) -> Result<(), Failure> {
     use crate::check::{abbreviation_map, read_selected, sensitivity};
-    if !(factor.is_finite() && factor > 1.0) {
+    let min = 1.0 / crate::check::sensitivity::MAX_FACTOR;
+    let max = crate::check::sensitivity::MAX_FACTOR;
+    if !(factor.is_finite() && factor != 1.0 && (min..=max).contains(&factor)) {
         return Err(bad_input(anyhow!(
-            "--sensitivity {factor}: give a factor > 1 (e.g. 1.2: every error 20 % larger)"
+            "--sensitivity {factor}: give a factor other than 1 between {min} and {max} (e.g. 1.2: every error 20 % larger; 0.8: 20 % smaller, numbers too good)"
         )));
     }
     let dirs = manifest_dirs(manifests.clone());
