@@ -146,6 +146,25 @@ pub enum E2eError {
     Options(String),
 }
 
+impl E2eError {
+    /// [`E2eError::Method`] for `plan` on `dplan` at the grid point(s) `params`.
+    fn method(
+        plan: &MethodPlan,
+        dplan: &DatasetPlan,
+        params: &str,
+        epsilon: f64,
+        source: MethodError,
+    ) -> E2eError {
+        E2eError::Method {
+            method: plan.label.clone(),
+            dataset: dplan.name.clone(),
+            params: params.to_string(),
+            epsilon,
+            source,
+        }
+    }
+}
+
 /// One record a canary puts in place of the audited user: its features (1×d, in the
 /// units the record enters the pipeline in: a file's own units before any scaling) and
 /// its label.
@@ -665,13 +684,7 @@ fn selected_part(
         .map(|(_, _, key)| key.as_str())
         .collect::<Vec<_>>()
         .join(" | ");
-    let err = |epsilon: f64, source| E2eError::Method {
-        method: plan.label.clone(),
-        dataset: dplan.name.clone(),
-        params: key.clone(),
-        epsilon,
-        source,
-    };
+    let err = |epsilon: f64, source| E2eError::method(plan, dplan, &key, epsilon, source);
     let first = points[0].0.join(&points[0].1);
     let free = free_coordinates(plan, &first, original).map_err(|e| err(f64::NAN, e))?;
     let central = plan.method.privacy_model() == PrivacyModel::Central;
@@ -958,13 +971,7 @@ pub fn e2e_experiment(
             {
                 continue;
             }
-            let err = |epsilon: f64, source| E2eError::Method {
-                method: plan.label.clone(),
-                dataset: dplan.name.clone(),
-                params: key.clone(),
-                epsilon,
-                source,
-            };
+            let err = |epsilon: f64, source| E2eError::method(plan, dplan, &key, epsilon, source);
             let point = structural.join(&mechanism);
             let free = free_coordinates(plan, &point, &original).map_err(|e| err(f64::NAN, e))?;
             let central = plan.method.privacy_model() == PrivacyModel::Central;
