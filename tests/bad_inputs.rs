@@ -126,3 +126,25 @@ fn a_spec_that_is_not_text_or_not_a_mapping_is_named_in_plain_words() {
         "{err}"
     );
 }
+
+/// A data set without public rows under a method that grows its partition on the public
+/// sample (LPDT-M): a one-cell partition, run without a word before; now refused naming
+/// the method, the data set and the fix.
+#[test]
+fn a_public_grown_partition_without_public_rows_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = spec(tmp.path(), "label_bounds: {fixed: {lo: -3, hi: 3}}\n");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("public: 20,", "public: 0,");
+    std::fs::write(&path, text).unwrap();
+    let err = refused(tmp.path(), &["run", "SPEC"]);
+    assert!(
+        err.contains("LPDT-M grows its partition on the public sample"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`sine` has no public rows") && err.contains("public share"),
+        "{err}"
+    );
+}

@@ -236,6 +236,11 @@ pub trait Method: AsAny + Send + Sync {
     fn private(&self) -> bool;
     /// Supported tasks.
     fn tasks(&self) -> &'static [Task];
+    /// Whether the method grows its partition on the public sample (LPDT, LPCT: `grown_on:
+    /// public`), so that a data set without public rows leaves it a single cell.
+    fn grows_on_public(&self) -> bool {
+        false
+    }
     /// The building blocks of a composed method, for `dp-repro list methods`; None for a
     /// builtin.
     fn blocks(&self) -> Option<String> {

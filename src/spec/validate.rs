@@ -208,20 +208,30 @@ pub fn validate(
     apply_skips(&spec.skip, &mut methods_out, &datasets, path)?;
     check_dataset_occupancy(&spec, &methods_out, &datasets)
         .map_err(|(field, message)| invalid(path, field, message))?;
-    if spec.label_bounds == LabelBoundsFrom::Public {
-        for d in &datasets {
-            let no_public = match (&d.source, d.source.synthetic_sizes()) {
-                (_, Some([public, ..])) => public == 0,
-                (
-                    DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. },
-                    _,
-                ) => false,
-                _ => split.is_some_and(|s| s.public == 0.0),
-            };
-            let private_method = methods_out
-                .iter()
-                .find(|m| m.method.private() && !m.skip.contains(&d.name));
-            if let (true, Some(m)) = (no_public, private_method) {
+    // Whether a data set has no public rows.
+    let no_public = |d: &super::DatasetPlan| match (&d.source, d.source.synthetic_sizes()) {
+        (_, Some([public, ..])) => public == 0,
+        (DataSource::Pair { .. } | DataSource::Rule { .. } | DataSource::Sample { .. }, _) => false,
+        _ => split.is_some_and(|s| s.public == 0.0),
+    };
+    for d in datasets.iter().filter(|d| no_public(d)) {
+        let runs = |m: &&MethodPlan| !m.skip.contains(&d.name);
+        if let Some(m) = methods_out
+            .iter()
+            .filter(runs)
+            .find(|m| m.method.grows_on_public())
+        {
+            return Err(invalid(
+                path,
+                "methods",
+                format!(
+                    "{} grows its partition on the public sample, and data set `{}` has no public rows, so its partition would be one cell; give the data set a public share (split.public or sizes.public), or skip {} on it",
+                    m.label, d.name, m.label
+                ),
+            ));
+        }
+        if spec.label_bounds == LabelBoundsFrom::Public {
+            if let Some(m) = methods_out.iter().filter(runs).find(|m| m.method.private()) {
                 return Err(invalid(
                     path,
                     "label_bounds",

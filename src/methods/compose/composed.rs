@@ -53,6 +53,9 @@ impl Method for Composed {
     fn private(&self) -> bool {
         self.composition.private()
     }
+    fn grows_on_public(&self) -> bool {
+        self.composition.partition.grown_on == GrownOn::Public
+    }
     fn tasks(&self) -> &'static [Task] {
         if self.composition.forest.is_some() {
             return &[Task::Regression, Task::Classification];
