@@ -303,6 +303,17 @@ fn public_label_bounds_without_public_rows_are_rejected() {
     let text = GOOD.replace("public: 50,", "public: 0,");
     bad(&text, &[], &["label_bounds", "no public rows", "fixed"]);
     let fixed = format!("{text}label_bounds: {{fixed: {{lo: -4, hi: 4}}}}\n");
+    // With bounds given, LPDT-M still needs public rows to grow its partition on...
+    bad(
+        &fixed,
+        &[],
+        &["LPDT-M grows its partition on the public sample"],
+    );
+    // ...and a method that grows none (PHIST's regular grid) validates without them.
+    let fixed = fixed.replace(
+        "  - method: LPDT-M\n    grid: {depth: [2], min_leaf: [5]}\n",
+        "  - method: PHIST\n    grid: {bins: [2], t: [0]}\n",
+    );
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), "spec.yaml", &fixed);
     let (code, _, stderr) = run(&["validate", spec.to_str().unwrap()]);

@@ -216,6 +216,15 @@ pub fn validate(
     };
     for d in datasets.iter().filter(|d| no_public(d)) {
         let runs = |m: &&MethodPlan| !m.skip.contains(&d.name);
+        if spec.label_bounds == LabelBoundsFrom::Public {
+            if let Some(m) = methods_out.iter().filter(runs).find(|m| m.method.private()) {
+                return Err(invalid(
+                    path,
+                    "label_bounds",
+                    format!("data set `{}` has no public rows, so `label_bounds: public` gives {} no label range; state one with `label_bounds: {{fixed: {{lo: .., hi: ..}}}}`", d.name, m.label),
+                ));
+            }
+        }
         if let Some(m) = methods_out
             .iter()
             .filter(runs)
@@ -229,15 +238,6 @@ pub fn validate(
                     m.label, d.name, m.label
                 ),
             ));
-        }
-        if spec.label_bounds == LabelBoundsFrom::Public {
-            if let Some(m) = methods_out.iter().filter(runs).find(|m| m.method.private()) {
-                return Err(invalid(
-                    path,
-                    "label_bounds",
-                    format!("data set `{}` has no public rows, so `label_bounds: public` gives {} no label range; state one with `label_bounds: {{fixed: {{lo: .., hi: ..}}}}`", d.name, m.label),
-                ));
-            }
         }
     }
     check_tables(&spec, &methods_out, path)?;
