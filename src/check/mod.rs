@@ -35,6 +35,7 @@ pub mod epsilon_match;
 pub mod golden;
 pub mod rank_sums;
 pub mod render;
+pub mod repetitions;
 pub mod reported;
 pub mod reported_rows;
 pub mod sensitivity;
