@@ -1,7 +1,11 @@
 //! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row (issue
 //! 28, item 3), for pandas or R.
 //!
-//! Columns: `kind` (`cell`, `rank_sum`, `claim`), `table` (the reported file of a cell,
+//! Columns: `kind` (`cell`, `rank_sum`, `claim`; `anchor`: a ratio table's baseline
+//! against another paper's absolute value, as a cell; `suspect`: a repetition that cannot be
+//! right, its median in `reported`, its value in `reproduced`, its repetition in `reps`
+//! and its task key in `source`; `golden`: the golden comparison, rows compared in
+//! `reproduced`, the paper layer's kinds apart), `table` (the reported file of a cell,
 //! the paper's table of a rank sum), `method`, `dataset` (our name; a rank sum's block),
 //! `epsilon` (empty for a non-private cell), `reported` (the paper's value; for a claim,
 //! the number of data sets it needs), `reproduced` (ours: a cell's mean over
@@ -47,10 +51,12 @@ pub fn check_csv(report: &CheckReport) -> String {
     ];
     // Writing to a Vec cannot fail.
     let _ = w.write_record(header);
-    for c in &report.cells {
+    let cells = report.cells.iter().map(|c| ("cell", c));
+    let anchors = report.anchors.iter().map(|c| ("anchor", c));
+    for (kind, c) in cells.chain(anchors) {
         let table = c.source.split(':').next().unwrap_or_default();
         let _ = w.write_record([
-            "cell".to_string(),
+            kind.to_string(),
             table.trim_end_matches(".csv").to_string(),
             c.method.clone(),
             c.dataset.clone(),
@@ -109,6 +115,47 @@ pub fn check_csv(report: &CheckReport) -> String {
             verdict.to_string(),
             why,
             c.text.clone().unwrap_or_default(),
+        ]);
+    }
+    for x in &report.suspects {
+        let _ = w.write_record([
+            "suspect".to_string(),
+            String::new(),
+            x.method.clone(),
+            x.dataset.clone(),
+            x.epsilon.map(eps_text).unwrap_or_default(),
+            format!("{}", x.median),
+            format!("{}", x.value),
+            String::new(),
+            x.repetition.to_string(),
+            String::new(),
+            String::new(),
+            "regression".to_string(),
+            format!("{} ({})", x.reason, x.params),
+            format!("runs.csv task {}", x.task),
+        ]);
+    }
+    if let Some(g) = &report.golden {
+        let _ = w.write_record([
+            "golden".to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            g.compared.to_string(),
+            String::new(),
+            String::new(),
+            format!("{}", g.relative_tolerance),
+            String::new(),
+            if g.regressed() { "regression" } else { "ok" }.to_string(),
+            format!(
+                "{} changed, {} missing, {} extra",
+                g.changed.len(),
+                g.missing.len(),
+                g.extra.len()
+            ),
+            g.golden_file.display().to_string(),
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

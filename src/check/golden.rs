@@ -58,13 +58,11 @@ fn read_summary(path: &Path) -> Result<Vec<GoldenRow>, CheckError> {
     let mut first: HashMap<String, u64> = HashMap::new();
     for (line, r) in &t.records {
         let line = *line;
-        let eps = t.get(r, "epsilon");
-        let key = format!(
-            "{} / {} / ε={} / {}",
-            t.text(line, r, "dataset")?,
-            t.text(line, r, "method")?,
-            if eps.is_empty() { "—" } else { eps },
-            t.get(r, "params")
+        let key = row_key(
+            &t.text(line, r, "dataset")?,
+            &t.text(line, r, "method")?,
+            t.get(r, "epsilon"),
+            t.get(r, "params"),
         );
         if let Some(&f) = first.get(&key) {
             return Err(CheckError::Duplicate {
@@ -84,6 +82,26 @@ fn read_summary(path: &Path) -> Result<Vec<GoldenRow>, CheckError> {
         });
     }
     Ok(out)
+}
+
+/// The key of a summary row, e.g. `abalone / LPDT-M / ε=2 / max_depth=3`: data set,
+/// method, ε as written (`—` when empty) and grid point.
+pub fn row_key(dataset: &str, method: &str, epsilon: &str, params: &str) -> String {
+    let eps = if epsilon.is_empty() { "—" } else { epsilon };
+    format!("{dataset} / {method} / ε={eps} / {params}")
+}
+
+/// The standard deviation and repetition count of every row of a blessed `summary.csv`,
+/// keyed by [`row_key`]: the reference spread a damaged run cannot widen
+/// ([`super::spread::cap_by_golden`]).
+///
+/// # Errors
+/// As [`compare_golden`] for an unreadable file or a duplicate key.
+pub fn golden_spreads(golden: &Path) -> Result<HashMap<String, (f64, usize)>, CheckError> {
+    Ok(read_summary(golden)?
+        .into_iter()
+        .map(|r| (r.key, (r.std, r.reps)))
+        .collect())
 }
 
 /// Whether `new` equals `old` (both NaN count as equal), exactly when `tol` = 0, else

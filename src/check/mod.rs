@@ -27,18 +27,22 @@
 //!   ([`read_tests`]);
 //! - `summary.csv`: `dataset,method,epsilon,params,mean,std,median,reps` ([`compare_golden`]).
 
+pub mod anchors;
 pub mod audit;
 pub mod budget;
 pub mod check_csv;
 pub mod claims;
+pub mod damage;
 pub mod epsilon_match;
 pub mod golden;
+pub mod paper_layer;
 pub mod rank_sums;
 pub mod render;
 pub mod repetitions;
 pub mod reported;
 pub mod reported_rows;
 pub mod sensitivity;
+pub mod spread;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -377,27 +381,51 @@ pub struct CheckReport {
     /// Lines stating how the reported values were read (`reported.epsilon_reading`),
     /// printed with the summary.
     pub readings: Vec<String>,
+    /// The baselines' absolute metric against another paper's values
+    /// ([`anchors::anchor_checks`]).
+    pub anchors: Vec<CellCheck>,
+    /// Repetitions of the selected cells that cannot be right ([`spread::suspects`]).
+    pub suspects: Vec<spread::Suspect>,
+    /// The golden comparison was left out of the verdict on purpose (`check
+    /// --no-golden`): the report says so rather than "not checked".
+    pub golden_left_out: bool,
 }
 
 impl CheckReport {
-    /// True when something regressed: a reported cell with verdict
-    /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, a
-    /// golden comparison with a changed, missing or extra row, an ε inference that
-    /// disagrees with a required stated ε, a rank sum with verdict
-    /// [`Verdict::Regression`], or a privacy audit violation without a known reason
-    /// ([`audit::AuditCheck::regressed`]). `dp-repro check` exits 1
-    /// then, 0 otherwise.
+    /// True when any layer regressed: the paper layer ([`CheckReport::paper_regressed`]),
+    /// the golden file ([`CheckReport::golden_regressed`]) or the privacy audit
+    /// ([`audit::AuditCheck::regressed`]). `dp-repro check` exits 1 then, 0 otherwise.
     pub fn regressed(&self) -> bool {
+        self.paper_regressed() || self.golden_regressed() || self.audit_regressed()
+    }
+
+    /// The paper layer regressed: a check that compared nothing, a reported cell, a
+    /// claim, an ε inference, a rank sum, a suspect repetition or an anchor. It stands apart from
+    /// our own blessed numbers, so a damaged run is judged against the paper alone.
+    pub fn paper_regressed(&self) -> bool {
         self.compared_nothing()
             || self.cells.iter().any(|c| c.verdict == Verdict::Regression)
             || self.claims.iter().any(|c| c.regressed())
-            || self.golden.as_ref().is_some_and(|g| g.regressed())
             || self.epsilon_matches.iter().any(EpsilonMatch::regressed)
             || self
                 .rank_sums
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
-            || self.audit.as_ref().is_some_and(|a| a.regressed())
+            || !self.suspects.is_empty()
+            || self
+                .anchors
+                .iter()
+                .any(|c| c.verdict == Verdict::Regression)
+    }
+
+    /// The golden layer regressed: a row changed, is missing or is extra.
+    pub fn golden_regressed(&self) -> bool {
+        self.golden.as_ref().is_some_and(|g| g.regressed())
+    }
+
+    /// The privacy audit found a violation without a known reason.
+    pub fn audit_regressed(&self) -> bool {
+        self.audit.as_ref().is_some_and(|a| a.regressed())
     }
 }
 

@@ -280,7 +280,8 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     let n_out = report.cells.iter().filter(|c| !c.in_spec()).count();
     let n_na = count(|v| matches!(v, Verdict::NotAvailable(_)));
 
-    let mut summary = report.readings.clone();
+    let mut summary = vec![verdict_line(report)];
+    summary.extend(report.readings.iter().cloned());
     if let Some((run, spec)) = report.provisional {
         summary.push(format!(
             "Provisional: {run} of the spec's {spec} repetitions were run; standard errors use {run}, and a full run may change verdicts."
@@ -352,11 +353,31 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
             n(|v| *v == Verdict::NotRun),
         ));
     }
+    if !report.anchors.is_empty() {
+        let red = report
+            .anchors
+            .iter()
+            .filter(|c| c.verdict == Verdict::Regression)
+            .count();
+        summary.push(format!(
+            "Anchors (a ratio table's baseline against another paper's absolute values): {} compared, {} ok, {}.",
+            report.anchors.len(),
+            report.anchors.len() - red,
+            plural(red, "regression", "regressions")
+        ));
+    }
+    if !report.suspects.is_empty() {
+        summary.push(format!(
+            "Suspect repetitions: {} (a value outside the metric's range, or far beyond its cell's robust spread; task keys in check.csv).",
+            report.suspects.len()
+        ));
+    }
     if let Some(a) = &report.audit {
         summary.push(a.summary_line());
     }
     let mode = golden_mode;
     summary.push(match &report.golden {
+        None if report.golden_left_out => "Golden numbers: left out (--no-golden).".to_string(),
         None => "Golden numbers: not checked.".to_string(),
         Some(g) if !g.regressed() => format!(
             "Golden numbers: {} compared with {} ({}): no change.",
@@ -378,6 +399,26 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     summary
 }
 
+/// The verdicts of the layers apart, e.g. `Verdicts: paper PASS; golden REGRESSION;
+/// privacy audit PASS.`: the paper layer judges the run against the paper alone, the
+/// golden against our blessed numbers (which turn any change red).
+fn verdict_line(report: &CheckReport) -> String {
+    let word = |regressed: bool| if regressed { "REGRESSION" } else { "PASS" };
+    let golden = match &report.golden {
+        Some(_) => word(report.golden_regressed()),
+        None if report.golden_left_out => "left out",
+        None => "not checked",
+    };
+    let audit = match &report.audit {
+        Some(_) => word(report.audit_regressed()),
+        None => "not run",
+    };
+    format!(
+        "Verdicts: paper {}; golden {golden}; privacy audit {audit}.",
+        word(report.paper_regressed())
+    )
+}
+
 /// What `dp-repro check --quiet` prints, plain text, one line each: every failing item
 /// — a reported cell that regressed (with the paper's value, ours and where the reported
 /// value comes from), a claim that fails without a `known_failure`, a golden row that
@@ -390,6 +431,7 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
     for c in report
         .cells
         .iter()
+        .chain(&report.anchors)
         .filter(|c| c.verdict == Verdict::Regression)
     {
         let eps = c
@@ -427,6 +469,16 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
         .filter(|r| r.verdict == Verdict::Regression)
     {
         lines.push(one_line(&format!("regression: {}", r.line())));
+    }
+    for x in &report.suspects {
+        let eps = x
+            .epsilon
+            .map(|e| format!(" ε={}", eps_text(e)))
+            .unwrap_or_default();
+        lines.push(one_line(&format!(
+            "suspect: {} {}{eps} {} repetition {} (task {}): {}",
+            x.dataset, x.method, x.params, x.repetition, x.task, x.reason
+        )));
     }
     for m in &report.epsilon_matches {
         let flag = if m.regressed() { "regression: " } else { "" };

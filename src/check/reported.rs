@@ -25,10 +25,18 @@ pub struct RowIndex {
 impl RowIndex {
     /// Indexes `selected` for the cells of `spec` (the first row of a key wins).
     pub fn new(spec: &ReportedSpec, selected: &[SelectedRow]) -> RowIndex {
-        let rows = match spec.ratio_to() {
-            Some(d) => ratio_rows(selected, d),
-            None => selected.to_vec(),
-        };
+        match spec.ratio_to() {
+            Some(d) => RowIndex::of(ratio_rows(selected, d)),
+            None => RowIndex::absolute(selected),
+        }
+    }
+
+    /// Indexes `selected` as they are (absolute values, whatever the spec's cells are).
+    pub fn absolute(selected: &[SelectedRow]) -> RowIndex {
+        RowIndex::of(selected.to_vec())
+    }
+
+    fn of(rows: Vec<SelectedRow>) -> RowIndex {
         let mut index = HashMap::new();
         for (i, r) in rows.iter().enumerate() {
             let e = r.epsilon.map(eps_text).unwrap_or_default();
@@ -236,7 +244,7 @@ fn read_row(
 
 /// The data set a reported name stands for: the spec's `reported.datasets` map, else the
 /// abbreviation (under `dataset_names: abbreviation`), else the name itself.
-fn our_dataset(
+pub(crate) fn our_dataset(
     spec: &ReportedSpec,
     reported: &str,
     abbreviations: &HashMap<String, String>,

@@ -30,6 +30,11 @@ pub(super) struct CheckArgs {
     /// Write this run's summary.csv as the golden file instead of comparing.
     #[arg(long)]
     bless: bool,
+    /// Leave the golden comparison out of the verdict: judge the run against the paper
+    /// (reported cells, claims, ε, rank sums, suspect repetitions) and the privacy audit
+    /// only. The golden file's spreads, when it is there, still cap ours.
+    #[arg(long, conflicts_with = "bless")]
+    no_golden: bool,
     #[command(flatten)]
     data: DataFlags,
     /// Worker threads (default: one per core).
@@ -51,15 +56,32 @@ pub(super) struct CheckArgs {
     /// resolves.
     #[arg(long, value_name = "FACTOR")]
     sensitivity: Option<f64>,
+    /// Run nothing: damage a copy of the finished results as real runs get damaged
+    /// (rep-x20, rep-copy, epsilon-shift, scale-0.7, scale-1.1, flip, or all), check the
+    /// copy's paper layer and print what turned red; exit 1 when a damage goes unseen.
+    #[arg(long, value_name = "KIND", conflicts_with_all = ["sensitivity", "bless"])]
+    damage: Option<String>,
+    /// The method a per-method damage targets (repeat for several; two for flip).
+    #[arg(long, value_name = "LABEL", requires = "damage")]
+    damage_method: Vec<String>,
     #[command(flatten)]
     limit: TaskLimit,
 }
 
 /// Checks the spec's results (or their sensitivity).
 pub(super) fn execute(args: CheckArgs) -> Result<(), Failure> {
-    match args.sensitivity {
-        Some(factor) => check_sensitivity(args.spec, args.results, args.data.manifests, factor),
-        None => check(args),
+    match (args.sensitivity, &args.damage) {
+        (Some(factor), _) => {
+            check_sensitivity(args.spec, args.results, args.data.manifests, factor)
+        }
+        (None, Some(kind)) => super::damage::check_damage(
+            &args.spec,
+            args.results,
+            args.data.manifests,
+            kind,
+            &args.damage_method,
+        ),
+        (None, None) => check(args),
     }
 }
 
@@ -113,17 +135,15 @@ fn check_sensitivity(
 
 /// `dp-repro check`: run what is missing, then compare with the paper and the golden file.
 fn check(args: CheckArgs) -> Result<(), Failure> {
-    use crate::check::{
-        abbreviation_map, compare_golden, compare_reported, epsilon_matches,
-        evaluate_claims_with_leaves, rank_sum_checks, read_curve_points, read_leaf_balance,
-        read_selected, read_tests, render_check, CheckReport,
-    };
+    use crate::check::paper_layer::paper_layer;
+    use crate::check::{abbreviation_map, compare_golden, render_check, CheckError, CheckReport};
     let CheckArgs {
         spec,
         results,
         reps,
         golden,
         bless,
+        no_golden,
         data: DataFlags {
             data_dir,
             manifests,
@@ -172,7 +192,10 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         }
         _ => None,
     };
-    if let Some(p) = golden_to_read.filter(|p| !bless && !p.exists()) {
+    if let Some(p) = golden_to_read
+        .clone()
+        .filter(|p| !bless && !no_golden && !p.exists())
+    {
         return Err(bad_input(anyhow!(
             "golden file {} not found; nothing was run. Bless one after a run you trust \
              (`dp-repro check SPEC --bless`), or name another with --golden FILE",
@@ -202,26 +225,15 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         summary.reused,
         out.display()
     );
-    let selected = read_selected(&out.join("selected.csv")).map_err(failed)?;
-    let tests = read_tests(&out.join("tests.csv")).map_err(failed)?;
     let spec_dir = spec.parent().unwrap_or(Path::new("."));
-    let lower = exp.lower_is_better();
-    let (cells, epsilon_matches, rank_sums) = match &exp.reported {
-        Some((r, dir)) => {
-            let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
-            (
-                compare_reported(r, dir, &selected, &abbreviations).map_err(bad_input)?,
-                epsilon_matches(r, dir, &selected, &abbreviations).map_err(bad_input)?,
-                rank_sum_checks(r, dir, &exp, &selected).map_err(bad_input)?,
-            )
-        }
-        None => (Vec::new(), Vec::new(), Vec::new()),
-    };
-    let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
-    let leaves = read_leaf_balance(&out.join("figures")).map_err(failed)?;
-    let claims =
-        evaluate_claims_with_leaves(&exp.claims, &selected, &tests, &curves, &leaves, lower);
+    let abbreviations = abbreviation_map(&list_manifests(&dirs).map_err(bad_input)?);
+    let spreads = golden_to_read.as_deref().filter(|p| p.is_file());
+    let paper = paper_layer(&exp, &out, &abbreviations, spreads).map_err(|e| match e {
+        CheckError::Table(_) | CheckError::Read { .. } => failed(e),
+        e => bad_input(e),
+    })?;
     let (golden_path, tolerance) = match (golden, &exp.spec.golden) {
+        _ if no_golden => (None, 0.0),
         (Some(p), g) => (Some(p), g.as_ref().map_or(0.0, |g| g.relative_tolerance)),
         // The spec's golden file holds the spec's repetition count.
         (None, Some(_)) if exp.repetitions != exp.spec.repetitions && !bless => {
@@ -271,21 +283,26 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
             Some(verdict)
         }
     };
+    let mut readings: Vec<String> = exp
+        .reported
+        .iter()
+        .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
+        .collect();
+    readings.extend(paper.readings);
     let report = CheckReport {
-        cells,
-        claims,
+        cells: paper.cells,
+        claims: paper.claims,
         golden,
-        epsilon_matches,
-        rank_sums,
+        epsilon_matches: paper.epsilon_matches,
+        rank_sums: paper.rank_sums,
+        suspects: paper.suspects,
+        anchors: paper.anchors,
+        golden_left_out: no_golden,
         audit,
         budgets: crate::check::budget::table_budgets(&exp, ledger_rows.as_deref()),
         provisional: (exp.repetitions < exp.spec.repetitions)
             .then_some((exp.repetitions, exp.spec.repetitions)),
-        readings: exp
-            .reported
-            .iter()
-            .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
-            .collect(),
+        readings,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;

@@ -6,6 +6,7 @@
 mod audit;
 mod bench;
 mod check;
+mod damage;
 mod data;
 mod failure;
 mod inputs;

@@ -24,7 +24,7 @@ mod units;
 
 pub use merge::merge;
 pub use output::{check_output_folder, OutputFolder, OutputFolderError};
-pub use results::{read_runs, RunRow, RUNS_HEADER};
+pub use results::{read_runs, rewrite_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
 pub use point::{tuning_data, validation_score, TuningData};

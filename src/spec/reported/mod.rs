@@ -9,7 +9,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+mod anchor;
 mod tolerance;
+
+pub use anchor::Anchor;
 
 pub use tolerance::{Band, KnownDeviation, Tolerance};
 
@@ -104,6 +107,9 @@ pub struct ReportedSpec {
     /// being left out silently (DiPriMe's Flight, HIGGS and PUC-Rio).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_available: Vec<NotAvailable>,
+    /// Baselines whose absolute metric anchors a table of ratios ([`Anchor`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anchors: Vec<Anchor>,
 }
 
 /// `reported.epsilon_reading`: the ε of each reported table, read rather than printed.
@@ -194,6 +200,7 @@ impl ReportedSpec {
             datasets: BTreeMap::new(),
             epsilon_reading: None,
             not_available: Vec::new(),
+            anchors: Vec::new(),
         }
     }
 
@@ -278,6 +285,14 @@ impl ReportedSpec {
                 "reported.epsilon_column".into(),
                 "an empty column name (epsilon_column or halfwidth_column); name a column of the files or omit the field",
             ));
+        }
+        for (i, a) in self.anchors.iter().enumerate() {
+            if a.method.trim().is_empty() || a.reason.trim().is_empty() {
+                return Err(invalid(
+                    format!("reported.anchors[{i}]"),
+                    "needs a `method` (our label of the baseline) and a `reason` (why the other paper's value stands for ours, with the measured gap)",
+                ));
+            }
         }
         for (i, n) in self.not_available.iter().enumerate() {
             if n.datasets.is_empty() || n.reason.trim().is_empty() {
