@@ -22,8 +22,8 @@ fn rows(out: &str) -> Vec<(String, bool, String)> {
 }
 
 /// Runs `spec` into a temporary folder, then `--sensitivity` at `factor`; returns the rows.
-fn sensitivity(spec: &str, files: &[&str], factor: &str) -> Option<Vec<(String, bool, String)>> {
-    let data = common::real_data(files)?;
+fn sensitivity(spec: &str, factor: &str) -> Option<Vec<(String, bool, String)>> {
+    let data = common::real_data(common::ci_spec_data(spec))?;
     let tmp = tempfile::tempdir().unwrap();
     let results = tmp.path().join("results");
     let r = results.to_str().unwrap();
@@ -42,8 +42,8 @@ fn sensitivity(spec: &str, files: &[&str], factor: &str) -> Option<Vec<(String, 
 /// Every method is detected at 1.2×, or its note names the paper's printed spread as
 /// what hides it (with the factor it can resolve); at 1.01× no method with a relative
 /// tolerance of 15 % or more can be seen, so the same table must say "no" somewhere.
-fn assert_detects(spec: &str, files: &[&str]) {
-    let Some(at_12) = sensitivity(spec, files, "1.2") else {
+fn assert_detects(spec: &str) {
+    let Some(at_12) = sensitivity(spec, "1.2") else {
         return;
     };
     for (m, detected, note) in &at_12 {
@@ -52,7 +52,7 @@ fn assert_detects(spec: &str, files: &[&str]) {
             "{spec}: {m} not detected at 1.2× and not explained by the paper's spread: {note}"
         );
     }
-    let at_101 = sensitivity(spec, files, "1.01").unwrap();
+    let at_101 = sensitivity(spec, "1.01").unwrap();
     assert!(
         at_101.iter().any(|(_, detected, _)| !detected),
         "{spec}: every method 'detected' at 1.01×, below the tolerance: {at_101:?}"
@@ -61,32 +61,15 @@ fn assert_detects(spec: &str, files: &[&str]) {
 
 #[test]
 fn the_histoftree_ci_spec_sees_every_method_at_1_2() {
-    assert_detects(
-        "specs/ci-histoftree.yaml",
-        &["fish.csv", "aquatic.csv", "redwine.csv"],
-    );
+    assert_detects("specs/ci-histoftree.yaml");
 }
 
 #[test]
 fn the_lpct_ci_spec_sees_every_method_at_1_2() {
-    assert_detects(
-        "specs/ci-lpct.yaml",
-        &[
-            "anonymity.csv",
-            "diabetes_pub.csv",
-            "diabetes_pri.csv",
-            "employ.csv",
-            "rice.csv",
-            "election.csv",
-            "employee.csv",
-        ],
-    );
+    assert_detects("specs/ci-lpct.yaml");
 }
 
 #[test]
 fn the_diprime_ci_spec_sees_every_method_or_names_the_papers_spread() {
-    assert_detects(
-        "specs/ci-diprime.yaml",
-        &["parkinsons.csv", "appliances.csv"],
-    );
+    assert_detects("specs/ci-diprime.yaml");
 }

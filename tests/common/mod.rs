@@ -134,6 +134,24 @@ pub fn real_data(files: &[&str]) -> Option<PathBuf> {
     }
 }
 
+/// The data files a paper's CI spec (`specs/ci-*.yaml`) reads, for [`real_data`].
+pub fn ci_spec_data(spec: &str) -> &'static [&'static str] {
+    match spec {
+        "specs/ci-lpct.yaml" => &[
+            "anonymity.csv",
+            "diabetes_pub.csv",
+            "diabetes_pri.csv",
+            "employ.csv",
+            "rice.csv",
+            "election.csv",
+            "employee.csv",
+        ],
+        "specs/ci-histoftree.yaml" => &["fish.csv", "aquatic.csv", "redwine.csv"],
+        "specs/ci-diprime.yaml" => &["parkinsons.csv", "appliances.csv"],
+        _ => panic!("{spec}: not a CI spec with listed data files"),
+    }
+}
+
 /// A paper's table in `specs/reported/` (e.g. `lpct_table2.csv`); they ship with the
 /// repository, so a missing one is a failure.
 pub fn reported_file(name: &str) -> Option<PathBuf> {
