@@ -89,3 +89,41 @@ fn the_repair_hint_keeps_the_folders_repetition_count() {
         "the folder grew"
     );
 }
+
+/// The paper layer and the golden file are judged apart: a golden file that disagrees
+/// turns the golden verdict red and the paper verdict stays green; `--no-golden` leaves
+/// the golden out of the exit code and says so.
+#[test]
+fn the_golden_verdict_stands_apart_and_can_be_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("r.csv"),
+        "dataset,method,epsilon,value\nsine,LPDT-M,1,1.5\n",
+    )
+    .unwrap();
+    let text = "name: apart\nseed: 3\nrepetitions: 4\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}\nepsilons: [1]\nmethods:\n  - {method: LPDT-M, params: {depth: 2, min_leaf: 5, rho: 0.5}}\nreported: {files: [r.csv], dataset_names: name, tolerance: {relative: 100}}\ngolden: {file: g.csv}\n";
+    std::fs::write(tmp.path().join("s.yaml"), text).unwrap();
+    let (spec, out) = (tmp.path().join("s.yaml"), tmp.path().join("out"));
+    // No golden file yet: refused before anything runs, unless it is left out.
+    let (code, _, err) = common::into_folder(tmp.path(), "check", &spec, &out, &[]);
+    assert_eq!(code, 2, "{err}");
+    let (code, stdout, err) =
+        common::into_folder(tmp.path(), "check", &spec, &out, &["--no-golden"]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("paper PASS; golden left out"), "{stdout}");
+    // A golden file whose numbers differ: golden red, paper green, exit 1.
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut lines: Vec<String> = summary.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let mean = header.iter().position(|c| *c == "mean").unwrap();
+    let mut f: Vec<String> = lines[1].split(',').map(str::to_string).collect();
+    f[mean] = format!("{}", f[mean].parse::<f64>().unwrap() * 1.01);
+    lines[1] = f.join(",");
+    std::fs::write(tmp.path().join("g.csv"), lines.join("\n") + "\n").unwrap();
+    let (code, stdout, err) = common::into_folder(tmp.path(), "check", &spec, &out, &[]);
+    assert_eq!(code, 1, "{stdout}{err}");
+    assert!(stdout.contains("paper PASS; golden REGRESSION"), "{stdout}");
+    let (code, stdout, err) =
+        common::into_folder(tmp.path(), "check", &spec, &out, &["--no-golden"]);
+    assert_eq!(code, 0, "{stdout}{err}");
+}

@@ -158,3 +158,59 @@ fn cell_key(r: &RunRow) -> (String, String, String, Option<u64>) {
         r.epsilon.map(f64::to_bits),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(method: &str, epsilon: Option<f64>, repetition: usize, value: f64) -> RunRow {
+        RunRow {
+            task: format!("{method}{epsilon:?}{repetition}"),
+            dataset: "d".into(),
+            method: method.into(),
+            params: "p".into(),
+            epsilon,
+            repetition,
+            metric: "mse".into(),
+            value,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn each_damage_changes_what_it_names_and_nothing_else() {
+        let rows = vec![
+            row("A", Some(1.0), 1, 4.0),
+            row("A", Some(1.0), 2, 5.0),
+            row("A", Some(2.0), 1, 2.0),
+            row("A", Some(2.0), 2, 3.0),
+            row("B", None, 1, 1.0),
+            row("B", None, 2, 1.5),
+        ];
+        let values = |d: Damage| {
+            let mut r = rows.clone();
+            d.apply(&mut r, true);
+            r.iter()
+                .map(|r| (r.method.clone(), r.value))
+                .collect::<Vec<_>>()
+        };
+        let v = values(Damage::RepetitionTimes20 { method: "A".into() });
+        assert_eq!(v[0].1, 80.0);
+        assert_eq!((v[1].1, v[2].1, v[4].1), (5.0, 40.0, 1.0));
+        let v = values(Damage::RepetitionCopied);
+        assert_eq!((v[1].1, v[3].1, v[5].1), (4.0, 2.0, 1.0));
+        let v = values(Damage::EpsilonShift { method: "A".into() });
+        assert_eq!((v[0].1, v[1].1, v[2].1, v[3].1), (2.0, 3.0, 2.0, 3.0));
+        let v = values(Damage::Flip {
+            a: "A".into(),
+            b: "B".into(),
+        });
+        assert_eq!((v[0].0.as_str(), v[4].0.as_str()), ("B", "A"));
+        // An accuracy's error is scaled, and the accuracy stays in [0, 1].
+        let mut acc = vec![row("A", Some(1.0), 1, 0.9), row("A", Some(1.0), 2, 0.5)];
+        Damage::Scale { factor: 1.1 }.apply(&mut acc, false);
+        assert!((acc[0].value - 0.89).abs() < 1e-12);
+        Damage::RepetitionTimes20 { method: "A".into() }.apply(&mut acc, false);
+        assert_eq!(acc[0].value, 0.0);
+    }
+}

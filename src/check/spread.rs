@@ -167,3 +167,75 @@ pub fn suspects(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(std: f64, reps: usize) -> SelectedRow {
+        SelectedRow {
+            dataset: "abalone".into(),
+            method: "LPDT-M".into(),
+            epsilon: Some(2.0),
+            mean: 5.0,
+            std,
+            median: 5.0,
+            reps,
+            params: "depth=2".into(),
+        }
+    }
+
+    #[test]
+    fn a_spread_wider_than_the_goldens_is_capped_and_a_narrower_one_kept() {
+        let golden: HashMap<String, (f64, usize)> =
+            [(row_key("abalone", "LPDT-M", "2", "depth=2"), (0.4, 20))].into();
+        let (rows, n) = cap_by_golden(&[row(4.0, 20)], &golden);
+        assert_eq!((n, rows[0].std), (1, 0.6000000000000001));
+        let (rows, n) = cap_by_golden(&[row(0.5, 20)], &golden);
+        assert_eq!((n, rows[0].std), (0, 0.5));
+        // Another repetition count: not the same cell's spread, left alone.
+        let (rows, n) = cap_by_golden(&[row(4.0, 10)], &golden);
+        assert_eq!((n, rows[0].std), (0, 4.0));
+    }
+
+    fn repetitions(values: &[f64]) -> (SelectedRow, Repetitions) {
+        let r = row(1.0, values.len());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.csv");
+        let mut text = format!("{}\n", crate::run::RUNS_HEADER);
+        for (i, v) in values.iter().enumerate() {
+            text.push_str(&format!(
+                "t{i},abalone,LPDT-M,depth=2,2,{},mse,{v},0.1\n",
+                i + 1
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        let reps = Repetitions::read(&path, std::slice::from_ref(&r)).unwrap();
+        (r, reps)
+    }
+
+    #[test]
+    fn a_repetition_far_beyond_its_cells_spread_is_suspect_and_an_honest_tail_is_not() {
+        let tight = [5.0, 5.2, 4.9, 5.1, 5.0, 4.8, 5.3, 5.1];
+        let (r, reps) = repetitions(&tight);
+        assert!(suspects(std::slice::from_ref(&r), &reps, true).is_empty());
+        // Repetition 1 × 20.
+        let mut damaged = tight;
+        damaged[0] *= 20.0;
+        let (r, reps) = repetitions(&damaged);
+        let s = suspects(std::slice::from_ref(&r), &reps, true);
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].repetition, s[0].task.as_str()), (1, "t0"));
+        // A wide honest spread (a histogram at small ε): a value 8 times the median is
+        // inside it.
+        let wide = [1.0, 3.0, 0.5, 8.0, 2.0, 0.7, 1.5, 4.0];
+        let (r, reps) = repetitions(&wide);
+        assert!(suspects(std::slice::from_ref(&r), &reps, true).is_empty());
+        // A negative MSE is impossible, however close.
+        let mut negative = tight;
+        negative[3] = -0.1;
+        let (r, reps) = repetitions(&negative);
+        let s = suspects(std::slice::from_ref(&r), &reps, true);
+        assert!(s.len() == 1 && s[0].reason.contains("outside the metric's range"));
+    }
+}

@@ -180,9 +180,11 @@ fn damages(
                         a: a.clone(),
                         b: b.clone(),
                     }),
-                    _ if kind == "flip" => return Err(bad_input(anyhow!(
+                    _ if kind == "flip" => {
+                        return Err(bad_input(anyhow!(
                         "--damage flip needs two methods: pass --damage-method A --damage-method B"
-                    ))),
+                    )))
+                    }
                     _ => {}
                 }
             }

@@ -134,9 +134,25 @@ pub fn real_data(files: &[&str]) -> Option<PathBuf> {
     }
 }
 
-/// The data files a paper's CI spec (`specs/ci-*.yaml`) reads, for [`real_data`].
+/// The data files a paper's CI spec (`specs/ci.yaml`, `specs/ci-*.yaml`) reads, for [`real_data`].
 pub fn ci_spec_data(spec: &str) -> &'static [&'static str] {
     match spec {
+        "specs/ci.yaml" => &[
+            "abalone.csv",
+            "airfoil.csv",
+            "algerian.csv",
+            "aquatic.csv",
+            "building.csv",
+            "cbm.csv",
+            "ccpp.csv",
+            "concrete.csv",
+            "cpusmall.csv",
+            "fish.csv",
+            "housing.csv",
+            "music.csv",
+            "redwine.csv",
+            "whitewine.csv",
+        ],
         "specs/ci-lpct.yaml" => &[
             "anonymity.csv",
             "diabetes_pub.csv",
