@@ -1251,6 +1251,9 @@ fn sample_report() -> CheckReport {
         budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
+        suspects: Vec::new(),
+        anchors: Vec::new(),
+        golden_left_out: false,
     }
 }
 
@@ -1489,6 +1492,9 @@ claims:
         budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
+        suspects: Vec::new(),
+        anchors: Vec::new(),
+        golden_left_out: false,
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -22,24 +22,6 @@ use std::time::{Duration, Instant};
 /// Set to `1` to fail, instead of skip, where Slurm is not installed.
 const REQUIRE_ENV: &str = "DP_REPRO_REQUIRE_SLURM";
 
-/// The data files `specs/ci.yaml` reads.
-const CI_FILES: [&str; 14] = [
-    "abalone.csv",
-    "airfoil.csv",
-    "algerian.csv",
-    "aquatic.csv",
-    "building.csv",
-    "cbm.csv",
-    "ccpp.csv",
-    "concrete.csv",
-    "cpusmall.csv",
-    "fish.csv",
-    "housing.csv",
-    "music.csv",
-    "redwine.csv",
-    "whitewine.csv",
-];
-
 /// The outputs `merge` renders that must equal the single run's (runs.csv differs in its
 /// row order and wall times; run.json in its shard and times).
 const OUTPUTS: [&str; 5] = [
@@ -294,7 +276,7 @@ fn a_job_array_of_shards_and_its_merge_job_equal_one_run() {
     if !slurm_installed() {
         return;
     }
-    let Some(data) = common::real_data(&CI_FILES) else {
+    let Some(data) = common::real_data(common::ci_spec_data("specs/ci.yaml")) else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
