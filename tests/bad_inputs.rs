@@ -1,5 +1,6 @@
 //! Bad inputs answered before anything runs (issue 44, items 5 and 6): each case exits 2,
-//! names the field or flag and the fix, and computes nothing — no results folder appears.
+//! names the field or flag and the fix, and computes nothing — no results folder appears
+//! and no other file changes.
 
 mod common;
 
@@ -16,8 +17,9 @@ fn spec(dir: &Path, extra: &str) -> std::path::PathBuf {
 }
 
 /// Runs `args` (the spec path replaced for `SPEC`) from `dir`; the results folder is
-/// `dir/out`, which must not appear.
+/// `dir/out`, which must not appear, and no file under `dir` may change.
 fn refused(dir: &Path, args: &[&str]) -> String {
+    let before = common::snapshot(dir);
     let out = dir.join("out");
     let spec = dir.join("bad.yaml");
     let mut all: Vec<&str> = args
@@ -41,6 +43,11 @@ fn refused(dir: &Path, args: &[&str]) -> String {
     let (code, _, err) = common::dp_repro_in(dir, &all);
     assert_eq!(code, 2, "{args:?}: {err}");
     assert!(!out.exists(), "{args:?}: a results folder was created");
+    assert_eq!(
+        common::snapshot(dir),
+        before,
+        "{args:?}: files changed beside the results folder"
+    );
     err
 }
 
@@ -147,4 +154,30 @@ fn a_public_grown_partition_without_public_rows_is_refused() {
         err.contains("`sine` has no public rows") && err.contains("public share"),
         "{err}"
     );
+}
+
+/// A spec whose anchors hold aliases of anchors that hold aliases (`&a1 [*a0, *a0, …]`
+/// eleven levels deep, nine copies each): a few lines that expand to 9¹² values, refused
+/// as an alias bomb naming the file, the first line that uses an alias and the fix.
+#[test]
+fn an_alias_bomb_is_named_with_its_first_alias() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut bomb = String::from(
+        "  - method: DT\n    params:\n      max_depth: 2\n      a0: &a0 [x, x, x, x, x, x, x, x, x]\n",
+    );
+    for i in 1..12 {
+        let copies = vec![format!("*a{}", i - 1); 9].join(", ");
+        bomb.push_str(&format!("      a{i}: &a{i} [{copies}]\n"));
+    }
+    spec(tmp.path(), &bomb);
+    for args in [&["validate", "SPEC"][..], &["run", "SPEC"]] {
+        let err = refused(tmp.path(), args);
+        assert!(err.contains("bad.yaml: line 14"), "{args:?}: {err}");
+        assert!(
+            err.contains("`*a0`") && err.contains("alias bomb"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("write the repeated values out"), "{err}");
+        assert!(!err.contains("repetition limit"), "{err}");
+    }
 }
