@@ -181,3 +181,50 @@ fn an_alias_bomb_is_named_with_its_first_alias() {
         assert!(!err.contains("repetition limit"), "{err}");
     }
 }
+
+/// A manifest `toy` in `dir/ds/toy.yaml`, with `edit` applied to its text, and a spec
+/// `bad.yaml` that uses it.
+fn spec_with_manifest(dir: &Path, edit: impl Fn(&str) -> String) {
+    let manifest = "name: toy\nfile: toy.csv\ntask: regression\nlabel_column: 0\n\
+        has_header: false\nsha256: 0000000000000000000000000000000000000000000000000000000000000000\n\
+        n_rows: 3\nn_features: 2\nsource: {repository: a/b, commit: c, path: p.csv}\n";
+    std::fs::create_dir_all(dir.join("ds")).unwrap();
+    std::fs::write(dir.join("ds/toy.yaml"), edit(manifest)).unwrap();
+    std::fs::write(
+        dir.join("bad.yaml"),
+        "name: bad\nseed: 1\nrepetitions: 2\ndatasets: [toy]\nepsilons: [1]\nmethods:\n  - {method: DT, params: {max_depth: 2}}\n",
+    )
+    .unwrap();
+}
+
+/// A broken data-set manifest is explained like a broken spec: the manifest file, line
+/// and column, the field, in plain words (no Rust type name, no list of fields for a
+/// mistake that is not about a field).
+#[test]
+fn a_broken_manifest_is_named_like_a_broken_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = ["run", "SPEC", "--manifests", "ds"];
+    spec_with_manifest(tmp.path(), |m| m.replace("n_rows: 3", "n_rowz: 3"));
+    let err = refused(tmp.path(), &run);
+    assert!(err.contains("toy.yaml: line 7, column 1"), "{err}");
+    assert!(
+        err.contains("unknown field `n_rowz` (did you mean `n_rows`?)"),
+        "{err}"
+    );
+    spec_with_manifest(tmp.path(), |m| m.replace("n_rows: 3", "n_rows: three"));
+    let err = refused(tmp.path(), &run);
+    assert!(err.contains("toy.yaml: line 7, column 9"), "{err}");
+    assert!(
+        err.contains("n_rows") && err.contains("a whole number >= 0"),
+        "{err}"
+    );
+    assert!(!err.contains("usize"), "{err}");
+    spec_with_manifest(tmp.path(), |m| m.replace("n_rows: 3", "\tn_rows: 3"));
+    let err = refused(tmp.path(), &run);
+    assert!(err.contains("toy.yaml: line 7, column 1"), "{err}");
+    assert!(
+        err.contains("tab character") && err.contains("replace the tab with spaces"),
+        "{err}"
+    );
+    assert!(!err.contains("valid fields"), "{err}");
+}
