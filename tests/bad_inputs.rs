@@ -228,3 +228,39 @@ fn a_broken_manifest_is_named_like_a_broken_spec() {
     );
     assert!(!err.contains("valid fields"), "{err}");
 }
+
+/// `--out` / `--results` naming a symbolic link that loops or points nowhere: said in
+/// those words, with the fix, instead of the system's "File exists".
+#[cfg(unix)]
+#[test]
+fn an_output_folder_that_is_a_looping_or_dangling_link_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    spec(tmp.path(), "");
+    let out = tmp.path().join("out");
+    std::os::unix::fs::symlink("out", &out).unwrap();
+    for args in [&["run", "SPEC"][..], &["check", "SPEC", "--quiet"]] {
+        let err = refused(tmp.path(), args);
+        assert!(
+            err.contains("symbolic link") && err.contains("loops"),
+            "{args:?}: {err}"
+        );
+        let flag = if args[0] == "run" {
+            "--out"
+        } else {
+            "--results"
+        };
+        assert!(
+            err.contains(&format!("another folder with {flag}")),
+            "{err}"
+        );
+        assert!(!err.contains("os error"), "{err}");
+    }
+    std::fs::remove_file(&out).unwrap();
+    std::os::unix::fs::symlink("nowhere", &out).unwrap();
+    let err = refused(tmp.path(), &["run", "SPEC"]);
+    assert!(
+        err.contains("symbolic link") && err.contains("`nowhere`, which does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains("os error"), "{err}");
+}

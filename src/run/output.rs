@@ -34,13 +34,33 @@ fn writable(dir: &Path) -> Result<(), std::io::Error> {
     std::fs::remove_file(&probe)
 }
 
+/// Why `path` is a symbolic link that leads nowhere, if it is one: it loops (following
+/// it comes back to a link already followed) or its target does not exist.
+fn unresolved_link(path: &Path) -> Option<String> {
+    let target = std::fs::read_link(path).ok()?;
+    match std::fs::metadata(path) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "is a symbolic link that does not resolve: it points to `{}`, which does not \
+             exist (create that folder first, or remove the link)",
+            target.display()
+        )),
+        Err(_) => Some(format!(
+            "is a symbolic link that loops: it points to `{}`, and following the links \
+             comes back to a link already followed, never to a folder",
+            target.display()
+        )),
+    }
+}
+
 /// Checks that `out` can be used as an output folder, without creating it: an existing
 /// `out` must be a folder in which files can be created; a missing one must lie under an
 /// existing folder in which it can be created.
 ///
 /// # Errors
 /// [`OutputFolderError`] saying that `out` (or the ancestor in the way) is not a folder,
-/// or that it cannot be written, with the system's reason.
+/// is a symbolic link that loops or points nowhere, or cannot be written, with the
+/// system's reason.
 pub fn check_output_folder(out: &Path) -> Result<(), OutputFolderError> {
     let fail = |reason: String| OutputFolderError {
         path: out.to_path_buf(),
@@ -49,6 +69,13 @@ pub fn check_output_folder(out: &Path) -> Result<(), OutputFolderError> {
     // The nearest ancestor that exists (the folder itself when it exists).
     let mut existing = out;
     while !existing.as_os_str().is_empty() && !existing.exists() {
+        if let Some(why) = unresolved_link(existing) {
+            return Err(fail(if existing == out {
+                format!("it {why}")
+            } else {
+                format!("`{}` {why}", existing.display())
+            }));
+        }
         existing = existing.parent().unwrap_or(Path::new(""));
     }
     let (existing, shown) = if existing.as_os_str().is_empty() {
