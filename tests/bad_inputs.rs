@@ -264,3 +264,35 @@ fn an_output_folder_that_is_a_looping_or_dangling_link_is_named() {
     );
     assert!(!err.contains("os error"), "{err}");
 }
+
+/// `dp-repro table` on a results folder it cannot write into: the advice is what `table`
+/// can do (it has no `--out`), and nothing changes. Skipped, with a note, for a user the
+/// system lets write into read-only folders (root).
+#[cfg(unix)]
+#[test]
+fn table_on_a_read_only_folder_gives_advice_table_can_follow() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = spec(tmp.path(), "");
+    let res = tmp.path().join("res");
+    let (code, _, err) = common::into_folder(tmp.path(), "run", &path, &res, &[]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::set_permissions(&res, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(res.join("probe"), "").is_ok() {
+        std::fs::remove_file(res.join("probe")).unwrap();
+        std::fs::set_permissions(&res, std::fs::Permissions::from_mode(0o755)).unwrap();
+        eprintln!("skipped: this user may write into read-only folders");
+        return;
+    }
+    let before = common::snapshot(tmp.path());
+    let (code, _, err) = common::dp_repro_in(tmp.path(), &["table", res.to_str().unwrap()]);
+    std::fs::set_permissions(&res, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot write into it"), "{err}");
+    assert!(!err.contains("choose another folder with --out"), "{err}");
+    assert!(
+        err.contains("make the folder writable") && err.contains("copy it"),
+        "{err}"
+    );
+    assert_eq!(common::snapshot(tmp.path()), before, "files changed");
+}
