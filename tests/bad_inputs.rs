@@ -296,3 +296,47 @@ fn table_on_a_read_only_folder_gives_advice_table_can_follow() {
     );
     assert_eq!(common::snapshot(tmp.path()), before, "files changed");
 }
+
+/// A method file (a composition) or a claims file with a value of the wrong shape: the
+/// field and the fix in words, without the Rust names of the types behind them.
+#[test]
+fn method_and_claims_files_name_no_rust_types() {
+    let tmp = tempfile::tempdir().unwrap();
+    let method = "name: X\ndescription: y\npartition: {rule: cart, grown_on: public}\n\
+        cell_mechanism: randomized_response\nlabel_mechanism: laplace\nestimator: ratio\nbudget: rho\n";
+    let path = tmp.path().join("bad.yaml");
+    for (from, to, said) in [
+        (
+            "partition: {rule: cart, grown_on: public}",
+            "partition: [1]",
+            "a mapping of fields",
+        ),
+        ("budget: rho", "budget: rhoo", "none of the forms"),
+        (
+            "cell_mechanism: randomized_response",
+            "cell_mechanism: randomized_respons",
+            "did you mean `randomized_response`?",
+        ),
+    ] {
+        std::fs::write(&path, method.replace(from, to)).unwrap();
+        let err = refused(tmp.path(), &["validate", "SPEC"]);
+        assert!(
+            err.contains("bad.yaml") && err.contains(said),
+            "{to}: {err}"
+        );
+        assert!(
+            !err.contains("struct") && !err.contains("enum"),
+            "{to}: {err}"
+        );
+    }
+    spec(tmp.path(), "claims: claims.yaml\n");
+    std::fs::write(
+        tmp.path().join("claims.yaml"),
+        "- {claim: better, method: DT, than: LPDT-M, at_least: 1}\n- 5\n",
+    )
+    .unwrap();
+    let err = refused(tmp.path(), &["validate", "SPEC"]);
+    assert!(err.contains("claims.yaml: line 2"), "{err}");
+    assert!(err.contains("a mapping of fields"), "{err}");
+    assert!(!err.contains("enum"), "{err}");
+}

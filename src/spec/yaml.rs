@@ -160,7 +160,9 @@ fn alias_bomb(text: &str) -> (usize, usize, String) {
 /// serde's Rust type names in `message` put in words a spec's author knows: `expected
 /// struct Spec` → a spec (a mapping of fields), `expected struct …` → a mapping of fields,
 /// `expected u64`/`usize`/`u32` → a whole number ≥ 0, `expected i64` → a whole number,
-/// `expected f64` → a number, `expected enum …` → one of the names the field takes.
+/// `expected f64` → a number, `expected enum …` → one of the names the field takes,
+/// `expected internally tagged enum …` → a mapping of fields, and
+/// `data did not match any variant of untagged enum …` → none of the field's forms.
 pub fn plain_types(message: &str) -> String {
     const WORDS: [(&str, &str); 5] = [
         ("usize", "a whole number >= 0"),
@@ -169,10 +171,23 @@ pub fn plain_types(message: &str) -> String {
         ("i64", "a whole number"),
         ("f64", "a number"),
     ];
-    let mut out = message.replace(
-        "expected struct Spec",
-        "expected a spec: a mapping of fields (name:, datasets:, methods:, …)",
-    );
+    let mut out = message
+        .replace(
+            "expected struct Spec",
+            "expected a spec: a mapping of fields (name:, datasets:, methods:, …)",
+        )
+        .replace("expected internally tagged enum ", "expected struct ");
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    if let Some(i) = out.find(UNTAGGED) {
+        let name = i + UNTAGGED.len();
+        let end = out[name..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(out.len(), |j| name + j);
+        out.replace_range(
+            i..end,
+            "the value has none of the forms this field takes (see its description)",
+        );
+    }
     for (rust, words) in WORDS {
         out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
     }
@@ -359,6 +374,14 @@ mod tests {
         assert_eq!(
             plain_types("invalid value, expected enum Selection"),
             "invalid value, expected one of the names this field takes"
+        );
+        assert_eq!(
+            plain_types(".[1]: invalid type: integer `5`, expected internally tagged enum Claim"),
+            ".[1]: invalid type: integer `5`, expected a mapping of fields"
+        );
+        assert_eq!(
+            plain_types("data did not match any variant of untagged enum BudgetBlock"),
+            "the value has none of the forms this field takes (see its description)"
         );
         assert_eq!(plain_types("no type here"), "no type here");
     }
