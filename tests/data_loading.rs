@@ -262,7 +262,7 @@ fn malformed_manifest_yaml_gives_line_and_column() {
         DataError::ManifestYaml { line, column, .. } => {
             let (l, c) = (line.expect("line"), column.expect("column"));
             assert!(
-                msg.starts_with(&format!("{}:{l}:{c}:", path.display())),
+                msg.starts_with(&format!("{}: line {l}, column {c}:", path.display())),
                 "{msg}"
             );
         }
@@ -277,8 +277,14 @@ fn malformed_manifest_yaml_gives_line_and_column() {
         .replace("n_rows: 3", "n_rows: three");
     fs::write(&p2, text).unwrap();
     let msg = load_manifest(&p2).unwrap_err().to_string();
-    assert!(msg.starts_with(&format!("{}:8:9:", p2.display())), "{msg}");
-    assert!(msg.contains("n_rows"), "{msg}");
+    assert!(
+        msg.starts_with(&format!("{}: line 8, column 9:", p2.display())),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("n_rows") && msg.contains("a whole number >= 0"),
+        "{msg}"
+    );
 
     // An unknown field names the valid ones.
     let text = fs::read_to_string(&p2)

@@ -28,6 +28,7 @@ pub(super) fn execute(args: TableArgs) -> Result<(), Failure> {
             results_dir.display()
         )));
     }
-    let _lock = crate::run::OutputFolder::lock(&results_dir).map_err(bad_input)?;
+    let _lock =
+        crate::run::OutputFolder::lock(&results_dir).map_err(|e| bad_input(e.for_table()))?;
     render_folder(&results_dir, manifests)
 }

@@ -32,15 +32,6 @@ impl fmt::Display for ColumnRef {
     }
 }
 
-/// Formats an optional `line:column` suffix for YAML errors.
-fn line_col(line: &Option<usize>, column: &Option<usize>) -> String {
-    match (line, column) {
-        (Some(l), Some(c)) => format!(":{l}:{c}"),
-        (Some(l), None) => format!(":{l}"),
-        _ => String::new(),
-    }
-}
-
 /// Formats a list of names for error messages.
 fn names(list: &[String]) -> String {
     if list.is_empty() {
@@ -85,16 +76,13 @@ pub enum DataError {
         source: std::io::Error,
     },
 
-    /// A manifest is not valid YAML, or does not fit the manifest schema (unknown or
-    /// missing field, wrong type). `line`/`column` are 1-based when known.
+    /// A manifest is empty, not valid YAML, or does not fit the manifest schema (unknown
+    /// or missing field, wrong type). `line`/`column` are 1-based when known; `message` is
+    /// in plain words, as a spec's (see [`crate::spec::yaml::explain`]).
     #[error(
-        "{}{}: invalid data-set manifest: {message} (valid fields: name, file, task \
-         (regression|classification), label_column, has_header, sha256, n_rows, n_features, \
-         source {{repository, commit, path}}, missing (error|drop_rows, optional), fetch \
-         {{convert: [crlf_to_lf]}} or {{manual: \"instructions\"}} (optional), paper {{table, \
-         abbreviation, n, d}} or a list of them (optional), note (optional))",
+        "{}: {}{message} (in a data-set manifest; docs/data.md, \"Manifests\", lists its fields)",
         path.display(),
-        line_col(line, column)
+        crate::spec::position(line.unwrap_or(0), column.unwrap_or(0))
     )]
     ManifestYaml {
         /// The manifest file.

@@ -171,21 +171,6 @@ pub struct PaperRef {
     pub d: Option<usize>,
 }
 
-/// Strips serde_yaml's own " at line L column C" suffix (the location is reported
-/// separately as `path:line:column`).
-fn strip_location(msg: &str) -> String {
-    if let Some(idx) = msg.rfind(" at line ") {
-        let tail = &msg[idx + " at line ".len()..];
-        let mut parts = tail.split(" column ");
-        if let (Some(l), Some(c), None) = (parts.next(), parts.next(), parts.next()) {
-            if l.chars().all(|ch| ch.is_ascii_digit()) && c.chars().all(|ch| ch.is_ascii_digit()) {
-                return msg[..idx].to_string();
-            }
-        }
-    }
-    msg.to_string()
-}
-
 /// Checks the values of a parsed manifest (`name` and `file` non-empty, `sha256` 64
 /// lowercase hex digits, label column within the columns, `sensitivity` a permutation of
 /// the feature indices).
@@ -290,21 +275,30 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
 ///
 /// # Errors
 /// [`DataError::Io`] if the file cannot be read; [`DataError::ManifestYaml`] (with the
-/// path and 1-based line:column) if it is not valid YAML or does not fit the schema;
+/// path, the 1-based line and column and a message in plain words, as for a spec: see
+/// [`crate::spec::yaml::explain`]) if it is empty, not valid YAML or does not fit the schema;
 /// [`DataError::ManifestField`] if a value is invalid (e.g. a malformed `sha256`).
 pub fn load_manifest(path: &Path) -> Result<Manifest, DataError> {
     let text = fs::read_to_string(path).map_err(|source| DataError::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    let yaml_error = |line: usize, column: usize, message: String| DataError::ManifestYaml {
+        path: path.to_path_buf(),
+        line: (line > 0).then_some(line),
+        column: (column > 0).then_some(column),
+        message,
+    };
+    if crate::spec::yaml::is_blank(&text) {
+        return Err(yaml_error(
+            0,
+            0,
+            "the file is empty (no YAML content, only blank lines or comments)".into(),
+        ));
+    }
     let m: Manifest = serde_yaml::from_str(&text).map_err(|e| {
-        let loc = e.location();
-        DataError::ManifestYaml {
-            path: path.to_path_buf(),
-            line: loc.as_ref().map(|l| l.line()),
-            column: loc.as_ref().map(|l| l.column()),
-            message: strip_location(&e.to_string()),
-        }
+        let (line, column, message) = crate::spec::yaml::explain(&e, &text);
+        yaml_error(line, column, message)
     })?;
     validate(&m, path)?;
     Ok(m)
@@ -744,11 +738,5 @@ mod tests {
         assert_eq!(names, ["toy", "zed"]);
         assert_eq!(all[0].n_rows, 3);
         assert_eq!(find_manifest("toy", &dirs).unwrap().n_rows, 3);
-    }
-
-    #[test]
-    fn strip_location_only_strips_the_suffix() {
-        assert_eq!(strip_location("bad at line 3 column 7"), "bad");
-        assert_eq!(strip_location("bad at line three"), "bad at line three");
     }
 }

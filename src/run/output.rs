@@ -14,11 +14,26 @@ pub struct OutputFolderError {
     pub reason: String,
 }
 
+/// The advice [`check_output_folder`] ends its reasons with.
+const CHOOSE_ANOTHER: &str = "choose another folder with --out";
+
 impl OutputFolderError {
     /// The same error for a command whose results folder is given by `--results`
     /// (`check`) rather than `--out`: the advice names that flag.
     pub fn for_results_flag(mut self) -> Self {
         self.reason = self.reason.replace("--out", "--results");
+        self
+    }
+
+    /// The same error for `dp-repro table`, which renders a results folder where it is
+    /// and has no `--out`: the advice says what it can do instead.
+    pub fn for_table(mut self) -> Self {
+        self.reason = self.reason.replace(
+            CHOOSE_ANOTHER,
+            "`dp-repro table` writes into the results folder itself (it has no --out): \
+             make the folder writable, or copy it to a folder you can write into and run \
+             `dp-repro table` on the copy",
+        );
         self
     }
 }
@@ -34,21 +49,48 @@ fn writable(dir: &Path) -> Result<(), std::io::Error> {
     std::fs::remove_file(&probe)
 }
 
+/// Why `path` is a symbolic link that leads nowhere, if it is one: it loops (following
+/// it comes back to a link already followed) or its target does not exist.
+fn unresolved_link(path: &Path) -> Option<String> {
+    let target = std::fs::read_link(path).ok()?;
+    match std::fs::metadata(path) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "is a symbolic link that does not resolve: it points to `{}`, which does not \
+             exist (create that folder first, or remove the link)",
+            target.display()
+        )),
+        Err(_) => Some(format!(
+            "is a symbolic link that loops: it points to `{}`, and following the links \
+             comes back to a link already followed, never to a folder",
+            target.display()
+        )),
+    }
+}
+
 /// Checks that `out` can be used as an output folder, without creating it: an existing
 /// `out` must be a folder in which files can be created; a missing one must lie under an
 /// existing folder in which it can be created.
 ///
 /// # Errors
 /// [`OutputFolderError`] saying that `out` (or the ancestor in the way) is not a folder,
-/// or that it cannot be written, with the system's reason.
+/// is a symbolic link that loops or points nowhere, or cannot be written, with the
+/// system's reason.
 pub fn check_output_folder(out: &Path) -> Result<(), OutputFolderError> {
     let fail = |reason: String| OutputFolderError {
         path: out.to_path_buf(),
-        reason: format!("{reason}; choose another folder with --out"),
+        reason: format!("{reason}; {CHOOSE_ANOTHER}"),
     };
     // The nearest ancestor that exists (the folder itself when it exists).
     let mut existing = out;
     while !existing.as_os_str().is_empty() && !existing.exists() {
+        if let Some(why) = unresolved_link(existing) {
+            return Err(fail(if existing == out {
+                format!("it {why}")
+            } else {
+                format!("`{}` {why}", existing.display())
+            }));
+        }
         existing = existing.parent().unwrap_or(Path::new(""));
     }
     let (existing, shown) = if existing.as_os_str().is_empty() {
@@ -417,6 +459,21 @@ pub(crate) fn held_spec(dir: &Path) -> Result<Option<serde_yaml::Value>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_is_not_told_to_use_a_flag_it_lacks() {
+        let e = OutputFolderError {
+            path: PathBuf::from("res"),
+            reason: format!("cannot write into it: denied; {CHOOSE_ANOTHER}"),
+        };
+        let table = e.for_table().to_string();
+        assert!(!table.contains(CHOOSE_ANOTHER), "{table}");
+        assert!(
+            table.contains("make the folder writable")
+                && table.contains("run `dp-repro table` on the copy"),
+            "{table}"
+        );
+    }
 
     #[test]
     fn files_and_paths_under_files_are_not_output_folders() {

@@ -80,8 +80,9 @@ pub enum SpecError {
     },
 }
 
-/// `line L, column C: ` in words, or nothing when the position is unknown (line 0).
-fn position(line: usize, column: usize) -> String {
+/// `line L, column C: ` in words, or nothing when the position is unknown (line 0): how
+/// a YAML file's errors (a spec's, a data-set manifest's) give their position.
+pub(crate) fn position(line: usize, column: usize) -> String {
     match (line, column) {
         (0, _) => String::new(),
         (l, 0) => format!("line {l}: "),

@@ -76,6 +76,9 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
         return (u.line, u.column, u.message);
     }
     let raw = e.to_string();
+    if raw.starts_with("repetition limit exceeded") {
+        return alias_bomb(text);
+    }
     let (problem, context) = match raw.split_once(", while ") {
         Some((p, c)) => (p, Some(c)),
         None => (raw.as_str(), None),
@@ -106,10 +109,60 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
     (pos.0, pos.1, message)
 }
 
+/// The first alias (`*name`) of `text` outside comments and quoted strings: its position
+/// and name. A plain scan of the text, for errors serde_yaml reports without a position.
+fn first_alias(text: &str) -> Option<(Pos, &str)> {
+    let is_name = |c: char| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}');
+    text.lines().enumerate().find_map(|(i, line)| {
+        let mut quote = None;
+        let mut prev = ' ';
+        for (at, c) in line.char_indices() {
+            match (quote, c) {
+                (Some(q), _) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '#') if prev.is_whitespace() => return None,
+                (None, '*') if prev.is_whitespace() || matches!(prev, '[' | '{' | ',') => {
+                    let rest = &line[at + 1..];
+                    let len = rest.find(|c| !is_name(c)).unwrap_or(rest.len());
+                    if len > 0 {
+                        let column = line[..at].chars().count() + 1;
+                        return Some(((i + 1, column), &rest[..len]));
+                    }
+                }
+                _ => {}
+            }
+            prev = c;
+        }
+        None
+    })
+}
+
+/// serde_yaml's "repetition limit exceeded" in words: where the first alias is, why the
+/// file is refused and what to write instead.
+fn alias_bomb(text: &str) -> (usize, usize, String) {
+    let why = "the aliases of this file expand beyond the limit: each alias `*name` repeats \
+               the value of its anchor `&name`, and anchors whose values hold aliases \
+               multiply the copies, so these few lines would stand for an enormous file \
+               (an alias bomb, or a far too deep reuse of anchors)";
+    let fix = "write the repeated values out, or use aliases only of anchors whose values \
+               hold no alias";
+    match first_alias(text) {
+        Some(((line, column), name)) => (
+            line,
+            column,
+            format!("{why}; the first alias is `*{name}` here. Nothing was read: {fix}"),
+        ),
+        None => (0, 0, format!("{why}. Nothing was read: {fix}")),
+    }
+}
+
 /// serde's Rust type names in `message` put in words a spec's author knows: `expected
 /// struct Spec` → a spec (a mapping of fields), `expected struct …` → a mapping of fields,
 /// `expected u64`/`usize`/`u32` → a whole number ≥ 0, `expected i64` → a whole number,
-/// `expected f64` → a number, `expected enum …` → one of the names the field takes.
+/// `expected f64` → a number, `expected enum …` → one of the names the field takes,
+/// `expected internally tagged enum …` → a mapping of fields, and
+/// `data did not match any variant of untagged enum …` → none of the field's forms.
 pub fn plain_types(message: &str) -> String {
     const WORDS: [(&str, &str); 5] = [
         ("usize", "a whole number >= 0"),
@@ -118,10 +171,23 @@ pub fn plain_types(message: &str) -> String {
         ("i64", "a whole number"),
         ("f64", "a number"),
     ];
-    let mut out = message.replace(
-        "expected struct Spec",
-        "expected a spec: a mapping of fields (name:, datasets:, methods:, …)",
-    );
+    let mut out = message
+        .replace(
+            "expected struct Spec",
+            "expected a spec: a mapping of fields (name:, datasets:, methods:, …)",
+        )
+        .replace("expected internally tagged enum ", "expected struct ");
+    const UNTAGGED: &str = "data did not match any variant of untagged enum ";
+    if let Some(i) = out.find(UNTAGGED) {
+        let name = i + UNTAGGED.len();
+        let end = out[name..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(out.len(), |j| name + j);
+        out.replace_range(
+            i..end,
+            "the value has none of the forms this field takes (see its description)",
+        );
+    }
     for (rust, words) in WORDS {
         out = out.replace(&format!("expected {rust}"), &format!("expected {words}"));
     }
@@ -309,6 +375,14 @@ mod tests {
             plain_types("invalid value, expected enum Selection"),
             "invalid value, expected one of the names this field takes"
         );
+        assert_eq!(
+            plain_types(".[1]: invalid type: integer `5`, expected internally tagged enum Claim"),
+            ".[1]: invalid type: integer `5`, expected a mapping of fields"
+        );
+        assert_eq!(
+            plain_types("data did not match any variant of untagged enum BudgetBlock"),
+            "the value has none of the forms this field takes (see its description)"
+        );
         assert_eq!(plain_types("no type here"), "no type here");
     }
 
@@ -356,6 +430,21 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("at line 5"), "{m}");
+    }
+
+    #[test]
+    fn an_alias_bomb_names_its_first_alias() {
+        let mut text =
+            String::from("# not *here\nq: \"*nor here\"\na0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let copies = vec![format!("*a{}", i - 1); 9].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{copies}]\n"));
+        }
+        let (l, c, m) = explain_text(&text);
+        assert_eq!((l, c), (4, 10));
+        assert!(m.contains("`*a0`") && m.contains("alias bomb"), "{m}");
+        assert_eq!(first_alias("a: [1, *b]\n"), Some(((1, 8), "b")));
+        assert_eq!(first_alias("a: 2*3 # *c\n"), None);
     }
 
     #[test]

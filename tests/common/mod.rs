@@ -261,3 +261,32 @@ pub fn into_folder(
     args.extend(extra);
     dp_repro_in(dir, &args)
 }
+
+/// Every entry under `dir` (not following symbolic links) with what it holds: a file's
+/// bytes, a link's target, or nothing for a folder. Two snapshots compare equal iff no
+/// entry was added, removed or changed in between.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut all = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            let held = if kind.is_symlink() {
+                Some(
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                )
+            } else if kind.is_dir() {
+                todo.push(path.clone());
+                None
+            } else {
+                Some(std::fs::read(&path).unwrap())
+            };
+            all.insert(path, held);
+        }
+    }
+    all
+}

@@ -112,18 +112,23 @@ pub const PRESETS: &[(&str, &str)] = &[
 /// composition plus `name` and `description` strings.
 ///
 /// # Errors
-/// A message naming the file and what is wrong (malformed YAML, a missing `name` or
-/// `description`, an unknown or invalid block, as [`Composed::new`] checks it).
+/// A message naming the file and what is wrong in plain words, as for a spec (malformed
+/// YAML, a missing `name` or `description`, an unknown or invalid block, as
+/// [`Composed::new`] checks it).
 pub fn parse_method_file(path: &str, text: &str) -> Result<Composed, String> {
-    let mut map: serde_yaml::Mapping =
-        serde_yaml::from_str(text).map_err(|e| format!("{path}: {e}"))?;
+    use crate::spec::yaml::{explain, plain_types, with_suggestion};
+    let mut map: serde_yaml::Mapping = serde_yaml::from_str(text).map_err(|e| {
+        let (line, column, message) = explain(&e, text);
+        format!("{path}: {}{message}", crate::spec::position(line, column))
+    })?;
     let mut take = |key: &str| match map.remove(key) {
         Some(serde_yaml::Value::String(v)) => Ok(v),
         _ => Err(format!("{path}: a method file needs a `{key}` string")),
     };
     let (name, description) = (take("name")?, take("description")?);
+    // A value carries no position: the message only is put in words.
     let composition: Composition = serde_yaml::from_value(serde_yaml::Value::Mapping(map))
-        .map_err(|e| format!("{path}: {e}"))?;
+        .map_err(|e| format!("{path}: {}", plain_types(&with_suggestion(&e.to_string()))))?;
     Composed::new(&name, &description, composition).map_err(|e| format!("{path}: {e}"))
 }
 
