@@ -1251,6 +1251,7 @@ fn sample_report() -> CheckReport {
         budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
+        epsilon_orders: Vec::new(),
     }
 }
 
@@ -1489,6 +1490,7 @@ claims:
         budgets: Vec::new(),
         provisional: None,
         readings: Vec::new(),
+        epsilon_orders: Vec::new(),
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -32,6 +32,7 @@ pub mod budget;
 pub mod check_csv;
 pub mod claims;
 pub mod epsilon_match;
+pub mod epsilon_order;
 pub mod golden;
 pub mod rank_sums;
 pub mod render;
@@ -53,6 +54,7 @@ pub use crate::spec::reported::{
 };
 pub use check_csv::check_csv;
 pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore};
+pub use epsilon_order::{epsilon_orders, EpsilonPair};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
 pub use render::{quiet_lines, render_check};
@@ -377,6 +379,9 @@ pub struct CheckReport {
     /// Lines stating how the reported values were read (`reported.epsilon_reading`),
     /// printed with the summary.
     pub readings: Vec<String>,
+    /// Error non-increasing in ε: every two consecutive ε of each private method of the
+    /// tables on each data set ([`epsilon_orders`]; empty without tables or with one ε).
+    pub epsilon_orders: Vec<EpsilonPair>,
 }
 
 impl CheckReport {
@@ -384,8 +389,9 @@ impl CheckReport {
     /// [`Verdict::Regression`], a claim that does not hold and has no `known_failure`, a
     /// golden comparison with a changed, missing or extra row, an ε inference that
     /// disagrees with a required stated ε, a rank sum with verdict
-    /// [`Verdict::Regression`], or a privacy audit violation without a known reason
-    /// ([`audit::AuditCheck::regressed`]). `dp-repro check` exits 1
+    /// [`Verdict::Regression`], a privacy audit violation without a known reason
+    /// ([`audit::AuditCheck::regressed`]), or a private method's error that grows with ε
+    /// or repeats itself across ε ([`EpsilonPair`]). `dp-repro check` exits 1
     /// then, 0 otherwise.
     pub fn regressed(&self) -> bool {
         self.compared_nothing()
@@ -398,6 +404,10 @@ impl CheckReport {
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
             || self.audit.as_ref().is_some_and(|a| a.regressed())
+            || self
+                .epsilon_orders
+                .iter()
+                .any(|p| p.verdict == Verdict::Regression)
     }
 }
 

@@ -217,6 +217,13 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         }
         None => (Vec::new(), Vec::new(), Vec::new()),
     };
+    let epsilon_orders = crate::check::epsilon_orders(
+        &crate::check::epsilon_order::table_private_methods(&exp),
+        &selected,
+        &crate::check::repetitions::Repetitions::read(&out.join("runs.csv"), &selected)
+            .map_err(failed)?,
+        lower,
+    );
     let curves = read_curve_points(&out.join("figures")).map_err(failed)?;
     let leaves = read_leaf_balance(&out.join("figures")).map_err(failed)?;
     let claims =
@@ -286,6 +293,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
             .iter()
             .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
             .collect(),
+        epsilon_orders,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;
