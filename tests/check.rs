@@ -1254,6 +1254,7 @@ fn sample_report() -> CheckReport {
         suspects: Vec::new(),
         anchors: Vec::new(),
         golden_left_out: false,
+        epsilon_orders: Vec::new(),
     }
 }
 
@@ -1495,6 +1496,7 @@ claims:
         suspects: Vec::new(),
         anchors: Vec::new(),
         golden_left_out: false,
+        epsilon_orders: Vec::new(),
     };
     assert!(!report.regressed());
     let (md, _) = render_check(&report, "e2e").unwrap();

@@ -9,7 +9,9 @@
 use crate::run::accounting::{epsilon_with_tuning, TuningCharges};
 use crate::run::ledger::LedgerRow;
 use crate::spec::raw::Selection;
+use crate::spec::tables::TableEntry;
 use crate::spec::Experiment;
+use crate::spec::MethodPlan;
 
 /// One method's budget at one ε of one table under one selection mode. ε in nats.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,12 +38,7 @@ pub struct TableBudget {
 pub fn table_budgets(exp: &Experiment, ledger: Option<&[LedgerRow]>) -> Vec<TableBudget> {
     let mut out = Vec::new();
     for t in &exp.spec.tables {
-        let methods: Vec<_> = t
-            .compared_methods()
-            .into_iter()
-            .filter_map(|l| exp.methods.iter().find(|m| m.label == l))
-            .filter(|m| m.method.private())
-            .collect();
+        let methods = private_compared(exp, t);
         for &mode in &exp.selection {
             for &epsilon in &t.epsilons {
                 for m in &methods {
@@ -79,6 +76,15 @@ pub fn table_budgets(exp: &Experiment, ledger: Option<&[LedgerRow]>) -> Vec<Tabl
         }
     }
     out
+}
+
+/// The private methods `t` compares (its columns, in order), as `exp` plans them.
+pub(crate) fn private_compared<'a>(exp: &'a Experiment, t: &TableEntry) -> Vec<&'a MethodPlan> {
+    t.compared_methods()
+        .into_iter()
+        .filter_map(|l| exp.methods.iter().find(|m| m.label == l))
+        .filter(|m| m.method.private())
+        .collect()
 }
 
 /// The larger of two totals, NaN the largest.

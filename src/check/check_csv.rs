@@ -1,7 +1,7 @@
 //! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row (issue
 //! 28, item 3), for pandas or R.
 //!
-//! Columns: `kind` (`cell`, `rank_sum`, `claim`; `anchor`: a ratio table's baseline
+//! Columns: `kind` (`cell`, `rank_sum`, `claim`, `epsilon_order`; `anchor`: a ratio table's baseline
 //! against another paper's absolute value, as a cell; `suspect`: a repetition that cannot be
 //! right, its median in `reported`, its value in `reproduced`, its repetition in `reps`
 //! and its task key in `source`; `golden`: the golden comparison, rows compared in
@@ -15,6 +15,12 @@
 //! (`ok`, `deviation`, `regression`, `not_run`), `reason` (a deviation's reason, why a
 //! cell is not run, or a claim's details), `source` (file and line of the paper's value;
 //! a claim's words in the paper).
+//!
+//! An `epsilon_order` row is one pair of consecutive ε of a private method on a data set
+//! ([`super::epsilon_order`]): `epsilon` the larger ε, `reported` the mean error at the
+//! smaller ε, `reproduced` the mean error at the larger (MSE, or 1 − accuracy), `reps` the
+//! paired repetitions, `tolerance` the largest median paired increase accepted (the margin
+//! times the error at the smaller ε), `reason` the test's details.
 
 use super::{eps_text, CheckReport, Verdict};
 
@@ -88,6 +94,24 @@ pub fn check_csv(report: &CheckReport) -> String {
             r.verdict.csv_name().to_string(),
             reason(&r.verdict, None),
             r.source.clone(),
+        ]);
+    }
+    for p in &report.epsilon_orders {
+        let _ = w.write_record([
+            "epsilon_order".to_string(),
+            String::new(),
+            p.method.clone(),
+            p.dataset.clone(),
+            eps_text(p.higher),
+            format!("{}", p.error_lower),
+            format!("{}", p.error_higher),
+            String::new(),
+            p.paired.to_string(),
+            format!("{}", super::epsilon_order::MARGIN * p.error_lower),
+            String::new(),
+            p.verdict.csv_name().to_string(),
+            p.details(),
+            String::new(),
         ]);
     }
     for c in &report.claims {

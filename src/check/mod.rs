@@ -34,6 +34,7 @@ pub mod check_csv;
 pub mod claims;
 pub mod damage;
 pub mod epsilon_match;
+pub mod epsilon_order;
 pub mod golden;
 pub mod paper_layer;
 pub mod rank_sums;
@@ -57,6 +58,7 @@ pub use crate::spec::reported::{
 };
 pub use check_csv::check_csv;
 pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore};
+pub use epsilon_order::{epsilon_orders, EpsilonPair};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
 pub use render::{quiet_lines, render_check};
@@ -389,6 +391,9 @@ pub struct CheckReport {
     /// The golden comparison was left out of the verdict on purpose (`check
     /// --no-golden`): the report says so rather than "not checked".
     pub golden_left_out: bool,
+    /// Error non-increasing in ε: every two consecutive ε of each private method of the
+    /// tables on each data set ([`epsilon_orders`]; empty without tables or with one ε).
+    pub epsilon_orders: Vec<EpsilonPair>,
 }
 
 impl CheckReport {
@@ -412,6 +417,10 @@ impl CheckReport {
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
             || !self.suspects.is_empty()
+            || self
+                .epsilon_orders
+                .iter()
+                .any(|p| p.verdict == Verdict::Regression)
             || self
                 .anchors
                 .iter()

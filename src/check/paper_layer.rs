@@ -31,6 +31,9 @@ pub struct PaperLayer {
     pub anchors: Vec<CellCheck>,
     /// Suspect repetitions of the selected cells ([`suspects`]).
     pub suspects: Vec<Suspect>,
+    /// Error non-increasing in ε on paired repetitions
+    /// ([`super::epsilon_order::epsilon_orders`]).
+    pub epsilon_orders: Vec<super::epsilon_order::EpsilonPair>,
     /// Lines for the summary (how many spreads the golden capped).
     pub readings: Vec<String>,
 }
@@ -81,6 +84,12 @@ pub fn paper_layer(
         evaluate_claims_with_leaves(&exp.claims, &selected, &tests, &curves, &leaves, lower);
     let repetitions = Repetitions::read(&out.join("runs.csv"), &selected)?;
     let suspects = suspects(&selected, &repetitions, lower);
+    let epsilon_orders = super::epsilon_order::epsilon_orders(
+        &super::epsilon_order::table_private_methods(exp),
+        &selected,
+        &repetitions,
+        lower,
+    );
     Ok(PaperLayer {
         cells,
         claims,
@@ -88,6 +97,7 @@ pub fn paper_layer(
         rank_sums,
         anchors,
         suspects,
+        epsilon_orders,
         readings,
     })
 }

@@ -15,6 +15,8 @@
 //! - `epsilon_matches[]` (one line per inferred table) and `rank_sums[]` with `table,
 //!   epsilon, block, method, paper, ours, verdict`, `rank_sums_note` (both empty without
 //!   the sections);
+//! - `epsilon_orders[]` (one line per pair of consecutive ε that regressed or has
+//!   identical values; [`crate::check::epsilon_order`]);
 //! - `budgets[]` with `table, selection, method, epsilon, per_fit, with_tuning, ratio,
 //!   source` (ε per fit and ε with tuning of every private method of every table, from the
 //!   ledger or the grid; [`crate::check::budget`]) and `budgets_note`;
@@ -130,6 +132,8 @@ struct View {
     rank_sums: Vec<RankSumView>,
     /// What the rank-sum table compares (empty without rank sums).
     rank_sums_note: String,
+    /// The ε-order pairs that regressed or have identical values, one line each.
+    epsilon_orders: Vec<String>,
     /// ε per fit and with tuning per table, selection, method and ε (empty without tables).
     budgets: Vec<BudgetView>,
     /// What the budget table shows (empty without it).
@@ -375,6 +379,7 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     if let Some(a) = &report.audit {
         summary.push(a.summary_line());
     }
+    summary.extend(super::epsilon_order::summary_line(&report.epsilon_orders));
     let mode = golden_mode;
     summary.push(match &report.golden {
         None if report.golden_left_out => "Golden numbers: left out (--no-golden).".to_string(),
@@ -479,6 +484,13 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
             "suspect: {} {}{eps} {} repetition {} (task {}): {}",
             x.dataset, x.method, x.params, x.repetition, x.task, x.reason
         )));
+    }
+    for p in report
+        .epsilon_orders
+        .iter()
+        .filter(|p| p.verdict == Verdict::Regression)
+    {
+        lines.push(one_line(&format!("ε order {}", p.line())));
     }
     for m in &report.epsilon_matches {
         let flag = if m.regressed() { "regression: " } else { "" };
@@ -688,6 +700,12 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             .iter()
             .map(|m| esc(&m.summary_line()))
             .collect(),
+        epsilon_orders: capped(
+            &super::epsilon_order::listed(&report.epsilon_orders)
+                .map(|p| p.line())
+                .collect::<Vec<_>>(),
+            f,
+        ),
         rank_sums: report
             .rank_sums
             .iter()

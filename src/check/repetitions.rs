@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{eps_text, CheckError, SelectedRow};
+use crate::run_row::RunRow;
 
 /// One repetition of one selected cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +50,11 @@ impl Repetitions {
             field: "runs.csv".into(),
             message,
         })?;
+        Ok(Self::from_runs(runs, selected))
+    }
+
+    /// As [`Repetitions::read`], from rows of `runs.csv` already read.
+    pub fn from_runs(runs: impl IntoIterator<Item = RunRow>, selected: &[SelectedRow]) -> Self {
         let mut cells: HashMap<CellKey, Vec<Repetition>> = selected
             .iter()
             .map(|s| (key(&s.dataset, &s.method, s.epsilon, &s.params), Vec::new()))
@@ -65,7 +71,7 @@ impl Repetitions {
         for reps in cells.values_mut() {
             reps.sort_by_key(|r| r.repetition);
         }
-        Ok(Repetitions { cells })
+        Repetitions { cells }
     }
 
     /// The repetitions of a selected cell (empty when `runs.csv` has none of them).

@@ -297,6 +297,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         rank_sums: paper.rank_sums,
         suspects: paper.suspects,
         anchors: paper.anchors,
+        epsilon_orders: paper.epsilon_orders,
         golden_left_out: no_golden,
         audit,
         budgets: crate::check::budget::table_budgets(&exp, ledger_rows.as_deref()),

@@ -269,6 +269,11 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .count()
     };
     let eps_red = |v: &[crate::check::EpsilonMatch]| v.iter().filter(|m| m.regressed()).count();
+    let order_red = |v: &[crate::check::EpsilonPair]| {
+        v.iter()
+            .filter(|p| p.verdict == Verdict::Regression)
+            .count()
+    };
     let anchors_red = |v: &[crate::check::CellCheck]| {
         v.iter()
             .filter(|c| c.verdict == Verdict::Regression)
@@ -286,7 +291,8 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .iter()
             .filter(|c| c.regressed() && !red_claims.contains(c.label.as_str()))
             .count(),
-        epsilon: eps_red(&after.epsilon_matches).saturating_sub(eps_red(&before.epsilon_matches)),
+        epsilon: (eps_red(&after.epsilon_matches) + order_red(&after.epsilon_orders))
+            .saturating_sub(eps_red(&before.epsilon_matches) + order_red(&before.epsilon_orders)),
         rank_sums: count_red(&after.rank_sums).saturating_sub(count_red(&before.rank_sums)),
         suspects: after.suspects.len().saturating_sub(before.suspects.len()),
         anchors: anchors_red(&after.anchors).saturating_sub(anchors_red(&before.anchors)),

@@ -4,10 +4,12 @@
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
 //! counts; `docs/methods/lpct.md` §10.6; competition ranks with a min/max tie rule, `docs/methods/histoftree.md` §10) and
 //! the 95 % Student-t half-width the DiPriMe tables print as "±" (`docs/methods/diprime.md` §6.1); the
-//! Clopper–Pearson bounds of a privacy audit (issue 13).
+//! Clopper–Pearson bounds of a privacy audit (issue 13); Holm's correction of a family of
+//! p-values (issue 44).
 
 mod interval;
 mod marks;
+mod multiple;
 mod ranks;
 mod summary;
 mod wilcoxon;
@@ -20,6 +22,7 @@ pub use marks::{
     rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
     DEFAULT_ALPHA,
 };
+pub use multiple::holm_adjust;
 pub use ranks::{
     competition_ranks, first_place_counts, ordinal_ranks, rank_sums, rank_sums_competition, TieRank,
 };
