@@ -34,7 +34,8 @@ pub struct PaperLayer {
     /// Error non-increasing in ε on paired repetitions
     /// ([`super::epsilon_order::epsilon_orders`]).
     pub epsilon_orders: Vec<super::epsilon_order::EpsilonPair>,
-    /// Lines for the summary (how many spreads the golden capped).
+    /// Lines for the summary: the ε reading of the reported tables, how many spreads the
+    /// golden capped.
     pub readings: Vec<String>,
 }
 
@@ -55,7 +56,12 @@ pub fn paper_layer(
     let selected = read_selected(&out.join("selected.csv"))?;
     let tests = read_tests(&out.join("tests.csv"))?;
     let lower = exp.lower_is_better();
-    let mut readings = Vec::new();
+    // How the reported values were read, then how many spreads the golden capped.
+    let mut readings: Vec<String> = exp
+        .reported
+        .iter()
+        .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
+        .collect();
     let capped = match golden {
         Some(g) => {
             let (rows, n) = cap_by_golden(&selected, &super::golden::golden_spreads(g)?);

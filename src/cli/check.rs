@@ -283,12 +283,6 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
             Some(verdict)
         }
     };
-    let mut readings: Vec<String> = exp
-        .reported
-        .iter()
-        .filter_map(|(r, _)| r.epsilon_reading.as_ref().map(|e| e.line()))
-        .collect();
-    readings.extend(paper.readings);
     let report = CheckReport {
         cells: paper.cells,
         claims: paper.claims,
@@ -303,7 +297,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         budgets: crate::check::budget::table_budgets(&exp, ledger_rows.as_deref()),
         provisional: (exp.repetitions < exp.spec.repetitions)
             .then_some((exp.repetitions, exp.spec.repetitions)),
-        readings,
+        readings: paper.readings,
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;
