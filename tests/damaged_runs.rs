@@ -127,3 +127,42 @@ fn the_golden_verdict_stands_apart_and_can_be_left_out() {
         common::into_folder(tmp.path(), "check", &spec, &out, &["--no-golden"]);
     assert_eq!(code, 0, "{stdout}{err}");
 }
+
+/// `golden: {rows: selected}` blesses and compares the tables' rows (`selected.csv`), so a
+/// full table spec's golden file stays small; a moved number of a table still turns it red.
+#[test]
+fn a_golden_file_of_selected_rows_sees_a_table_number_move() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "name: sel\nseed: 3\nrepetitions: 3\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 50, private: 200, test: 50}}\nepsilons: [1]\nmethods:\n  - {method: DT, grid: {max_depth: [1, 2, 3]}}\ngolden: {file: g.csv, rows: selected}\n";
+    std::fs::write(tmp.path().join("s.yaml"), text).unwrap();
+    let (spec, out) = (tmp.path().join("s.yaml"), tmp.path().join("out"));
+    let (code, stdout, err) = common::into_folder(tmp.path(), "check", &spec, &out, &["--bless"]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let golden = std::fs::read_to_string(tmp.path().join("g.csv")).unwrap();
+    assert_eq!(
+        golden,
+        std::fs::read_to_string(out.join("selected.csv")).unwrap()
+    );
+    assert_eq!(golden.lines().count(), 2, "one selected row and the header");
+    let (code, stdout, err) = common::into_folder(tmp.path(), "check", &spec, &out, &[]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    assert!(stdout.contains("golden PASS"), "{stdout}");
+    let header: Vec<&str> = golden.lines().next().unwrap().split(',').collect();
+    let mean = header.iter().position(|c| *c == "mean").unwrap();
+    let mut row: Vec<String> = golden
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    row[mean] = format!("{}", row[mean].parse::<f64>().unwrap() * 1.001);
+    std::fs::write(
+        tmp.path().join("g.csv"),
+        format!("{}\n{}\n", golden.lines().next().unwrap(), row.join(",")),
+    )
+    .unwrap();
+    let (code, stdout, err) = common::into_folder(tmp.path(), "check", &spec, &out, &[]);
+    assert_eq!(code, 1, "{stdout}{err}");
+    assert!(stdout.contains("golden REGRESSION"), "{stdout}");
+}

@@ -2,8 +2,8 @@
 //! 28, item 3), for pandas or R.
 //!
 //! Columns: `kind` (`cell`, `rank_sum`, `claim`, `epsilon_order`; `anchor`: a ratio table's baseline
-//! against another paper's absolute value, as a cell; `suspect`: a repetition that cannot be
-//! right, its median in `reported`, its value in `reproduced`, its repetition in `reps`
+//! against another paper's absolute value, as a cell; `suspect`: a repetition far beyond its cell's
+//! spread (verdict `suspect`) or outside the metric's range (`regression`), its median in `reported`, its value in `reproduced`, its repetition in `reps`
 //! and its task key in `source`; `golden`: the golden comparison, rows compared in
 //! `reproduced`, the paper layer's kinds apart), `table` (the reported file of a cell,
 //! the paper's table of a rank sum), `method`, `dataset` (our name; a rank sum's block),
@@ -154,7 +154,12 @@ pub fn check_csv(report: &CheckReport) -> String {
             x.repetition.to_string(),
             String::new(),
             String::new(),
-            "regression".to_string(),
+            if x.impossible {
+                "regression"
+            } else {
+                "suspect"
+            }
+            .to_string(),
             format!("{} ({})", x.reason, x.params),
             format!("runs.csv task {}", x.task),
         ]);

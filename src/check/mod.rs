@@ -386,7 +386,8 @@ pub struct CheckReport {
     /// The baselines' absolute metric against another paper's values
     /// ([`anchors::anchor_checks`]).
     pub anchors: Vec<CellCheck>,
-    /// Repetitions of the selected cells that cannot be right ([`spread::suspects`]).
+    /// Repetitions of the selected cells that look wrong or cannot be right
+    /// ([`spread::suspects`]; only the impossible ones are regressions).
     pub suspects: Vec<spread::Suspect>,
     /// The golden comparison was left out of the verdict on purpose (`check
     /// --no-golden`): the report says so rather than "not checked".
@@ -405,7 +406,7 @@ impl CheckReport {
     }
 
     /// The paper layer regressed: a check that compared nothing, a reported cell, a
-    /// claim, an ε inference, a rank sum, a suspect repetition or an anchor. It stands apart from
+    /// claim, an ε inference, a rank sum, an impossible repetition or an anchor. It stands apart from
     /// our own blessed numbers, so a damaged run is judged against the paper alone.
     pub fn paper_regressed(&self) -> bool {
         self.compared_nothing()
@@ -416,7 +417,7 @@ impl CheckReport {
                 .rank_sums
                 .iter()
                 .any(|r| r.verdict == Verdict::Regression)
-            || !self.suspects.is_empty()
+            || self.suspects.iter().any(|x| x.impossible)
             || self
                 .epsilon_orders
                 .iter()

@@ -372,8 +372,9 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
     }
     if !report.suspects.is_empty() {
         summary.push(format!(
-            "Suspect repetitions: {} (a value outside the metric's range, or far beyond its cell's robust spread; task keys in check.csv).",
-            report.suspects.len()
+            "Suspect repetitions: {} far beyond their cell's robust spread (flagged, not a regression), {} outside the metric's range (regressions); task keys in check.csv.",
+            report.suspects.iter().filter(|x| !x.impossible).count(),
+            report.suspects.iter().filter(|x| x.impossible).count()
         ));
     }
     if let Some(a) = &report.audit {
@@ -481,8 +482,18 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
             .map(|e| format!(" ε={}", eps_text(e)))
             .unwrap_or_default();
         lines.push(one_line(&format!(
-            "suspect: {} {}{eps} {} repetition {} (task {}): {}",
-            x.dataset, x.method, x.params, x.repetition, x.task, x.reason
+            "{}: {} {}{eps} {} repetition {} (task {}): {}",
+            if x.impossible {
+                "regression"
+            } else {
+                "suspect"
+            },
+            x.dataset,
+            x.method,
+            x.params,
+            x.repetition,
+            x.task,
+            x.reason
         )));
     }
     for p in report

@@ -20,7 +20,11 @@
 //!   repetitions 280 times their median, inside a log spread that wide, while a
 //!   tightly spread method has repetitions 20 robust deviations out at twice its median.
 //!   Measured on the four CI result folders (every selected cell, 17,600 repetitions):
-//!   no repetition is suspect.
+//!   no repetition is suspect; on the full HistOfTree tables (50 repetitions) 2 honest
+//!   repetitions are (Hist on music at ε 1, 16.8 times its median; AdHistOfTree(CART) P
+//!   on abalone at ε 4, 5.7 times). So a suspect repetition is flagged in `check.csv`
+//!   and the report, with its task key, but is not a regression; a value outside the
+//!   metric's range is.
 
 use std::collections::HashMap;
 
@@ -95,6 +99,10 @@ pub struct Suspect {
     pub median: f64,
     /// Why it is suspect, in words.
     pub reason: String,
+    /// Its value lies outside the metric's range: not merely suspect, impossible (a
+    /// regression of the check). A repetition far beyond its cell's spread is flagged
+    /// only: honest heavy tails produce a few (see the module docs).
+    pub impossible: bool,
 }
 
 /// The suspect repetitions of the selected cells (see the module docs), in the order of
@@ -161,6 +169,7 @@ pub fn suspects(
                     value: r.value,
                     median: row.median,
                     reason,
+                    impossible,
                 });
             }
         }
@@ -226,6 +235,7 @@ mod tests {
         let s = suspects(std::slice::from_ref(&r), &reps, true);
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].repetition, s[0].task.as_str()), (1, "t0"));
+        assert!(!s[0].impossible);
         // A wide honest spread (a histogram at small ε): a value 8 times the median is
         // inside it.
         let wide = [1.0, 3.0, 0.5, 8.0, 2.0, 0.7, 1.5, 4.0];
@@ -237,5 +247,6 @@ mod tests {
         let (r, reps) = repetitions(&negative);
         let s = suspects(std::slice::from_ref(&r), &reps, true);
         assert!(s.len() == 1 && s[0].reason.contains("outside the metric's range"));
+        assert!(s[0].impossible);
     }
 }

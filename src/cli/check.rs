@@ -246,7 +246,8 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
         (None, Some(g)) => (Some(g.path(spec_dir)), g.relative_tolerance),
         (None, None) => (None, 0.0),
     };
-    let summary_csv = out.join("summary.csv");
+    let rows = exp.spec.golden.as_ref().map(|g| g.rows).unwrap_or_default();
+    let summary_csv = out.join(rows.file_name());
     let golden = match golden_path {
         Some(p) => {
             if bless {

@@ -23,12 +23,15 @@ struct Turned {
     epsilon: usize,
     rank_sums: usize,
     suspects: usize,
+    impossible: usize,
     anchors: usize,
 }
 
 impl Turned {
     fn flagged(&self) -> bool {
-        self.cells + self.claims + self.epsilon + self.rank_sums + self.suspects + self.anchors > 0
+        // Suspect repetitions are flagged, not red: they are shown but do not count.
+        self.cells + self.claims + self.epsilon + self.rank_sums + self.impossible + self.anchors
+            > 0
     }
 }
 
@@ -268,6 +271,7 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .filter(|r| r.verdict == Verdict::Regression)
             .count()
     };
+    let impossible = |l: &PaperLayer| l.suspects.iter().filter(|x| x.impossible).count();
     let eps_red = |v: &[crate::check::EpsilonMatch]| v.iter().filter(|m| m.regressed()).count();
     let order_red = |v: &[crate::check::EpsilonPair]| {
         v.iter()
@@ -295,6 +299,7 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .saturating_sub(eps_red(&before.epsilon_matches) + order_red(&before.epsilon_orders)),
         rank_sums: count_red(&after.rank_sums).saturating_sub(count_red(&before.rank_sums)),
         suspects: after.suspects.len().saturating_sub(before.suspects.len()),
+        impossible: impossible(after).saturating_sub(impossible(before)),
         anchors: anchors_red(&after.anchors).saturating_sub(anchors_red(&before.anchors)),
     }
 }
@@ -320,7 +325,7 @@ fn markdown(spec: &str, turned: &[Turned]) -> String {
     }
     let seen = turned.iter().filter(|t| t.flagged()).count();
     s.push_str(&format!(
-        "\n{seen} of {} damages seen (a count is what turned red that was not red before).\n",
+        "\n{seen} of {} damages seen (a count is what turned red that was not red before; suspect repetitions are flagged, not red, and do not count).\n",
         turned.len()
     ));
     s

@@ -13,6 +13,7 @@ use super::FieldError;
 /// golden:
 ///   file: golden/ci-summary.csv    # relative to the spec's folder
 ///   relative_tolerance: 0          # default 0: bit-exact
+///   rows: summary                  # default: every grid point; `selected`: the tables' rows
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -23,6 +24,36 @@ pub struct GoldenSpec {
     /// |old|`. 0 (the default) compares exactly.
     #[serde(default)]
     pub relative_tolerance: f64,
+    /// Which rows are blessed and compared: `summary` (every grid point, `summary.csv`;
+    /// the default) or `selected` (the selected grid point of every data set × method × ε,
+    /// `selected.csv`: the rows the tables print). A full table spec of millions of tasks
+    /// blesses its selected rows: a summary of 100,000 grid points would weigh tens of MB
+    /// in the repository, and any move of a table's number shows in them all the same.
+    #[serde(default)]
+    pub rows: GoldenRows,
+}
+
+/// The rows a golden file holds ([`GoldenSpec::rows`]).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum GoldenRows {
+    /// Every grid point (`summary.csv`).
+    #[default]
+    Summary,
+    /// The selected grid point of every data set × method × ε (`selected.csv`).
+    Selected,
+}
+
+impl GoldenRows {
+    /// The results file these rows are read from: `summary.csv` or `selected.csv`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            GoldenRows::Summary => "summary.csv",
+            GoldenRows::Selected => "selected.csv",
+        }
+    }
 }
 
 impl GoldenSpec {
