@@ -324,7 +324,7 @@ fn paper_cells() -> Vec<GroupedCell> {
         &GroupedFile {
             group_column: "table",
             method_columns: &columns,
-            methods: &methods,
+            methods: Some(&methods),
             value_column: "value",
         },
         |d| d.to_string(),

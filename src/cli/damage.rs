@@ -268,7 +268,11 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .filter(|r| r.verdict == Verdict::Regression)
             .count()
     };
-    let eps_red = |v: &[crate::check::EpsilonMatch]| v.iter().filter(|m| m.regressed()).count();
+    let eps_red = |v: &[crate::check::EpsilonMatch]| {
+        v.iter()
+            .map(crate::check::EpsilonMatch::regressions)
+            .sum::<usize>()
+    };
     let order_red = |v: &[crate::check::EpsilonPair]| {
         v.iter()
             .filter(|p| p.verdict == Verdict::Regression)
