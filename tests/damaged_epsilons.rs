@@ -3,9 +3,10 @@
 //! damaged in `runs.csv` and checked again, which runs no task but re-finishes the folder
 //! (selected.csv, tables) from the damaged rows:
 //! - ParDT A's values swapped between ε 1 and 2 (every grid point): its error, which
-//!   falls by about half from 1 to 2, now grows on every repetition of fish and redwine;
+//!   falls by about half from 1 to 2, now grows on every repetition of fish and redwine,
+//!   and its cells fit the paper's tables best at the wrong ε (the per-method ε match);
 //! - HistOfTree(ME) A's values at ε 1 copied onto ε 2: identical MSEs at both ε;
-//! - the honest folder: neither verdict.
+//! - the honest folder: none of these verdicts.
 //!
 //! The damaged copies also change the golden numbers (exit 1 either way): the assertions
 //! read the ε-order rows of check.csv and the quiet lines, not the exit code alone.
@@ -34,6 +35,16 @@ fn order_regressions(dir: &Path) -> Vec<(String, String, String)> {
         .map(Result::unwrap)
         .filter(|f| &f[0] == "epsilon_order" && &f[11] == "regression")
         .map(|f| (f[3].to_string(), f[2].to_string(), f[12].to_string()))
+        .collect()
+}
+
+/// The `epsilon_match_method` rows of `dir/check.csv`, as (table, method, verdict).
+fn method_matches(dir: &Path) -> Vec<(String, String, String)> {
+    let mut r = csv::Reader::from_path(dir.join("check.csv")).unwrap();
+    r.records()
+        .map(Result::unwrap)
+        .filter(|f| &f[0] == "epsilon_match_method")
+        .map(|f| (f[1].to_string(), f[2].to_string(), f[11].to_string()))
         .collect()
 }
 
@@ -98,6 +109,14 @@ fn a_swapped_or_copied_epsilon_is_a_regression_and_the_honest_run_is_not() {
     let (code, text) = check(&data, &honest);
     assert_eq!(code, 0, "the honest run does not pass: {text}");
     assert_eq!(order_regressions(&honest), vec![], "honest run");
+    // Every private method of each of the three tables is judged at its read ε; none
+    // fits another ε of ours better beyond the margin without a known reason.
+    let judged = method_matches(&honest);
+    assert_eq!(judged.len(), 3 * 9, "{judged:?}");
+    assert!(
+        judged.iter().all(|(_, _, v)| v != "regression"),
+        "{judged:?}"
+    );
 
     let swapped = tmp.path().join("swapped");
     damaged(&honest, &swapped, "ParDT A", (1.0, 2.0), true);
@@ -110,6 +129,15 @@ fn a_swapped_or_copied_epsilon_is_a_regression_and_the_honest_run_is_not() {
         assert_eq!(method, "ParDT A", "{dataset}: {reason}");
         assert!(reason.starts_with("ε 1 → 2"), "{dataset}: {reason}");
     }
+    // ParDT A's cells now fit C3a (read at 1) best at 2 and T1 (read at 2) best at 1.
+    let red: Vec<(String, String)> = method_matches(&swapped)
+        .into_iter()
+        .filter(|(_, _, v)| v == "regression")
+        .map(|(t, m, _)| (t, m))
+        .collect();
+    assert!(!red.is_empty(), "{text}");
+    assert!(red.iter().all(|(_, m)| m == "ParDT A"), "{red:?}");
+    assert!(text.contains("regression: ε match C3a, ParDT A"), "{text}");
 
     let copied = tmp.path().join("copied");
     damaged(&honest, &copied, "HistOfTree(ME) A", (1.0, 2.0), false);

@@ -324,7 +324,7 @@ fn paper_cells() -> Vec<GroupedCell> {
         &GroupedFile {
             group_column: "table",
             method_columns: &columns,
-            methods: &methods,
+            methods: Some(&methods),
             value_column: "value",
         },
         |d| d.to_string(),
@@ -461,8 +461,9 @@ fn epsilon_inference_without_our_cells_or_denominator_says_so() {
 }
 
 /// The `reported.epsilon_match` section end to end: read from YAML, scored on selected
-/// rows, one line per table in `check --quiet`, and a regression only under
-/// `require_stated` when the best ε differs from the stated one.
+/// rows, one line per table in `check --quiet`, a table's regression only under
+/// `require_stated` when the best ε differs from the stated one, and each method's when
+/// its cells fit another ε than the stated one.
 #[test]
 fn the_epsilon_match_section_prints_one_line_per_table() {
     use dp_repro::check::{epsilon_matches, quiet_lines, CheckReport, ReportedSpec};
@@ -492,14 +493,28 @@ fn the_epsilon_match_section_prints_one_line_per_table() {
             ..CheckReport::default()
         };
         let lines = quiet_lines(&report, "t");
-        let eps_lines: Vec<&String> = lines.iter().filter(|l| l.contains("ε match")).collect();
+        // One line per table; the per-method lines name the method after a comma.
+        let is_table = |l: &&String| {
+            let l = l.trim_start_matches("regression: ");
+            l.starts_with("ε match") && !l.split(':').next().unwrap_or_default().contains(',')
+        };
+        let eps_lines: Vec<&String> = lines.iter().filter(is_table).collect();
         assert_eq!(eps_lines.len(), 3, "{lines:?}");
         // Ours at 0.5 are C3b's cells (the ε 4 of this run): C3b matches at 0.5 and 4.
         assert!(eps_lines[0].contains("ε match T1: best ε = 2 (stated 1, DISAGREES)"));
         assert!(eps_lines[1].contains("ε match C3a: best ε = 1 (stated 0.5, DISAGREES)"));
-        assert_eq!(report.regressed(), require);
+        assert_eq!(
+            report.epsilon_matches.iter().any(|m| m.regressed()),
+            require
+        );
         assert_eq!(eps_lines[0].starts_with("regression: "), require);
-        assert_eq!(lines.last().unwrap().starts_with("REGRESSION"), require);
+        // Without a reading the cells are compared at the file's ε, so every method of
+        // each table, whose cells fit another ε exactly, regresses whatever
+        // `require_stated` says.
+        for m in &report.epsilon_matches {
+            assert_eq!(m.regressions(), usize::from(require) + 11, "{}", m.group);
+        }
+        assert!(report.regressed());
     }
     // Without the section there is nothing to infer.
     let mut spec: ReportedSpec = serde_yaml::from_str(&yaml(false)).unwrap();

@@ -1,7 +1,7 @@
 //! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row (issue
 //! 28, item 3), for pandas or R.
 //!
-//! Columns: `kind` (`cell`, `rank_sum`, `claim`, `epsilon_order`; `anchor`: a ratio table's baseline
+//! Columns: `kind` (`cell`, `rank_sum`, `claim`, `epsilon_order`, `epsilon_match_method`; `anchor`: a ratio table's baseline
 //! against another paper's absolute value, as a cell; `suspect`: a repetition far beyond its cell's
 //! spread (verdict `suspect`) or outside the metric's range (`regression`), its median in `reported`, its value in `reproduced`, its repetition in `reps`
 //! and its task key in `source`; `golden`: the golden comparison, rows compared in
@@ -21,6 +21,13 @@
 //! smaller ε, `reproduced` the mean error at the larger (MSE, or 1 − accuracy), `reps` the
 //! paired repetitions, `tolerance` the largest median paired increase accepted (the margin
 //! times the error at the smaller ε), `reason` the test's details.
+//!
+//! An `epsilon_match_method` row is one method of a reported table judged at the ε the
+//! table is read at ([`super::epsilon_match::MethodMatch`]): `table` the table, `epsilon`
+//! the read ε, `reported` the method's best score over our ε, `reproduced` its score at
+//! the read ε (both median |ln(ours / paper)|), `reps` the cells compared at the read ε,
+//! `tolerance` the margin the gap between them may reach, `reason` the verdict's line
+//! (best ε, gap, a known deviation's reason).
 
 use super::{eps_text, CheckReport, Verdict};
 
@@ -113,6 +120,31 @@ pub fn check_csv(report: &CheckReport) -> String {
             p.details(),
             String::new(),
         ]);
+    }
+    for m in &report.epsilon_matches {
+        for x in &m.methods {
+            let score = |e: f64| x.scores.iter().find(|s| s.epsilon == e).map(|s| s.score);
+            let _ = w.write_record([
+                "epsilon_match_method".to_string(),
+                m.group.clone(),
+                x.method.clone(),
+                String::new(),
+                eps_text(x.at),
+                num(score(x.best)),
+                num(score(x.at)),
+                String::new(),
+                x.scores
+                    .iter()
+                    .find(|s| s.epsilon == x.at)
+                    .map(|s| s.cells.to_string())
+                    .unwrap_or_default(),
+                format!("{}", x.margin),
+                String::new(),
+                x.verdict.csv_name().to_string(),
+                x.line(&m.group),
+                String::new(),
+            ]);
+        }
     }
     for c in &report.claims {
         let verdict = match (c.holds, &c.known_failure) {

@@ -53,11 +53,11 @@ pub use claims::{
 };
 
 pub use crate::spec::reported::{
-    Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, NotAvailable,
-    RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
+    Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, KnownEpsilonGap,
+    NotAvailable, RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
 };
 pub use check_csv::check_csv;
-pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore};
+pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore, MethodMatch};
 pub use epsilon_order::{epsilon_orders, EpsilonPair};
 pub use golden::{bless, compare_golden, GoldenCheck, GoldenSpec};
 pub use rank_sums::{compare_rank_sums, our_rank_sums, rank_sum_checks, RankSumCheck};
@@ -406,13 +406,13 @@ impl CheckReport {
     }
 
     /// The paper layer regressed: a check that compared nothing, a reported cell, a
-    /// claim, an ε inference, a rank sum, an impossible repetition or an anchor. It stands apart from
+    /// claim, an ε inference (a table's or a method's), a rank sum, an impossible repetition or an anchor. It stands apart from
     /// our own blessed numbers, so a damaged run is judged against the paper alone.
     pub fn paper_regressed(&self) -> bool {
         self.compared_nothing()
             || self.cells.iter().any(|c| c.verdict == Verdict::Regression)
             || self.claims.iter().any(|c| c.regressed())
-            || self.epsilon_matches.iter().any(EpsilonMatch::regressed)
+            || self.epsilon_matches.iter().any(|m| m.regressions() > 0)
             || self
                 .rank_sums
                 .iter()

@@ -12,7 +12,8 @@
 //!   `method, counts[]`: per ε, `ok/compared` (cells within tolerance of those the paper
 //!   and we both have) or `—`, for the private methods;
 //! - `claims[]` with `label, description, result, counts, text, details`;
-//! - `epsilon_matches[]` (one line per inferred table) and `rank_sums[]` with `table,
+//! - `epsilon_matches[]` (one line per inferred table, then one per method of it whose
+//!   ε verdict is not ok) and `rank_sums[]` with `table,
 //!   epsilon, block, method, paper, ours, verdict`, `rank_sums_note` (both empty without
 //!   the sections);
 //! - `epsilon_orders[]` (one line per pair of consecutive ε that regressed or has
@@ -506,6 +507,12 @@ pub fn quiet_lines(report: &CheckReport, title: &str) -> Vec<String> {
     for m in &report.epsilon_matches {
         let flag = if m.regressed() { "regression: " } else { "" };
         lines.push(one_line(&format!("{flag}{}", m.summary_line())));
+        lines.extend(
+            m.methods
+                .iter()
+                .filter(|x| x.verdict == Verdict::Regression)
+                .map(|x| one_line(&format!("regression: {}", x.line(&m.group)))),
+        );
     }
     if let Some(g) = &report.golden {
         for (kind, list) in [
@@ -709,7 +716,8 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         epsilon_matches: report
             .epsilon_matches
             .iter()
-            .map(|m| esc(&m.summary_line()))
+            .flat_map(|m| std::iter::once(m.summary_line()).chain(m.method_lines()))
+            .map(|l| esc(&l))
             .collect(),
         epsilon_orders: capped(
             &super::epsilon_order::listed(&report.epsilon_orders)

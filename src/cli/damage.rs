@@ -272,7 +272,11 @@ fn compare(damage: Damage, before: &PaperLayer, after: &PaperLayer) -> Turned {
             .count()
     };
     let impossible = |l: &PaperLayer| l.suspects.iter().filter(|x| x.impossible).count();
-    let eps_red = |v: &[crate::check::EpsilonMatch]| v.iter().filter(|m| m.regressed()).count();
+    let eps_red = |v: &[crate::check::EpsilonMatch]| {
+        v.iter()
+            .map(crate::check::EpsilonMatch::regressions)
+            .sum::<usize>()
+    };
     let order_red = |v: &[crate::check::EpsilonPair]| {
         v.iter()
             .filter(|p| p.verdict == Verdict::Regression)

@@ -294,6 +294,19 @@ impl ReportedSpec {
                 ));
             }
         }
+        let known = self.epsilon_match.iter().flat_map(|m| &m.known_methods);
+        for (i, k) in known.enumerate() {
+            if k.table.trim().is_empty()
+                || k.method.trim().is_empty()
+                || k.reason.trim().is_empty()
+                || !(k.max_gap.is_finite() && k.max_gap >= 0.0)
+            {
+                return Err(invalid(
+                    format!("reported.epsilon_match.known_methods[{i}]"),
+                    "needs a `table`, a `method`, a `reason` (the measured gap and its cause) and a finite `max_gap` ≥ 0",
+                ));
+            }
+        }
         for (i, n) in self.not_available.iter().enumerate() {
             if n.datasets.is_empty() || n.reason.trim().is_empty() {
                 return Err(invalid(
@@ -453,6 +466,32 @@ pub struct EpsilonMatchSpec {
     /// stated ε may be an inference itself).
     #[serde(default)]
     pub require_stated: bool,
+    /// Methods whose cells of a table fit another ε of ours better than the table's read
+    /// (or printed) ε beyond the score's noise, on a faithful run: each with the largest
+    /// score gap allowed and why. Any other such method is a regression.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_methods: Vec<KnownEpsilonGap>,
+}
+
+/// A method of a reported table allowed to fit another ε of ours better than the one the
+/// table is read at (`reported.epsilon_match.known_methods`).
+///
+/// ```yaml
+/// known_methods:
+///   - {table: C3a, method: KRR A, max_gap: 0.4, reason: "measured gap 0.316: …"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KnownEpsilonGap {
+    /// The table, a value of `group_column` (`C3a`; `0.5` for a file grouped by its ε).
+    pub table: String,
+    /// Our method label.
+    pub method: String,
+    /// The largest accepted gap between the method's score at the read ε and its best
+    /// score, in the score's |ln(ours / paper)| units (≥ 0).
+    pub max_gap: f64,
+    /// Why (printed with the verdict): the measured gap and its cause.
+    pub reason: String,
 }
 
 fn default_group_column() -> String {
