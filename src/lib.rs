@@ -22,4 +22,5 @@ pub mod seeds;
 pub mod spec;
 pub mod stats;
 pub mod suggest;
+pub mod yaml_error;
 pub mod yaml_word;

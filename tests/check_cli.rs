@@ -75,7 +75,7 @@ fn reported_cells_claims_and_exit_codes() {
     // --quiet: nothing fails, so the verdict line alone.
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
-        out.starts_with("PASS (dp-repro check: chk): Reported cells: 3 — 3 ok"),
+        out.starts_with("PASS (dp-repro check: chk): Verdicts: paper PASS; golden not checked; privacy audit not run. Reported cells: 3 — 3 ok"),
         "{out}"
     );
     assert!(d.join("results/check.tex").exists());

@@ -19,6 +19,7 @@ const FLOORS: &[&[&str]] = &[
         "yaml_word",
         "stats",
     ],
+    &["yaml_error"],
     &["data"],
     &["partition"],
     &["estimate"],

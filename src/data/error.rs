@@ -78,11 +78,11 @@ pub enum DataError {
 
     /// A manifest is empty, not valid YAML, or does not fit the manifest schema (unknown
     /// or missing field, wrong type). `line`/`column` are 1-based when known; `message` is
-    /// in plain words, as a spec's (see [`crate::spec::yaml::explain`]).
+    /// in plain words, as a spec's (see [`crate::yaml_error::explain`]).
     #[error(
         "{}: {}{message} (in a data-set manifest; docs/data.md, \"Manifests\", lists its fields)",
         path.display(),
-        crate::spec::position(line.unwrap_or(0), column.unwrap_or(0))
+        crate::yaml_error::position(line.unwrap_or(0), column.unwrap_or(0))
     )]
     ManifestYaml {
         /// The manifest file.

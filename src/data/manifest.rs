@@ -276,7 +276,7 @@ fn validate(m: &Manifest, path: &Path) -> Result<(), DataError> {
 /// # Errors
 /// [`DataError::Io`] if the file cannot be read; [`DataError::ManifestYaml`] (with the
 /// path, the 1-based line and column and a message in plain words, as for a spec: see
-/// [`crate::spec::yaml::explain`]) if it is empty, not valid YAML or does not fit the schema;
+/// [`crate::yaml_error::explain`]) if it is empty, not valid YAML or does not fit the schema;
 /// [`DataError::ManifestField`] if a value is invalid (e.g. a malformed `sha256`).
 pub fn load_manifest(path: &Path) -> Result<Manifest, DataError> {
     let text = fs::read_to_string(path).map_err(|source| DataError::Io {
@@ -289,7 +289,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, DataError> {
         column: (column > 0).then_some(column),
         message,
     };
-    if crate::spec::yaml::is_blank(&text) {
+    if crate::yaml_error::is_blank(&text) {
         return Err(yaml_error(
             0,
             0,
@@ -297,7 +297,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, DataError> {
         ));
     }
     let m: Manifest = serde_yaml::from_str(&text).map_err(|e| {
-        let (line, column, message) = crate::spec::yaml::explain(&e, &text);
+        let (line, column, message) = crate::yaml_error::explain(&e, &text);
         yaml_error(line, column, message)
     })?;
     validate(&m, path)?;

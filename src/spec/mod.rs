@@ -2,10 +2,10 @@
 //! (docs/architecture.md, `spec/`). Parse first, validate second.
 
 pub mod audit;
-pub mod brackets;
+pub use crate::yaml_error::brackets;
 pub mod claims;
 mod dataset_plan;
-pub mod duplicates;
+pub use crate::yaml_error::duplicates;
 mod experiment;
 pub mod figures;
 pub mod golden;
@@ -17,7 +17,7 @@ pub mod resolve;
 pub mod schema;
 pub mod tables;
 mod validate;
-pub mod yaml;
+pub use crate::yaml_error as yaml;
 
 pub use dataset_plan::{check_split_rows, DataSource, DatasetPlan};
 pub use experiment::Experiment;
@@ -80,15 +80,7 @@ pub enum SpecError {
     },
 }
 
-/// `line L, column C: ` in words, or nothing when the position is unknown (line 0): how
-/// a YAML file's errors (a spec's, a data-set manifest's) give their position.
-pub(crate) fn position(line: usize, column: usize) -> String {
-    match (line, column) {
-        (0, _) => String::new(),
-        (l, 0) => format!("line {l}: "),
-        (l, c) => format!("line {l}, column {c}: "),
-    }
-}
+pub(crate) use crate::yaml_error::position;
 
 /// Reads and parses a spec file; returns the spec and its text.
 ///

@@ -116,10 +116,13 @@ pub const PRESETS: &[(&str, &str)] = &[
 /// YAML, a missing `name` or `description`, an unknown or invalid block, as
 /// [`Composed::new`] checks it).
 pub fn parse_method_file(path: &str, text: &str) -> Result<Composed, String> {
-    use crate::spec::yaml::{explain, plain_types, with_suggestion};
+    use crate::yaml_error::{explain, plain_types, with_suggestion};
     let mut map: serde_yaml::Mapping = serde_yaml::from_str(text).map_err(|e| {
         let (line, column, message) = explain(&e, text);
-        format!("{path}: {}{message}", crate::spec::position(line, column))
+        format!(
+            "{path}: {}{message}",
+            crate::yaml_error::position(line, column)
+        )
     })?;
     let mut take = |key: &str| match map.remove(key) {
         Some(serde_yaml::Value::String(v)) => Ok(v),

@@ -1,5 +1,6 @@
 //! Plain-words YAML errors: serde_yaml's (libyaml's) messages rewritten for a person who
-//! edits a spec by hand — a tab says it is a tab, an indentation mistake says which line
+//! edits a spec, a data-set manifest or a method file by hand (on the ground floor, so
+//! `data/`, `methods/` and `spec/` explain a broken file in one way) — a tab says it is a tab, an indentation mistake says which line
 //! is indented differently from which block, and the position appears once (the caller
 //! prints it as `path:line:column`).
 //!
@@ -7,6 +8,19 @@
 //! column 7, while parsing a block mapping at line 8 column 5"), so the rewriting reads
 //! that text; `tests/errors.rs` pins every case, so a serde_yaml release that words its
 //! errors differently fails the tests instead of silently degrading the messages.
+
+pub mod brackets;
+pub mod duplicates;
+
+/// `line L, column C: ` in words, or nothing when the position is unknown (line 0): how
+/// a YAML file's errors (a spec's, a data-set manifest's) give their position.
+pub fn position(line: usize, column: usize) -> String {
+    match (line, column) {
+        (0, _) => String::new(),
+        (l, 0) => format!("line {l}: "),
+        (l, c) => format!("line {l}, column {c}: "),
+    }
+}
 
 /// Whether `text` holds no YAML content: only blank lines, comments or a bare document
 /// marker (`---` / `...`).
@@ -72,7 +86,7 @@ fn char_at(text: &str, (line, column): Pos) -> Option<char> {
 /// not repeat it.
 pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
     // An unclosed bracket makes YAML read on far past it: name the bracket instead.
-    if let Some(u) = super::brackets::unbalanced(text) {
+    if let Some(u) = brackets::unbalanced(text) {
         return (u.line, u.column, u.message);
     }
     let raw = e.to_string();
@@ -91,8 +105,8 @@ pub fn explain(e: &serde_yaml::Error, text: &str) -> (usize, usize, String) {
         .or(problem_pos)
         .unwrap_or((0, 0));
     // serde_yaml places a repeated key at the start of its mapping: find the second one.
-    if let Some(key) = super::duplicates::duplicated_key(problem) {
-        if let Some(r) = super::duplicates::repeated_key(text, pos, key) {
+    if let Some(key) = duplicates::duplicated_key(problem) {
+        if let Some(r) = duplicates::repeated_key(text, pos, key) {
             let at = problem.find("duplicate").unwrap_or(0);
             return (
                 r.line,
@@ -311,7 +325,7 @@ fn plain_message(
 
 /// serde's `unknown field `x`, expected one of `a`, `b`` (or `unknown variant`) with
 /// the closest expected name suggested right after the unknown one (see
-/// [`super::suggest`]); other messages unchanged.
+/// [`crate::suggest`]); other messages unchanged.
 pub fn with_suggestion(problem: &str) -> String {
     let Some(start) = ["unknown field `", "unknown variant `"]
         .iter()
