@@ -14,6 +14,7 @@ mod list;
 mod merge;
 mod outputs;
 mod run;
+mod splits;
 mod table;
 mod validate;
 
@@ -71,6 +72,11 @@ enum Command {
     /// Get the real data files (`data fetch`) and see which ones a data folder holds
     /// (`data list`).
     Data(data::DataArgs),
+    /// Write a spec's data sets (as the run loads them) and the rows of every repetition's
+    /// public, private and test parts (splits.csv, splits.json), so that another
+    /// implementation, such as the authors' code (scripts/authors-*.py), runs on exactly
+    /// the rows ours used.
+    Splits(splits::SplitsArgs),
     /// List the registered methods (with their parameters) or the data set manifests.
     List(list::ListArgs),
     /// Print the JSON Schema (draft 2020-12) of the spec format on standard output.
@@ -110,6 +116,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Bench(args) => bench::execute(args),
         Command::Audit(args) => audit::execute(args),
         Command::Data(args) => data::execute(args),
+        Command::Splits(args) => splits::execute(args),
         Command::List(args) => list::execute(args),
         Command::Schema => {
             print!("{}", crate::spec::schema::spec_schema_json());

@@ -18,6 +18,7 @@ pub mod refit;
 mod repetition;
 mod results;
 pub mod seeds;
+pub mod splits_export;
 mod summary;
 pub mod table;
 mod units;
