@@ -68,7 +68,8 @@ pub struct CsvTable {
 }
 
 impl CsvTable {
-    /// Reads `path` (header row required, fields trimmed) and checks that every column of
+    /// Reads `path` (header row required, fields trimmed, lines starting with `#` skipped:
+    /// a provenance header) and checks that every column of
     /// `required` is in the header.
     pub fn read(path: &Path, required: &[&str]) -> Result<CsvTable, CsvError> {
         let text = std::fs::read(path).map_err(|source| CsvError::Read {
@@ -78,6 +79,7 @@ impl CsvTable {
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(true)
             .trim(csv::Trim::All)
+            .comment(Some(b'#'))
             .from_reader(text.as_slice());
         let csv_err = |e: csv::Error| CsvError::Csv {
             path: path.to_path_buf(),

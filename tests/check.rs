@@ -319,6 +319,7 @@ fn known_deviation_selectors() {
             band: Band::Ratio([1e-3, 1e3]),
             tested_by: vec!["t.yaml".into()],
             reason: "faithful LPDT at small ε".into(),
+            option: None,
         },
         // by the paper's abbreviation, any method and ε
         KnownDeviation {
@@ -328,6 +329,7 @@ fn known_deviation_selectors() {
             band: Band::Ratio([1e-3, 1e3]),
             tested_by: vec!["t.yaml".into()],
             reason: "housing differs".into(),
+            option: None,
         },
         // method only, with an ε list: never matches the non-private DT
         KnownDeviation {
@@ -337,6 +339,7 @@ fn known_deviation_selectors() {
             band: Band::Ratio([1e-3, 1e3]),
             tested_by: vec!["t.yaml".into()],
             reason: "biased histogram".into(),
+            option: None,
         },
     ];
     let body = "\
@@ -373,6 +376,7 @@ ABA,DT,,1,,,
             band: Band::Ratio([1e-3, 1e3]),
             tested_by: vec!["t.yaml".into()],
             reason: "anything".into(),
+            option: None,
         }],
     );
     assert_eq!(cells[0].verdict, Verdict::Ok);
@@ -540,6 +544,7 @@ known_deviations:
         band: Band::Ratio([1e-3, 1e3]),
         tested_by: vec!["t.yaml".into()],
         reason: reason.into(),
+        option: None,
     };
     bad(
         spec(&["a.csv"], rel(0.1), vec![kd(" ", None)]),
@@ -1165,6 +1170,7 @@ fn sample_report() -> CheckReport {
         band: None,
         note: None,
         source: "t.csv:2".into(),
+        authors: None,
     };
     CheckReport {
         cells: vec![

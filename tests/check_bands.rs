@@ -61,6 +61,7 @@ fn known(band: Band) -> KnownDeviation {
         band,
         tested_by: vec![],
         reason: "unexplained: ours 1.5 times the paper at ε 8".into(),
+        option: None,
     }
 }
 

@@ -85,6 +85,7 @@ fn one_anchor(
                 )
             }),
             source: format!("{file_name}:{line}"),
+            authors: None,
         });
     }
     Ok(out)

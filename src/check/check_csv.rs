@@ -14,7 +14,9 @@
 //! accepted, in the unit of the values), `band` (a known deviation's band), `verdict`
 //! (`ok`, `deviation`, `regression`, `not_run`), `reason` (a deviation's reason, why a
 //! cell is not run, or a claim's details), `source` (file and line of the paper's value;
-//! a claim's words in the paper).
+//! a claim's words in the paper), then on cells the authors' code's five columns
+//! (`authors_code`, `authors_std`, `authors_reps`, `authors_agreement`, `authors_detail`;
+//! empty elsewhere).
 //!
 //! An `epsilon_order` row is one pair of consecutive ε of a private method on a data set
 //! ([`super::epsilon_order`]): `epsilon` the larger ε, `reported` the mean error at the
@@ -43,6 +45,54 @@ fn reason(verdict: &Verdict, note: Option<&str>) -> String {
     }
 }
 
+/// The columns of the authors' code beside a cell (`reported.authors_code`; empty on
+/// every other row): its mean over repetitions, sample standard deviation, repetitions,
+/// whom it agrees with (`with_us`, `with_paper`, `both`, `neither`, or `cannot_run`) and
+/// the tests' details (or why their code cannot run the cell).
+const AUTHORS_COLUMNS: [&str; 5] = [
+    "authors_code",
+    "authors_std",
+    "authors_reps",
+    "authors_agreement",
+    "authors_detail",
+];
+
+/// Writes one row: the 14 columns of every kind, then the authors' code's five.
+fn record(
+    w: &mut csv::Writer<Vec<u8>>,
+    fields: [String; 14],
+    authors: Option<&super::authors_code::AuthorsCell>,
+) {
+    use super::authors_code::AuthorsValue;
+    let extra: [String; 5] = match authors.map(|a| (&a.value, a)) {
+        Some((
+            AuthorsValue::Ran {
+                mean, std, reps, ..
+            },
+            a,
+        )) => [
+            format!("{mean}"),
+            format!("{std}"),
+            reps.to_string(),
+            a.agreement
+                .map(|g| g.csv_name())
+                .unwrap_or_default()
+                .to_string(),
+            a.detail.clone(),
+        ],
+        Some((AuthorsValue::CannotRun { note, source }, _)) => [
+            String::new(),
+            String::new(),
+            String::new(),
+            "cannot_run".to_string(),
+            format!("{note} ({source})"),
+        ],
+        None => Default::default(),
+    };
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(fields.iter().chain(extra.iter()));
+}
+
 /// `check.csv` of a report, header included (RFC 4180 quoting by the csv crate).
 pub fn check_csv(report: &CheckReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -63,87 +113,103 @@ pub fn check_csv(report: &CheckReport) -> String {
         "source",
     ];
     // Writing to a Vec cannot fail.
-    let _ = w.write_record(header);
+    let _ = w.write_record(header.iter().chain(AUTHORS_COLUMNS.iter()));
     let cells = report.cells.iter().map(|c| ("cell", c));
     let anchors = report.anchors.iter().map(|c| ("anchor", c));
     for (kind, c) in cells.chain(anchors) {
         let table = c.source.split(':').next().unwrap_or_default();
-        let _ = w.write_record([
-            kind.to_string(),
-            table.trim_end_matches(".csv").to_string(),
-            c.method.clone(),
-            c.dataset.clone(),
-            c.epsilon.map(eps_text).unwrap_or_default(),
-            num(c.paper),
-            num(c.ours.map(|o| o.0)),
-            num(c.ours.map(|o| o.1)),
-            c.ours.map(|o| o.2.to_string()).unwrap_or_default(),
-            num(c.allowed),
-            c.band.map(|b| b.text()).unwrap_or_default(),
-            c.verdict.csv_name().to_string(),
-            reason(&c.verdict, c.note.as_deref()),
-            c.source.clone(),
-        ]);
+        record(
+            &mut w,
+            [
+                kind.to_string(),
+                table.trim_end_matches(".csv").to_string(),
+                c.method.clone(),
+                c.dataset.clone(),
+                c.epsilon.map(eps_text).unwrap_or_default(),
+                num(c.paper),
+                num(c.ours.map(|o| o.0)),
+                num(c.ours.map(|o| o.1)),
+                c.ours.map(|o| o.2.to_string()).unwrap_or_default(),
+                num(c.allowed),
+                c.band.map(|b| b.text()).unwrap_or_default(),
+                c.verdict.csv_name().to_string(),
+                reason(&c.verdict, c.note.as_deref()),
+                c.source.clone(),
+            ],
+            c.authors.as_ref(),
+        );
     }
     for r in &report.rank_sums {
-        let _ = w.write_record([
-            "rank_sum".to_string(),
-            r.table.clone(),
-            r.method.clone(),
-            r.block.clone(),
-            r.epsilon.map(eps_text).unwrap_or_default(),
-            format!("{}", r.paper),
-            num(r.ours),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            r.verdict.csv_name().to_string(),
-            reason(&r.verdict, None),
-            r.source.clone(),
-        ]);
+        record(
+            &mut w,
+            [
+                "rank_sum".to_string(),
+                r.table.clone(),
+                r.method.clone(),
+                r.block.clone(),
+                r.epsilon.map(eps_text).unwrap_or_default(),
+                format!("{}", r.paper),
+                num(r.ours),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                r.verdict.csv_name().to_string(),
+                reason(&r.verdict, None),
+                r.source.clone(),
+            ],
+            None,
+        );
     }
     for p in &report.epsilon_orders {
-        let _ = w.write_record([
-            "epsilon_order".to_string(),
-            String::new(),
-            p.method.clone(),
-            p.dataset.clone(),
-            eps_text(p.higher),
-            format!("{}", p.error_lower),
-            format!("{}", p.error_higher),
-            String::new(),
-            p.paired.to_string(),
-            format!("{}", super::epsilon_order::MARGIN * p.error_lower),
-            String::new(),
-            p.verdict.csv_name().to_string(),
-            p.details(),
-            String::new(),
-        ]);
+        record(
+            &mut w,
+            [
+                "epsilon_order".to_string(),
+                String::new(),
+                p.method.clone(),
+                p.dataset.clone(),
+                eps_text(p.higher),
+                format!("{}", p.error_lower),
+                format!("{}", p.error_higher),
+                String::new(),
+                p.paired.to_string(),
+                format!("{}", super::epsilon_order::MARGIN * p.error_lower),
+                String::new(),
+                p.verdict.csv_name().to_string(),
+                p.details(),
+                String::new(),
+            ],
+            None,
+        );
     }
     for m in &report.epsilon_matches {
         for x in &m.methods {
             let score = |e: f64| x.scores.iter().find(|s| s.epsilon == e).map(|s| s.score);
-            let _ = w.write_record([
-                "epsilon_match_method".to_string(),
-                m.group.clone(),
-                x.method.clone(),
-                String::new(),
-                eps_text(x.at),
-                num(score(x.best)),
-                num(score(x.at)),
-                String::new(),
-                x.scores
-                    .iter()
-                    .find(|s| s.epsilon == x.at)
-                    .map(|s| s.cells.to_string())
-                    .unwrap_or_default(),
-                format!("{}", x.margin),
-                String::new(),
-                x.verdict.csv_name().to_string(),
-                x.line(&m.group),
-                String::new(),
-            ]);
+            record(
+                &mut w,
+                [
+                    "epsilon_match_method".to_string(),
+                    m.group.clone(),
+                    x.method.clone(),
+                    String::new(),
+                    eps_text(x.at),
+                    num(score(x.best)),
+                    num(score(x.at)),
+                    String::new(),
+                    x.scores
+                        .iter()
+                        .find(|s| s.epsilon == x.at)
+                        .map(|s| s.cells.to_string())
+                        .unwrap_or_default(),
+                    format!("{}", x.margin),
+                    String::new(),
+                    x.verdict.csv_name().to_string(),
+                    x.line(&m.group),
+                    String::new(),
+                ],
+                None,
+            );
         }
     }
     for c in &report.claims {
@@ -156,68 +222,80 @@ pub fn check_csv(report: &CheckReport) -> String {
             Some(k) if !c.holds => format!("{k}; {}", c.details),
             _ => c.details.clone(),
         };
-        let _ = w.write_record([
-            "claim".to_string(),
-            String::new(),
-            c.label.clone(),
-            String::new(),
-            String::new(),
-            c.needed.to_string(),
-            c.count.to_string(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            verdict.to_string(),
-            why,
-            c.text.clone().unwrap_or_default(),
-        ]);
+        record(
+            &mut w,
+            [
+                "claim".to_string(),
+                String::new(),
+                c.label.clone(),
+                String::new(),
+                String::new(),
+                c.needed.to_string(),
+                c.count.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                verdict.to_string(),
+                why,
+                c.text.clone().unwrap_or_default(),
+            ],
+            None,
+        );
     }
     for x in &report.suspects {
-        let _ = w.write_record([
-            "suspect".to_string(),
-            String::new(),
-            x.method.clone(),
-            x.dataset.clone(),
-            x.epsilon.map(eps_text).unwrap_or_default(),
-            format!("{}", x.median),
-            format!("{}", x.value),
-            String::new(),
-            x.repetition.to_string(),
-            String::new(),
-            String::new(),
-            if x.impossible {
-                "regression"
-            } else {
-                "suspect"
-            }
-            .to_string(),
-            format!("{} ({})", x.reason, x.params),
-            format!("runs.csv task {}", x.task),
-        ]);
+        record(
+            &mut w,
+            [
+                "suspect".to_string(),
+                String::new(),
+                x.method.clone(),
+                x.dataset.clone(),
+                x.epsilon.map(eps_text).unwrap_or_default(),
+                format!("{}", x.median),
+                format!("{}", x.value),
+                String::new(),
+                x.repetition.to_string(),
+                String::new(),
+                String::new(),
+                if x.impossible {
+                    "regression"
+                } else {
+                    "suspect"
+                }
+                .to_string(),
+                format!("{} ({})", x.reason, x.params),
+                format!("runs.csv task {}", x.task),
+            ],
+            None,
+        );
     }
     if let Some(g) = &report.golden {
-        let _ = w.write_record([
-            "golden".to_string(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            g.compared.to_string(),
-            String::new(),
-            String::new(),
-            format!("{}", g.relative_tolerance),
-            String::new(),
-            if g.regressed() { "regression" } else { "ok" }.to_string(),
-            format!(
-                "{} changed, {} missing, {} extra",
-                g.changed.len(),
-                g.missing.len(),
-                g.extra.len()
-            ),
-            g.golden_file.display().to_string(),
-        ]);
+        record(
+            &mut w,
+            [
+                "golden".to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                g.compared.to_string(),
+                String::new(),
+                String::new(),
+                format!("{}", g.relative_tolerance),
+                String::new(),
+                if g.regressed() { "regression" } else { "ok" }.to_string(),
+                format!(
+                    "{} changed, {} missing, {} extra",
+                    g.changed.len(),
+                    g.missing.len(),
+                    g.extra.len()
+                ),
+                g.golden_file.display().to_string(),
+            ],
+            None,
+        );
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }

@@ -29,6 +29,7 @@
 
 pub mod anchors;
 pub mod audit;
+pub mod authors_code;
 pub mod budget;
 pub mod check_csv;
 pub mod claims;
@@ -53,8 +54,9 @@ pub use claims::{
 };
 
 pub use crate::spec::reported::{
-    Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation, KnownEpsilonGap,
-    NotAvailable, RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue, Tolerance, Verdict,
+    AuthorsCode, Band, DatasetNames, EpsilonMatchSpec, EpsilonReading, KnownDeviation,
+    KnownEpsilonGap, NotAvailable, RankSumSpec, RankSumTolerance, ReportedSpec, ReportedValue,
+    Tolerance, Verdict,
 };
 pub use check_csv::check_csv;
 pub use epsilon_match::{epsilon_matches, match_epsilons, EpsilonMatch, EpsilonScore, MethodMatch};

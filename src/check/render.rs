@@ -32,7 +32,8 @@
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use super::{eps_text, CheckError, CheckReport, Verdict};
+use super::authors_code::{Agreement, AuthorsValue};
+use super::{eps_text, CellCheck, CheckError, CheckReport, Verdict};
 use crate::report::{escape_latex, escape_markdown, format_fixed, format_sci};
 
 /// File name of the Markdown template in `templates/`.
@@ -79,6 +80,8 @@ struct CellView {
     ours: String,
     ratio: String,
     verdict: String,
+    /// The authors' code's value and whom it agrees with (empty without one).
+    authors: String,
 }
 
 #[derive(Serialize)]
@@ -118,6 +121,8 @@ struct View {
     regressed: bool,
     summary: Vec<String>,
     cells: Vec<CellView>,
+    /// Some cell has the authors' code's value: the tables get its column.
+    has_authors: bool,
     cells_note: String,
     deviations: Vec<String>,
     /// Reasons of the data sets not available, numbered as the cells cite them.
@@ -271,15 +276,107 @@ fn golden_mode(t: f64) -> String {
     }
 }
 
+/// The authors' code's cell as the tables print it: `mean ± sd (n=k), agrees with us`,
+/// `cannot run: …`, or `—`.
+fn authors_text(c: &CellCheck) -> String {
+    match c.authors.as_ref() {
+        None => "—".into(),
+        Some(a) => match &a.value {
+            AuthorsValue::Ran {
+                mean, std, reps, ..
+            } => {
+                let mut s = format!("{} ± {} (n={reps})", format_sci(*mean), format_sci(*std));
+                if let Some(g) = a.agreement {
+                    s.push_str(", ");
+                    s.push_str(g.words());
+                }
+                s
+            }
+            AuthorsValue::CannotRun { note, .. } => format!("cannot run: {note}"),
+        },
+    }
+}
+
+/// How the authors' code's values (`reported.authors_code`) classify the cells, over all
+/// cells beside which it ran and over the deviating ones (known deviation or regression);
+/// None when no cell has one.
+fn authors_line(report: &CheckReport) -> Option<String> {
+    let with: Vec<&CellCheck> = report
+        .cells
+        .iter()
+        .filter(|c| c.authors.is_some())
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let tally = |cells: &[&CellCheck]| {
+        let n = |g: Option<Agreement>| {
+            cells
+                .iter()
+                .filter(|c| {
+                    let a = c.authors.as_ref().expect("filtered");
+                    matches!(a.value, AuthorsValue::Ran { .. }) && a.agreement == g
+                })
+                .count()
+        };
+        let cannot = cells
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.authors.as_ref().map(|a| &a.value),
+                    Some(AuthorsValue::CannotRun { .. })
+                )
+            })
+            .count();
+        format!(
+            "{} with us only, {} with the paper only, {} with both, {} with neither, {} cannot run",
+            n(Some(Agreement::WithUs)),
+            n(Some(Agreement::WithPaper)),
+            n(Some(Agreement::Both)),
+            n(Some(Agreement::Neither)),
+            cannot
+        )
+    };
+    let deviating: Vec<&CellCheck> = with
+        .iter()
+        .copied()
+        .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_) | Verdict::Regression))
+        .collect();
+    let all_deviating = report
+        .cells
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_) | Verdict::Regression))
+        .count();
+    Some(format!(
+        "The authors' code beside {} cells: {}. Of the {} deviating cells it stands beside {}: {}.",
+        with.len(),
+        tally(&with),
+        all_deviating,
+        deviating.len(),
+        tally(&deviating)
+    ))
+}
+
 /// The three summary lines of a report, plain text: reported cells by verdict, claims
 /// holding, golden status.
 fn summary_lines(report: &CheckReport) -> Vec<String> {
     let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
     let n_ok = count(|v| *v == Verdict::Ok);
     let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
-    let n_unexplained = count(
-        |v| matches!(v, Verdict::KnownDeviation(r) if r.trim_start().starts_with("unexplained")),
-    );
+    // A deviation the authors' code reproduces is explained by it, whatever its reason says.
+    let by_authors =
+        |c: &&CellCheck| c.authors.as_ref().and_then(|a| a.agreement) == Some(Agreement::WithUs);
+    let deviations = || {
+        report
+            .cells
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_)))
+    };
+    let n_by_authors = deviations().filter(by_authors).count();
+    let n_unexplained = deviations()
+        .filter(|c| !by_authors(c))
+        .filter(|c| matches!(&c.verdict, Verdict::KnownDeviation(r) if r.trim_start().starts_with("unexplained")))
+        .count();
     let n_reg = count(|v| *v == Verdict::Regression);
     let n_not = count(|v| *v == Verdict::NotRun);
     let n_out = report.cells.iter().filter(|c| !c.in_spec()).count();
@@ -301,11 +398,16 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
         )
     } else {
         format!(
-            "Reported cells: {} — {} ok (within tolerance), {} ({} explained, {} unexplained), {}, {} not run{}{}.",
+            "Reported cells: {} — {} ok (within tolerance), {} ({} explained{}, {} unexplained), {}, {} not run{}{}.",
             report.cells.len(),
             n_ok,
             plural(n_known, "known deviation inside its band", "known deviations inside their bands"),
             n_known - n_unexplained,
+            if n_by_authors > 0 {
+                format!(", {n_by_authors} of them by the authors' code agreeing with us")
+            } else {
+                String::new()
+            },
             n_unexplained,
             plural(n_reg, "regression", "regressions"),
             n_not,
@@ -321,6 +423,7 @@ fn summary_lines(report: &CheckReport) -> Vec<String> {
             },
         )
     });
+    summary.extend(authors_line(report));
     let n_hold = report.claims.iter().filter(|c| c.holds).count();
     let n_known_fail = report
         .claims
@@ -615,6 +718,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
                 ours: esc(&ours),
                 ratio: esc(&c.ratio.map(ratio_text).unwrap_or_else(|| "—".into())),
                 verdict,
+                authors: esc(&authors_text(c)),
             }
         })
         .collect();
@@ -656,6 +760,9 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
             }
         }
         s.push_str(". Ratio: ours / paper.");
+        if report.cells.iter().any(|c| c.authors.is_some()) {
+            s.push_str(" Authors' code: the authors' own code on our splits (mean ± standard deviation over its repetitions, the grid point its selection picks), and whom it agrees with: ours by Welch's t-test, the paper by the cell's tolerance (check.csv's authors_detail gives both tests).");
+        }
         if report.cells.iter().any(|c| c.paper_halfwidth.is_some()) {
             s.push_str(" Paper ±: the paper's 95 % Student-t half-width of its mean (not a standard deviation); a tolerance in half-widths compares |ours − paper| with k·√(h_paper² + h_ours²), h_ours the same half-width of ours.");
         }
@@ -705,6 +812,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         regressed,
         summary: summary.iter().map(|s| esc(s)).collect(),
         cells,
+        has_authors: report.cells.iter().any(|c| c.authors.is_some()),
         cells_note,
         deviations: reasons.iter().map(|r| esc(r)).collect(),
         unavailable: unavailable.iter().map(|r| esc(r)).collect(),

@@ -94,6 +94,9 @@ pub struct CellCheck {
     pub note: Option<String>,
     /// Where the reported value comes from: `<file name>:<line>`.
     pub source: String,
+    /// The authors' code's value of the cell and whom it agrees with
+    /// (`reported.authors_code`; [`super::authors_code`]), when their code was run on it.
+    pub authors: Option<super::authors_code::AuthorsCell>,
 }
 
 impl CellCheck {
@@ -415,6 +418,7 @@ pub fn compare_reported(
                 band: None,
                 note: None,
                 source: format!("{file_name}:{line}"),
+                authors: None,
             };
             if let Some(n) = unavailable {
                 cells.push(CellCheck {
@@ -500,5 +504,6 @@ pub fn compare_reported(
             ours: ours.join(", "),
         });
     }
+    super::authors_code::attach_authors_code(spec, spec_dir, &mut cells)?;
     Ok(cells)
 }

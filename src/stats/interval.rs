@@ -49,6 +49,51 @@ pub fn ci95_halfwidth_from_std(std: f64, n: usize) -> Option<f64> {
     Some(t * sd0 / nf.sqrt())
 }
 
+/// Welch's two-sample test that two means agree: means `a.0`, `b.0`, sample standard
+/// deviations `a.1`, `b.1` over `a.2`, `b.2` repetitions. Returns `(t, df, critical)`:
+/// `t = (a − b) / √(s_a²/n_a + s_b²/n_b)`, the Welch–Satterthwaite degrees of freedom, and
+/// the two-sided Student-t quantile `t_{1−α/2, df}` (statrs); the means agree at level
+/// `alpha` when `|t| ≤ critical`. A side with one repetition has no spread of its own: it
+/// takes the other side's standard deviation (both implementations draw from one law under
+/// the null), with the other side's degrees of freedom. `None` when neither side has two
+/// repetitions, or both spreads are 0.
+pub fn welch_test(
+    a: (f64, f64, usize),
+    b: (f64, f64, usize),
+    alpha: f64,
+) -> Option<(f64, f64, f64)> {
+    let (ma, mut sa, na) = a;
+    let (mb, mut sb, nb) = b;
+    let df_one_side = match (na >= 2, nb >= 2) {
+        (false, false) => return None,
+        (false, true) => {
+            sa = sb;
+            Some((nb - 1) as f64)
+        }
+        (true, false) => {
+            sb = sa;
+            Some((na - 1) as f64)
+        }
+        (true, true) => None,
+    };
+    let (va, vb) = (sa * sa / na as f64, sb * sb / nb as f64);
+    let se = (va + vb).sqrt();
+    if se <= 0.0 || !se.is_finite() {
+        return None;
+    }
+    let df = df_one_side.unwrap_or_else(|| {
+        let num = (va + vb) * (va + vb);
+        let den = va * va / (na - 1) as f64 + vb * vb / (nb - 1) as f64;
+        if den > 0.0 {
+            num / den
+        } else {
+            (na + nb - 2) as f64
+        }
+    });
+    let t_dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    Some(((ma - mb) / se, df, t_dist.inverse_cdf(1.0 - alpha / 2.0)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

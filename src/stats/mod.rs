@@ -17,7 +17,7 @@ mod wilcoxon;
 pub use dp_privacy::privacy_loss::{
     clopper_pearson, epsilon_delta_lower_bound, epsilon_lower_bound, ProbabilityInterval,
 };
-pub use interval::{ci95_halfwidth, ci95_halfwidth_from_std, t_quantile_975};
+pub use interval::{ci95_halfwidth, ci95_halfwidth_from_std, t_quantile_975, welch_test};
 pub use marks::{
     rank_marks, significance_marks, star_significant, ties_for_best, RuleError, SignificanceRule,
     DEFAULT_ALPHA,

@@ -10,9 +10,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 mod anchor;
+mod authors_code;
 mod tolerance;
 
 pub use anchor::Anchor;
+pub use authors_code::AuthorsCode;
 
 pub use tolerance::{Band, KnownDeviation, Tolerance};
 
@@ -110,6 +112,10 @@ pub struct ReportedSpec {
     /// Baselines whose absolute metric anchors a table of ratios ([`Anchor`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub anchors: Vec<Anchor>,
+    /// The authors' own code run on our splits: a third value per cell, and the
+    /// classification of each deviation by it ([`AuthorsCode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors_code: Option<AuthorsCode>,
 }
 
 /// `reported.epsilon_reading`: the ε of each reported table, read rather than printed.
@@ -201,6 +207,7 @@ impl ReportedSpec {
             epsilon_reading: None,
             not_available: Vec::new(),
             anchors: Vec::new(),
+            authors_code: None,
         }
     }
 
@@ -285,6 +292,14 @@ impl ReportedSpec {
                 "reported.epsilon_column".into(),
                 "an empty column name (epsilon_column or halfwidth_column); name a column of the files or omit the field",
             ));
+        }
+        if let Some(a) = &self.authors_code {
+            if !(a.alpha > 0.0 && a.alpha < 0.5) {
+                return Err(invalid(
+                    "reported.authors_code.alpha".into(),
+                    "must lie strictly between 0 and 0.5 (a two-sided test level, e.g. 0.01)",
+                ));
+            }
         }
         for (i, a) in self.anchors.iter().enumerate() {
             if a.method.trim().is_empty() || a.reason.trim().is_empty() {

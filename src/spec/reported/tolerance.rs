@@ -144,6 +144,12 @@ pub struct KnownDeviation {
     /// Why these cells deviate (printed as a footnote of the report), e.g. a paper
     /// section and the mechanism detail behind the gap, or `unexplained: …`.
     pub reason: String,
+    /// The option of ours that behaves as the authors' code does (e.g. `noise: frozen`,
+    /// with the spec that runs it in `tested_by`): where the authors' code gives the
+    /// paper's value and ours, faithful to the paper's text, does not, the deviation is
+    /// this named option's and not a regression (`reported.authors_code`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
 }
 
 /// The band a known deviation's cells are expected in (both ends included). In YAML
