@@ -202,3 +202,43 @@ fn a_broken_authors_file_names_its_line() {
         .field
         .contains("authors_code.alpha"));
 }
+
+#[test]
+fn a_misspelled_name_in_the_authors_file_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("paper.csv"), PAPER).unwrap();
+    let methods = ["LPDT-M", "DT"];
+    let datasets = ["abalone"];
+    let pre = |authors: &str| {
+        std::fs::write(dir.path().join("authors.csv"), authors).unwrap();
+        dp_repro::check::preflight_reported(
+            &spec(None),
+            dir.path(),
+            &methods,
+            &datasets,
+            &HashMap::new(),
+        )
+    };
+    assert!(pre(&authors_file(&around(20.0))).is_ok());
+    let bad = authors_file(&around(20.0)).replace("abalone,LPDT-M", "abalone,LPDT-MM");
+    let e = pre(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("did you mean `LPDT-M`") && e.contains("authors.csv:3"),
+        "{e}"
+    );
+    let bad = authors_file(&around(20.0)).replace("abalone,DT", "abalon,DT");
+    let e = pre(&bad).unwrap_err().to_string();
+    assert!(e.contains("did you mean `abalone`"), "{e}");
+    // A missing file is named.
+    std::fs::remove_file(dir.path().join("authors.csv")).unwrap();
+    let e = dp_repro::check::preflight_reported(
+        &spec(None),
+        dir.path(),
+        &methods,
+        &datasets,
+        &HashMap::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("authors.csv"), "{e}");
+}

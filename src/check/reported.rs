@@ -339,6 +339,32 @@ pub fn preflight_reported(
             }
         }
     }
+    // The authors' code's file reads, and its names are ours or far from every one of ours.
+    if let Some(a) = &spec.authors_code {
+        for ((dataset, method, _), v) in super::authors_code::read_authors_code(a, spec_dir)? {
+            let source = match &v {
+                super::authors_code::AuthorsValue::Ran { source, .. }
+                | super::authors_code::AuthorsValue::CannotRun { source, .. } => source.clone(),
+            };
+            let near_method = (!methods.contains(&method.as_str()))
+                .then(|| crate::suggest::closest(&method, methods.iter().copied()))
+                .flatten();
+            let near_dataset = (!datasets.contains(&dataset.as_str()))
+                .then(|| crate::suggest::closest(&dataset, datasets.iter().copied()))
+                .flatten();
+            if let Some((what, name, near)) = near_method
+                .map(|n| ("method", &method, n))
+                .or(near_dataset.map(|n| ("dataset", &dataset, n)))
+            {
+                return Err(CheckError::Invalid {
+                    field: "reported.authors_code.file".into(),
+                    message: format!(
+                        "{source}: {what} `{name}` is not one of this spec's (did you mean `{near}`?); the file must use our data set names and method labels"
+                    ),
+                });
+            }
+        }
+    }
     Ok(matched)
 }
 
