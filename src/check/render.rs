@@ -292,6 +292,7 @@ fn authors_text(c: &CellCheck) -> String {
                 }
                 s
             }
+            AuthorsValue::CannotRun { note, .. } if note.starts_with("cannot run") => note.clone(),
             AuthorsValue::CannotRun { note, .. } => format!("cannot run: {note}"),
         },
     }
@@ -347,13 +348,20 @@ fn authors_line(report: &CheckReport) -> Option<String> {
         .iter()
         .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_) | Verdict::Regression))
         .count();
+    let deviating_text = if all_deviating == 0 {
+        "No cell deviates from the paper.".to_string()
+    } else {
+        format!(
+            "Of the {} deviating cells it stands beside {}: {}.",
+            all_deviating,
+            deviating.len(),
+            tally(&deviating)
+        )
+    };
     Some(format!(
-        "The authors' code beside {} cells: {}. Of the {} deviating cells it stands beside {}: {}.",
+        "The authors' code beside {} cells: {}. {deviating_text}",
         with.len(),
         tally(&with),
-        all_deviating,
-        deviating.len(),
-        tally(&deviating)
     ))
 }
 
