@@ -242,3 +242,29 @@ fn a_misspelled_name_in_the_authors_file_is_refused_before_anything_runs() {
     .to_string();
     assert!(e.contains("authors.csv"), "{e}");
 }
+
+#[test]
+fn a_non_private_method_without_epsilon_stands_beside_every_epsilon_of_the_paper() {
+    // The LPCT file carries the non-private CT-W at every ε; the authors' code runs it once.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("paper.csv"),
+        "dataset,method,epsilon,value\nabalone,DT,1,5.0\nabalone,DT,2,5.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("authors.csv"),
+        "dataset,method,epsilon,repetition,grid_point,value,note\nabalone,DT,,1,d=4,5.0,\nabalone,DT,,2,d=4,5.1,\n",
+    )
+    .unwrap();
+    let c = compare_reported(&spec(None), dir.path(), &selected(), &HashMap::new()).unwrap();
+    let dt: Vec<&CellCheck> = c.iter().filter(|c| c.method == "DT").collect();
+    assert_eq!(dt.len(), 2);
+    for cell in dt {
+        assert_eq!(
+            cell.authors.as_ref().and_then(|a| a.agreement),
+            Some(Agreement::Both),
+            "{cell:?}"
+        );
+    }
+}

@@ -217,7 +217,12 @@ pub fn attach_authors_code(
             c.method.clone(),
             c.epsilon.map(eps_text).unwrap_or_default(),
         );
-        let Some(v) = values.get(&key) else { continue };
+        // A non-private method's ε-less row stands for every ε the paper's file gives it,
+        // as our own selected rows do.
+        let plain = (key.0.clone(), key.1.clone(), String::new());
+        let Some(v) = values.get(&key).or_else(|| values.get(&plain)) else {
+            continue;
+        };
         attached += 1;
         let (agreement, detail) = classify(spec, a.alpha, c, v);
         if agreement == Some(Agreement::WithPaper) {

@@ -287,6 +287,9 @@ pub fn preflight_reported(
     names.extend(abbreviations.keys().map(String::as_str));
     names.extend(spec.datasets.keys().map(String::as_str));
     let mut matched = 0;
+    // The data sets and methods the paper's files name, as ours: the authors' code's file
+    // may name them too, even where this spec does not run them (a CI subset).
+    let mut in_files: HashSet<(String, String)> = HashSet::new();
     for file in &spec.files {
         let t = CsvTable::read(&spec_dir.join(file), &required_columns(spec))?;
         for (line, r) in &t.records {
@@ -294,6 +297,7 @@ pub fn preflight_reported(
                 continue;
             };
             let dataset = our_dataset(spec, &row.reported, abbreviations);
+            in_files.insert((dataset.clone(), row.method.clone()));
             let unavailable = spec.not_available.iter().any(|n| {
                 n.datasets
                     .iter()
@@ -346,6 +350,11 @@ pub fn preflight_reported(
                 super::authors_code::AuthorsValue::Ran { source, .. }
                 | super::authors_code::AuthorsValue::CannotRun { source, .. } => source.clone(),
             };
+            if in_files.iter().any(|(d, _)| *d == dataset)
+                && in_files.iter().any(|(_, m)| *m == method)
+            {
+                continue;
+            }
             let near_method = (!methods.contains(&method.as_str()))
                 .then(|| crate::suggest::closest(&method, methods.iter().copied()))
                 .flatten();

@@ -88,6 +88,16 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
                     }
                 }
             }
+            // The authors' code's values (`reported.authors_code.file`): copied like the
+            // reported files, so a results folder's spec.yaml checks on its own.
+            if let Some(Value::Mapping(a)) = inline.get_mut("authors_code") {
+                if let Some(Value::String(s)) = a.get_mut("file") {
+                    let src = base.join(&*s);
+                    let dest = unique_destination(&copies, &src);
+                    *s = dest.to_string_lossy().into_owned();
+                    copies.push((src, dest));
+                }
+            }
             *section = inline;
         }
         // Figures' overlays of digitized paper curves and the paper's values printed
