@@ -278,9 +278,8 @@ fn classify(
     let allowed = spec
         .tolerance
         .allowed(their_se, their_std, *reps, paper, c.paper_halfwidth);
-    let with_paper =
-        spec.tolerance
-            .accepts_cell(*mean, their_se, their_std, *reps, paper, c.paper_halfwidth);
+    let gap = (mean - paper).abs();
+    let with_paper = gap.is_finite() && gap <= allowed;
     let agreement = match (with_us, with_paper) {
         (true, false) => Agreement::WithUs,
         (false, true) => Agreement::WithPaper,
@@ -298,7 +297,7 @@ fn classify(
         crate::report::format_sci(*mean),
         crate::report::format_sci(*mean),
         crate::report::format_sci(paper),
-        crate::report::format_sci((mean - paper).abs()),
+        crate::report::format_sci(gap),
         crate::report::format_sci(allowed),
     );
     (Some(agreement), detail)
