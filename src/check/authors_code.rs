@@ -49,6 +49,15 @@ pub enum AuthorsValue {
     },
 }
 
+impl AuthorsValue {
+    /// `<file>:<line>` of the cell's first row.
+    pub fn source(&self) -> &str {
+        match self {
+            AuthorsValue::Ran { source, .. } | AuthorsValue::CannotRun { source, .. } => source,
+        }
+    }
+}
+
 /// Whom the authors' code agrees with in one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Agreement {
@@ -196,8 +205,8 @@ pub fn read_authors_code(
 /// Sets the authors' code beside every cell of `cells` that `spec.authors_code` covers,
 /// classifies it ([`Agreement`]) and turns a known deviation whose authors' code agrees
 /// with the paper and not with us into a regression, unless the deviation names the
-/// option of ours that behaves as their code (`option`). Returns how many cells got a
-/// value. Does nothing without `authors_code`.
+/// option of ours that behaves as their code (`option`). Does nothing without
+/// `authors_code`.
 ///
 /// # Errors
 /// The file's errors ([`read_authors_code`]).
@@ -205,12 +214,11 @@ pub fn attach_authors_code(
     spec: &ReportedSpec,
     dir: &Path,
     cells: &mut [CellCheck],
-) -> Result<usize, CheckError> {
+) -> Result<(), CheckError> {
     let Some(a) = &spec.authors_code else {
-        return Ok(0);
+        return Ok(());
     };
     let values = read_authors_code(a, dir)?;
-    let mut attached = 0;
     for c in cells.iter_mut() {
         let key = (
             c.dataset.clone(),
@@ -223,7 +231,6 @@ pub fn attach_authors_code(
         let Some(v) = values.get(&key).or_else(|| values.get(&plain)) else {
             continue;
         };
-        attached += 1;
         let (agreement, detail) = classify(spec, a.alpha, c, v);
         if agreement == Some(Agreement::WithPaper) {
             if let Verdict::KnownDeviation(_) = c.verdict {
@@ -246,7 +253,7 @@ pub fn attach_authors_code(
             detail,
         });
     }
-    Ok(attached)
+    Ok(())
 }
 
 /// Whom the authors' value `v` of cell `c` agrees with, and the tests in words.

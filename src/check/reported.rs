@@ -289,7 +289,7 @@ pub fn preflight_reported(
     let mut matched = 0;
     // The data sets and methods the paper's files name, as ours: the authors' code's file
     // may name them too, even where this spec does not run them (a CI subset).
-    let mut in_files: HashSet<(String, String)> = HashSet::new();
+    let (mut file_datasets, mut file_methods) = (HashSet::new(), HashSet::new());
     for file in &spec.files {
         let t = CsvTable::read(&spec_dir.join(file), &required_columns(spec))?;
         for (line, r) in &t.records {
@@ -297,7 +297,8 @@ pub fn preflight_reported(
                 continue;
             };
             let dataset = our_dataset(spec, &row.reported, abbreviations);
-            in_files.insert((dataset.clone(), row.method.clone()));
+            file_datasets.insert(dataset.clone());
+            file_methods.insert(row.method.clone());
             let unavailable = spec.not_available.iter().any(|n| {
                 n.datasets
                     .iter()
@@ -346,15 +347,10 @@ pub fn preflight_reported(
     // The authors' code's file reads, and its names are ours or far from every one of ours.
     if let Some(a) = &spec.authors_code {
         for ((dataset, method, _), v) in super::authors_code::read_authors_code(a, spec_dir)? {
-            let source = match &v {
-                super::authors_code::AuthorsValue::Ran { source, .. }
-                | super::authors_code::AuthorsValue::CannotRun { source, .. } => source.clone(),
-            };
-            if in_files.iter().any(|(d, _)| *d == dataset)
-                && in_files.iter().any(|(_, m)| *m == method)
-            {
+            if file_datasets.contains(&dataset) && file_methods.contains(&method) {
                 continue;
             }
+            let source = v.source();
             let near_method = (!methods.contains(&method.as_str()))
                 .then(|| crate::suggest::closest(&method, methods.iter().copied()))
                 .flatten();

@@ -81,10 +81,7 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
             if let Some(Value::Sequence(files)) = inline.get_mut("files") {
                 for f in files.iter_mut() {
                     if let Value::String(s) = f {
-                        let src = base.join(&*s);
-                        let dest = unique_destination(&copies, &src);
-                        *s = dest.to_string_lossy().into_owned();
-                        copies.push((src, dest));
+                        *s = copy_to_reported(&mut copies, base.join(&*s));
                     }
                 }
             }
@@ -92,10 +89,7 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
             // reported files, so a results folder's spec.yaml checks on its own.
             if let Some(Value::Mapping(a)) = inline.get_mut("authors_code") {
                 if let Some(Value::String(s)) = a.get_mut("file") {
-                    let src = base.join(&*s);
-                    let dest = unique_destination(&copies, &src);
-                    *s = dest.to_string_lossy().into_owned();
-                    copies.push((src, dest));
+                    *s = copy_to_reported(&mut copies, base.join(&*s));
                 }
             }
             *section = inline;
@@ -108,15 +102,10 @@ pub fn resolve(exp: &Experiment, text: &str) -> Result<ResolvedSpec, SpecError> 
                     if let Some(Value::Mapping(overlay)) = f.get_mut("reported") {
                         if let Some(Value::String(s)) = overlay.get_mut("file") {
                             let src = spec_dir.join(&*s);
-                            let dest = match copies.iter().find(|(from, _)| *from == src) {
-                                Some((_, dest)) => dest.clone(),
-                                None => {
-                                    let dest = unique_destination(&copies, &src);
-                                    copies.push((src, dest.clone()));
-                                    dest
-                                }
+                            *s = match copies.iter().find(|(from, _)| *from == src) {
+                                Some((_, dest)) => dest.to_string_lossy().into_owned(),
+                                None => copy_to_reported(&mut copies, src),
                             };
-                            *s = dest.to_string_lossy().into_owned();
                         }
                     }
                 }
@@ -174,6 +163,15 @@ fn inline_section(section: &Value, spec_dir: &Path) -> Result<(Value, PathBuf), 
         }
         other => Ok((other.clone(), spec_dir.to_path_buf())),
     }
+}
+
+/// Records that `src` is copied to [`unique_destination`] in the results folder and
+/// returns that path, as the resolved spec names it.
+fn copy_to_reported(copies: &mut Vec<(PathBuf, PathBuf)>, src: PathBuf) -> String {
+    let dest = unique_destination(copies, &src);
+    let text = dest.to_string_lossy().into_owned();
+    copies.push((src, dest));
+    text
 }
 
 /// `reported/<file name>` for `src`, numbered (`reported/2-<file name>`) when another copy
