@@ -46,8 +46,8 @@ use crate::data::{Dataset, Escape, Task};
 use crate::methods::{mask_params, MethodError, Params, PrivacyModel, RepData};
 use crate::run::seeds::{epsilon_text, stream};
 use crate::run::{
-    finish_repetition, repetition_data, scale_whole, split_indices, tuning_data, validation_score,
-    RunError,
+    central_validation_score, finish_repetition, repetition_data, scale_whole, split_indices,
+    tuning_data, user_split_data, validation_score, RunError,
 };
 use crate::spec::raw::{LabelBoundsFrom, Scaling, Selection, ValidationReleases};
 use crate::spec::{DatasetPlan, Experiment, MethodPlan};
@@ -75,6 +75,15 @@ pub const PARTS: [&str; 4] = [WITHIN, LABELS_BEYOND, POINTS_BEYOND, ADD_REMOVE];
 /// noisy losses, the choice, the chosen fit's predictions — on the within-range canaries,
 /// held against the user's ε with tuning.
 pub const SELECTED: &str = "end-to-end, private validation";
+/// The part of a method under a spec that selects by `user_split` (docs/tuning.md): the
+/// whole protocol — the users' split over the audited grid points and the validation
+/// group, each candidate's fit on its group, each validation user's one noisy loss, the
+/// choice, the chosen fit's predictions — held against the column's ε.
+pub const USER_SPLIT_SELECTED: &str = "end-to-end, user split";
+/// The part of a central-DP method under a spec that selects by `random_stopping`: a
+/// random number of candidate runs over the audited grid points, each fitted and scored
+/// at ε₀ = ε/(2 + η), the best one's predictions, held against the column's ε.
+pub const STOPPING_SELECTED: &str = "end-to-end, random stopping";
 
 /// How the end-to-end audit samples its data and its fits.
 #[derive(Debug, Clone, PartialEq)]
@@ -663,6 +672,7 @@ fn fits(
 /// releases, ε under shared ones (LPDT paper App. D.2). Empty with fewer than two points.
 #[allow(clippy::too_many_arguments)]
 fn selected_part(
+    protocol: Selection,
     exp: &Experiment,
     plan: &MethodPlan,
     dplan: &DatasetPlan,
@@ -693,6 +703,11 @@ fn selected_part(
         .filter(|&pi| pairs[pi].part == WITHIN)
         .collect();
     let shared = exp.spec.tuning.validation_releases == ValidationReleases::Shared;
+    let part = match protocol {
+        Selection::UserSplit => USER_SPLIT_SELECTED,
+        Selection::RandomStopping => STOPPING_SELECTED,
+        _ => SELECTED,
+    };
     let mut out = Vec::new();
     for &epsilon in epsilons {
         let eps_text = epsilon_text(epsilon);
@@ -700,12 +715,9 @@ fn selected_part(
             let pi_text = pi.to_string();
             pair_sides(base, &pairs[pi], |side, data| {
                 let tuning = tuning_data(exp, dplan, &data, E2E_REPETITION);
-                let (pv, n_v) = tuning
-                    .validation
-                    .expect("the spec selects by private validation");
                 let parts = [
                     "e2e",
-                    "selected",
+                    part,
                     plan.label.as_str(),
                     eps_text.as_str(),
                     pi_text.as_str(),
@@ -713,8 +725,42 @@ fn selected_part(
                     stage,
                 ];
                 let seed = exp.spec.seed;
-                selected_fits(plan, &points, epsilon, shared, (&pv, n_v), seed, &parts, n)
-                    .map_err(|e| err(epsilon, e))
+                match protocol {
+                    Selection::UserSplit => {
+                        let (order, n_v) = tuning.users.expect("the spec selects by user_split");
+                        user_split_fits(
+                            plan,
+                            &points,
+                            epsilon,
+                            &data,
+                            (&order, n_v),
+                            seed,
+                            &parts,
+                            n,
+                        )
+                    }
+                    Selection::RandomStopping => {
+                        let (pv, n_v) = tuning
+                            .validation
+                            .expect("the spec selects by random stopping");
+                        let law = exp
+                            .spec
+                            .tuning
+                            .stopping
+                            .law()
+                            .map_err(|e| MethodError::Other(e.to_string()));
+                        law.and_then(|law| {
+                            stopping_fits(plan, &points, epsilon, law, (&pv, n_v), seed, &parts, n)
+                        })
+                    }
+                    _ => {
+                        let (pv, n_v) = tuning
+                            .validation
+                            .expect("the spec selects by private validation");
+                        selected_fits(plan, &points, epsilon, shared, (&pv, n_v), seed, &parts, n)
+                    }
+                }
+                .map_err(|e| err(epsilon, e))
             })
         };
         let Some(found) = audit_part(cfg, opts, &within, &pair_fits)? else {
@@ -724,8 +770,12 @@ fn selected_part(
             method: plan.label.clone(),
             params: key.clone(),
             epsilon,
-            claimed: if shared { epsilon } else { k as f64 * epsilon },
-            part: SELECTED,
+            claimed: if shared || protocol != Selection::PrivateValidation {
+                epsilon
+            } else {
+                k as f64 * epsilon
+            },
+            part,
             words: format!(
                 "{}; the chosen fit among {k} grid points, validation share {}",
                 found.words(&dplan.name, &pairs, original.private.n()),
@@ -776,6 +826,119 @@ fn selected_fits(
                 let (p_val, p_probes) = pred.split_at(n_v);
                 let score =
                     validation_score(task, pv.bounds, y_val, p_val, Some(epsilon), k, &mut ss);
+                if best.as_ref().is_none_or(|b| score < b.0) {
+                    best = Some((score, p_probes.to_vec()));
+                }
+            }
+            Ok(best.map(|b| b.1))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|rows| rows.into_iter().collect())
+}
+
+/// `n` runs of the `user_split` protocol over `points` (the candidates, one group each) on
+/// `data` (its test part: the probes), in parallel: the users in `order`, the first `n_v`
+/// the validation group ([`user_split_data`]); each candidate fitted on its group at ε,
+/// each of its validation users releasing one noisy loss at ε ([`validation_score`]); row
+/// j is run j's chosen candidate's predictions at the probes. None when the method skips
+/// the data.
+#[allow(clippy::too_many_arguments)]
+fn user_split_fits(
+    plan: &MethodPlan,
+    points: &[(Params, Params, String)],
+    epsilon: f64,
+    data: &RepData,
+    (order, n_v): (&[usize], usize),
+    seed: u64,
+    parts: &[&str],
+    n: usize,
+) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
+    let k = points.len();
+    let groups: Vec<(RepData, usize)> = (0..k)
+        .map(|i| user_split_data(data, (order, n_v), i, k))
+        .collect();
+    (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let j = j.to_string();
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for (i, ((structural, mechanism, _), (d, n_val))) in
+                points.iter().zip(&groups).enumerate()
+            {
+                let i = i.to_string();
+                let with = |role: &str| {
+                    let mut p = parts.to_vec();
+                    p.extend([j.as_str(), i.as_str(), role]);
+                    stream(seed, &p)
+                };
+                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
+                let Some(prepared) = plan.method.prepare(d, structural, &mut ps)? else {
+                    return Ok(None);
+                };
+                let pred = prepared.predict(mechanism, Some(epsilon), &mut rs)?;
+                let (p_val, p_probes) = pred.split_at(*n_val);
+                let y_val = &d.test.y[..*n_val];
+                let score = validation_score(
+                    d.test.task,
+                    d.bounds,
+                    y_val,
+                    p_val,
+                    Some(epsilon),
+                    1.0,
+                    &mut ss,
+                );
+                if best.as_ref().is_none_or(|b| score < b.0) {
+                    best = Some((score, p_probes.to_vec()));
+                }
+            }
+            Ok(best.map(|b| b.1))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|rows| rows.into_iter().collect())
+}
+
+/// `n` runs of `random_stopping` over `points` on the validation split `pv` (training
+/// rows as its private part; its test part the `n_v` validation rows then the probes), in
+/// parallel: K from `law`, K candidates drawn uniformly from `points`, each fitted at ε₀ =
+/// ε/(2 + η) and scored at ε₀ ([`central_validation_score`]); row j is run j's best
+/// candidate's predictions at the probes. None when the method skips the data.
+#[allow(clippy::too_many_arguments)]
+fn stopping_fits(
+    plan: &MethodPlan,
+    points: &[(Params, Params, String)],
+    epsilon: f64,
+    law: crate::privacy::selection::StoppingLaw,
+    (pv, n_v): (&RepData, usize),
+    seed: u64,
+    parts: &[&str],
+    n: usize,
+) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
+    use rand::Rng;
+    let eps0 = law.candidate_epsilon(epsilon);
+    let y_val = &pv.test.y[..n_v];
+    (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let j = j.to_string();
+            let mut draws = stream(seed, &[parts, &[j.as_str(), "draws"]].concat());
+            let runs = law.sample(&mut draws);
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for r in 0..runs {
+                let (structural, mechanism, _) = &points[draws.gen_range(0..points.len())];
+                let r = r.to_string();
+                let with = |role: &str| {
+                    let mut p = parts.to_vec();
+                    p.extend([j.as_str(), r.as_str(), role]);
+                    stream(seed, &p)
+                };
+                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
+                let Some(prepared) = plan.method.prepare(pv, structural, &mut ps)? else {
+                    return Ok(None);
+                };
+                let pred = prepared.predict(mechanism, Some(eps0), &mut rs)?;
+                let (p_val, p_probes) = pred.split_at(n_v);
+                let score =
+                    central_validation_score(pv.test.task, pv.bounds, y_val, p_val, eps0, &mut ss);
                 if best.as_ref().is_none_or(|b| score < b.0) {
                     best = Some((score, p_probes.to_vec()));
                 }
@@ -1015,8 +1178,16 @@ pub fn e2e_experiment(
                 }
             }
         }
-        if exp.selection.contains(&Selection::PrivateValidation) {
+        for protocol in [
+            Selection::PrivateValidation,
+            Selection::UserSplit,
+            Selection::RandomStopping,
+        ] {
+            if !exp.selection.contains(&protocol) {
+                continue;
+            }
             chosen.extend(selected_part(
+                protocol,
                 exp,
                 plan,
                 dplan,

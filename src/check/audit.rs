@@ -122,11 +122,14 @@ impl AuditCheck {
             for f in &r.findings {
                 let (claimed, charged, ratio) = match f {
                     Finding::DataDependent(_) => (f64::NAN, f64::NAN, None),
-                    Finding::TuningOverBudget => (
-                        r.epsilon,
-                        r.with_tuning(),
-                        Some(r.with_tuning() / r.epsilon),
-                    ),
+                    Finding::TuningOverBudget => {
+                        let w = r.with_tuning_of(|m| !crate::run::ledger::is_honest(m));
+                        (r.epsilon, w, Some(w / r.epsilon))
+                    }
+                    Finding::HonestOverBudget(mode) => {
+                        let w = r.with_tuning_under(*mode).unwrap_or(f64::NAN);
+                        (r.epsilon, w, Some(w / r.epsilon))
+                    }
                     _ => (r.epsilon, r.per_fit(), Some(r.per_fit() / r.epsilon)),
                 };
                 let (known, mut unexplained) = judge(&r.method, f.part(), ratio);
@@ -140,6 +143,12 @@ impl AuditCheck {
                         ": {} per fit, selected among {} release configurations",
                         r.per_fit(),
                         r.releases
+                    ),
+                    Finding::HonestOverBudget(mode) => format!(
+                        ": {} per fit, {} under {} selection, whose total must be the column's epsilon",
+                        r.per_fit(),
+                        r.with_tuning_under(*mode).unwrap_or(f64::NAN),
+                        mode.name()
                     ),
                     _ => format!(": path {}", r.report.path_text()),
                 };

@@ -57,7 +57,7 @@ pub fn table_budgets(exp: &Experiment, ledger: Option<&[LedgerRow]>) -> Vec<Tabl
                     let (per_fit, with_tuning, from_ledger) = match measured {
                         Some((f, w)) => (f, w, true),
                         None => {
-                            let c = TuningCharges::nominal(m, epsilon);
+                            let c = TuningCharges::nominal(&exp.spec.tuning, m, epsilon);
                             let w = epsilon_with_tuning(&exp.spec.tuning, mode, &c);
                             (epsilon, w, false)
                         }

@@ -28,20 +28,37 @@ pub struct TuningCharges {
     /// The number of grid points scored (structural × mechanism points), each a noisy
     /// loss of every validation user.
     pub grid_points: usize,
+    /// What one validation user of `user_split` paid for its one noisy loss at the column's
+    /// ε (`run::point::validation_score` over one grid point; 0 without user_split).
+    pub validation_once: f64,
+    /// Per release configuration, what the worst row paid in one candidate run of
+    /// `random_stopping` at ε₀ = ε/(2 + η) (empty otherwise).
+    pub per_fit_stopping: Vec<f64>,
+    /// What a validation row paid for one candidate run's score at ε₀
+    /// (`run::point::central_validation_score`; 0 without random stopping).
+    pub stopping_score: f64,
+    /// 2 + η: what random stopping costs in units of ε₀ under pure DP
+    /// ([`crate::privacy::selection::StoppingLaw::pure_multiplier`]).
+    pub stopping_multiplier: f64,
 }
 
 impl TuningCharges {
     /// The charges the grid implies when every fit spends exactly its ε (the nominal
     /// accounting, without a ledger run): ε per configuration, ε/k_r under shared
     /// validation releases, ε/k per validation loss (LPDT paper App. D.2).
-    pub fn nominal(m: &MethodPlan, epsilon: f64) -> TuningCharges {
+    pub fn nominal(tuning: &Tuning, m: &MethodPlan, epsilon: f64) -> TuningCharges {
         let k = m.release_configurations().max(1);
         let grid_points = grid_points(m);
+        let multiplier = 2.0 + tuning.stopping.eta;
         TuningCharges {
             per_fit: vec![epsilon; k],
             per_fit_shared: vec![epsilon / k as f64; k],
             validation_per_point: epsilon / grid_points as f64,
             grid_points,
+            validation_once: epsilon,
+            per_fit_stopping: vec![epsilon / multiplier; k],
+            stopping_score: epsilon / multiplier,
+            stopping_multiplier: multiplier,
         }
     }
 }
@@ -66,6 +83,15 @@ pub fn grid_points(m: &MethodPlan) -> usize {
 ///   ε/k_r (`shared`: Σ_c per_fit_shared_c); the validation users release one noisy loss
 ///   per grid point (grid_points × validation_per_point); the two groups are disjoint, so
 ///   the worst user pays the larger.
+/// - `public` (docs/tuning.md): the choice reads public rows only; each user releases once,
+///   for the chosen configuration: max_c per_fit_c.
+/// - `user_split`: each training user releases once, in its candidate's fit, and each
+///   validation user one noisy loss; the groups are disjoint (parallel composition), so the
+///   worst user pays max(max_c per_fit_c, validation_once).
+/// - `random_stopping` (central DP; Papernot & Steinke 2022, Theorem 2 at λ → ∞): each
+///   candidate run is a fit on the training rows and a score on the disjoint validation
+///   rows, max(max_c per_fit_stopping_c, stopping_score) for the worst row; the released
+///   best of a random number of runs costs (2 + η) times that.
 pub fn epsilon_with_tuning(tuning: &Tuning, mode: Selection, c: &TuningCharges) -> f64 {
     let sum = |v: &[f64]| v.iter().sum::<f64>();
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
@@ -81,6 +107,11 @@ pub fn epsilon_with_tuning(tuning: &Tuning, mode: Selection, c: &TuningCharges) 
             };
             let validation = c.grid_points as f64 * c.validation_per_point;
             training.max(validation)
+        }
+        Selection::Public => max(&c.per_fit),
+        Selection::UserSplit => max(&c.per_fit).max(c.validation_once),
+        Selection::RandomStopping => {
+            c.stopping_multiplier * max(&c.per_fit_stopping).max(c.stopping_score)
         }
     }
 }
@@ -131,7 +162,11 @@ pub fn budget_note(exp: &Experiment, labels: &[&str], mode: Selection) -> Option
         .iter()
         .filter(|m| m.method.private() && labels.contains(&m.label.as_str()))
         .map(|m| {
-            let with = epsilon_with_tuning(&exp.spec.tuning, mode, &TuningCharges::nominal(m, 1.0));
+            let with = epsilon_with_tuning(
+                &exp.spec.tuning,
+                mode,
+                &TuningCharges::nominal(&exp.spec.tuning, m, 1.0),
+            );
             format!(
                 "{} ε per fit, {} with tuning",
                 m.label,
@@ -146,6 +181,9 @@ pub fn budget_note(exp: &Experiment, labels: &[&str], mode: Selection) -> Option
         Selection::BestMean => "oracle selection over the k distinct release configurations of the grid: kε",
         Selection::Cv => "cross-validation: every fold refits each of the k distinct release configurations with fresh noise, (folds − 1)·kε + ε",
         Selection::PrivateValidation => "private validation: the training users' releases for the k distinct release configurations or the validation users' noisy losses, whichever costs more",
+        Selection::Public => "public tuning: the choice reads the public sample only, each user releases once for the chosen grid point",
+        Selection::UserSplit => "user split: each user is in one candidate's group or the validation group and releases once (parallel composition)",
+        Selection::RandomStopping => "random stopping: each candidate run at ε/(2 + η) on the training rows and its score on disjoint validation rows; the best of a random number of runs costs (2 + η) runs",
     };
     Some(format!("Privacy budget of a cell (basic composition; {how}): {}. The column's ε is the budget of one fit; dp-repro audit measures both on the privacy ledger (ledger.csv, epsilon_per_fit and epsilon_with_tuning).", list.join("; ")))
 }

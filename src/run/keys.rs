@@ -179,7 +179,8 @@ pub fn derived_key(base: &str, tag: &str) -> String {
 }
 
 /// The tags of the rows each task has besides its test metric, for the spec's selection
-/// modes: `cv_<metric>:<folds>`, `pv_<metric>:<share>` and `pv_score:<share>`.
+/// modes: `cv_<metric>:<folds>`, `pv_<metric>:<share>` and `pv_score:<share>`; `pub_score`,
+/// `us_<metric>`, `us_score`, `rs_<metric>`, `rs_score` with their options.
 pub fn extra_row_tags(exp: &Experiment) -> Vec<String> {
     use crate::spec::raw::Selection;
     let metric = exp
@@ -199,6 +200,22 @@ pub fn extra_row_tags(exp: &Experiment) -> Vec<String> {
         };
         tags.push(format!("pv_{metric}:{}{shared}", t.validation_share));
         tags.push(format!("pv_score:{}{shared}", t.validation_share));
+    }
+    if exp.selection.contains(&Selection::Public) {
+        tags.push(format!("pub_score:{}", t.public_share));
+    }
+    if exp.selection.contains(&Selection::UserSplit) {
+        let c = t.candidates.map(|c| format!(":{c}")).unwrap_or_default();
+        tags.push(format!("us_{metric}:{}{c}", t.validation_share));
+        tags.push(format!("us_score:{}{c}", t.validation_share));
+    }
+    if exp.selection.contains(&Selection::RandomStopping) {
+        let law = format!(
+            "{}:{}:{}",
+            t.validation_share, t.stopping.eta, t.stopping.mean
+        );
+        tags.push(format!("rs_{metric}:{law}"));
+        tags.push(format!("rs_score:{law}"));
     }
     tags
 }

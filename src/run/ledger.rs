@@ -53,6 +53,11 @@ pub enum Finding {
     /// the grid points is counted ([`LedgerRow::with_tuning`]), and more than in the fit
     /// alone.
     TuningOverBudget,
+    /// Some user or row pays more than the column's ε under an honest selection mode
+    /// (`public`, `user_split`, `random_stopping`), whose promise is that the column's ε
+    /// is the whole budget, tuning included (docs/tuning.md). Its own part name per mode,
+    /// so that an oracle's known `tuning_over_budget` never covers it.
+    HonestOverBudget(Selection),
     /// A private method whose fit charged nothing: its releases are not on the ledger.
     Uncharged,
     /// A quantity computed from private rows outside a mechanism.
@@ -66,6 +71,7 @@ impl Finding {
         match self {
             Finding::OverBudget => "over_budget",
             Finding::TuningOverBudget => TUNING_OVER_BUDGET,
+            Finding::HonestOverBudget(mode) => honest_over_budget_part(*mode),
             Finding::Uncharged => "uncharged",
             Finding::DataDependent(q) => &q.name,
         }
@@ -74,6 +80,24 @@ impl Finding {
 
 /// The name of [`Finding::TuningOverBudget`].
 pub const TUNING_OVER_BUDGET: &str = "tuning_over_budget";
+
+/// Whether `mode` promises that the column's ε is the whole budget, tuning included.
+pub fn is_honest(mode: Selection) -> bool {
+    matches!(
+        mode,
+        Selection::Public | Selection::UserSplit | Selection::RandomStopping
+    )
+}
+
+/// The part name of [`Finding::HonestOverBudget`] under `mode`.
+pub fn honest_over_budget_part(mode: Selection) -> &'static str {
+    match mode {
+        Selection::Public => "honest_over_budget: public",
+        Selection::UserSplit => "honest_over_budget: user_split",
+        Selection::RandomStopping => "honest_over_budget: random_stopping",
+        _ => TUNING_OVER_BUDGET,
+    }
+}
 
 /// One row of `ledger.csv`: one fit of a method at one grid point and ε on one data set
 /// and repetition.
@@ -155,8 +179,15 @@ impl LedgerRow {
     /// `epsilon_with_tuning`: the largest of [`LedgerRow::tuning`] over the spec's
     /// selection modes (the per-fit charge before [`apply_tuning`]).
     pub fn with_tuning(&self) -> f64 {
+        self.with_tuning_of(|_| true)
+    }
+
+    /// The largest of [`LedgerRow::tuning`] over the modes `keep` accepts (the per-fit
+    /// charge when it accepts none).
+    pub fn with_tuning_of(&self, keep: impl Fn(Selection) -> bool) -> f64 {
         self.tuning
             .iter()
+            .filter(|t| keep(t.0))
             .map(|t| t.1)
             .reduce(|a, b| if a.is_nan() || b > a { b } else { a })
             .unwrap_or(self.report.max_epsilon)
@@ -215,6 +246,39 @@ pub fn apply_tuning(
     shared: &BTreeMap<(TuningKey, String), f64>,
     validation_per_point: impl Fn(&TuningKey, &MethodPlan) -> f64,
 ) {
+    apply_tuning_with(
+        exp,
+        rows,
+        configuration,
+        shared,
+        &BTreeMap::new(),
+        validation_per_point,
+        |_, _| ValidationCharges::default(),
+    )
+}
+
+/// What the validation users or rows of the honest modes paid, per (data set,
+/// repetition, method, ε) ([`apply_tuning_with`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValidationCharges {
+    /// One noisy loss at the column's ε (`user_split`).
+    pub once: f64,
+    /// One candidate run's score at ε₀ (`random_stopping`).
+    pub stopping: f64,
+}
+
+/// [`apply_tuning`] with the charges of `random_stopping`'s candidate fits at ε₀ in
+/// `stopping` (by group and configuration, as `shared`) and the validation charges of
+/// `user_split` and `random_stopping` from `validation`.
+pub fn apply_tuning_with(
+    exp: &Experiment,
+    rows: &mut [LedgerRow],
+    configuration: &[String],
+    shared: &BTreeMap<(TuningKey, String), f64>,
+    stopping: &BTreeMap<(TuningKey, String), f64>,
+    validation_per_point: impl Fn(&TuningKey, &MethodPlan) -> f64,
+    validation: impl Fn(&TuningKey, &MethodPlan) -> ValidationCharges,
+) {
     let key = |r: &LedgerRow| -> TuningKey {
         (
             r.dataset.clone(),
@@ -225,20 +289,21 @@ pub fn apply_tuning(
     };
     // Per group, per release configuration (in first-seen order): the largest per-fit
     // charge (NaN wins) and the ε/k_r fit's.
-    let mut groups: BTreeMap<TuningKey, Vec<(String, f64, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<TuningKey, Vec<(String, f64, f64, f64)>> = BTreeMap::new();
     for (r, c) in rows.iter().zip(configuration) {
         let g = key(r);
-        let sh = shared
-            .get(&(g.clone(), c.clone()))
-            .copied()
-            .unwrap_or(f64::NAN);
+        let at = |m: &BTreeMap<(TuningKey, String), f64>| {
+            m.get(&(g.clone(), c.clone())).copied().unwrap_or(f64::NAN)
+        };
+        let (sh, st) = (at(shared), at(stopping));
         let list = groups.entry(g).or_default();
         match list.iter_mut().find(|e| e.0 == *c) {
             Some(e) => {
                 e.1 = worse(e.1, r.per_fit());
                 e.2 = worse(e.2, sh);
+                e.3 = worse(e.3, st);
             }
-            None => list.push((c.clone(), r.per_fit(), sh)),
+            None => list.push((c.clone(), r.per_fit(), sh, st)),
         }
     }
     let modes = &exp.selection;
@@ -246,6 +311,13 @@ pub fn apply_tuning(
     for (g, list) in &groups {
         let Some(plan) = exp.methods.iter().find(|m| m.label == g.2) else {
             continue;
+        };
+        let honest =
+            modes.contains(&Selection::UserSplit) || modes.contains(&Selection::RandomStopping);
+        let v = if honest {
+            validation(g, plan)
+        } else {
+            ValidationCharges::default()
         };
         let charges = TuningCharges {
             per_fit: list.iter().map(|e| e.1).collect(),
@@ -256,6 +328,15 @@ pub fn apply_tuning(
                 0.0
             },
             grid_points: super::accounting::grid_points(plan),
+            validation_once: v.once,
+            per_fit_stopping: list.iter().map(|e| e.3).collect(),
+            stopping_score: v.stopping,
+            stopping_multiplier: exp
+                .spec
+                .tuning
+                .stopping
+                .law()
+                .map_or(f64::NAN, |l| l.pure_multiplier()),
         };
         let spend = modes
             .iter()
@@ -270,14 +351,27 @@ pub fn apply_tuning(
         r.tuning = spend.clone();
         // Selection over one configuration adds nothing to the fit: a fit over ε is
         // `over_budget` alone.
-        if above(r.with_tuning(), r.epsilon) && above(r.with_tuning(), r.per_fit()) {
-            let at = r
-                .findings
-                .iter()
-                .position(|f| *f != Finding::OverBudget)
-                .unwrap_or(r.findings.len());
-            r.findings.insert(at, Finding::TuningOverBudget);
+        let oracle = r.with_tuning_of(|m| !is_honest(m));
+        let mut found = Vec::new();
+        if r.tuning.iter().any(|t| !is_honest(t.0))
+            && above(oracle, r.epsilon)
+            && above(oracle, r.per_fit())
+        {
+            found.push(Finding::TuningOverBudget);
         }
+        // An honest mode promises ε in total: over it is a finding even when the fit
+        // alone is over too (then both show).
+        for &(mode, spent) in spend.iter().filter(|t| is_honest(t.0)) {
+            if above(spent, r.epsilon) && above(spent, r.per_fit()) {
+                found.push(Finding::HonestOverBudget(mode));
+            }
+        }
+        let at = r
+            .findings
+            .iter()
+            .position(|f| *f != Finding::OverBudget)
+            .unwrap_or(r.findings.len());
+        r.findings.splice(at..at, found);
     }
 }
 
@@ -324,8 +418,18 @@ struct Unit<'a> {
 }
 
 /// What a unit recorded: its rows with their release configurations, and the charges of
-/// the `private_validation` training fits at ε/k_r by (column ε text, configuration).
-type UnitOut = (Vec<(LedgerRow, String)>, Vec<(String, String, f64)>);
+/// the fits at a second budget — the `private_validation` training fits at ε/k_r
+/// ([`SHARED`]), random stopping's candidate runs at ε₀ ([`STOPPING`]) — by (which,
+/// column ε text, configuration).
+type UnitOut = (
+    Vec<(LedgerRow, String)>,
+    Vec<(&'static str, String, String, f64)>,
+);
+
+/// [`UnitOut`]'s tag of a `private_validation` training fit at ε/k_r.
+const SHARED: &str = "shared";
+/// [`UnitOut`]'s tag of a random-stopping candidate run at ε₀.
+const STOPPING: &str = "stopping";
 
 /// The structural grid points of `plan` (one empty point when it has none).
 fn structural_points(plan: &MethodPlan) -> Vec<Params> {
@@ -364,6 +468,33 @@ fn validation_charge(exp: &Experiment, plan: &MethodPlan, data: &RepData, epsilo
         );
     });
     r.max_epsilon
+}
+
+/// What a validation user pays under `user_split` (one noisy loss at ε, the charge of
+/// `run::point::validation_score` over one grid point) and a validation row under
+/// `random_stopping` (one candidate's score at ε₀, `run::point::central_validation_score`),
+/// each recorded on one validation subject whose loss is inside its bounds.
+fn honest_validation_charges(exp: &Experiment, data: &RepData, epsilon: f64) -> ValidationCharges {
+    let y = [data.bounds.lo];
+    let mut rng = super::seeds::stream(exp.spec.seed, &["ledger", "honest validation"]);
+    let task = data.test.task;
+    let ((), once) = recording(|| {
+        super::point::validation_score(task, data.bounds, &y, &y, Some(epsilon), 1.0, &mut rng);
+    });
+    let stopping = match exp.spec.tuning.stopping.law() {
+        Ok(law) => {
+            let ((), r) = recording(|| {
+                let e0 = law.candidate_epsilon(epsilon);
+                super::point::central_validation_score(task, data.bounds, &y, &y, e0, &mut rng);
+            });
+            r.max_epsilon
+        }
+        Err(_) => f64::NAN,
+    };
+    ValidationCharges {
+        once: once.max_epsilon,
+        stopping,
+    }
 }
 
 /// Runs the ledger of every private method of `exp` (only `method` when given) at each of
@@ -430,6 +561,12 @@ pub fn ledger_experiment(
     }
     let shared_validation = exp.selection.contains(&Selection::PrivateValidation)
         && exp.spec.tuning.validation_releases == ValidationReleases::Shared;
+    // Random stopping's candidate runs spend ε₀ = ε/(2 + η) each: recorded at ε₀.
+    let stopping_law = exp
+        .selection
+        .contains(&Selection::RandomStopping)
+        .then(|| exp.spec.tuning.stopping.law().ok())
+        .flatten();
     let seed = exp.spec.seed;
     let fit = |recorder: &Recorder, u: &Unit| -> Result<UnitOut, LedgerError> {
         let (data, prep) = &prepared[u.data];
@@ -497,7 +634,24 @@ pub fn ledger_experiment(
                     let charged = record(&q, &point, at)
                         .map_err(|e| err(point.key(), at, e))?
                         .max_epsilon;
-                    shared.push((epsilon_text(epsilon), configuration.clone(), charged));
+                    shared.push((
+                        SHARED,
+                        epsilon_text(epsilon),
+                        configuration.clone(),
+                        charged,
+                    ));
+                }
+                if let Some(law) = stopping_law {
+                    let at = law.candidate_epsilon(epsilon);
+                    let charged = record(&q, &point, at)
+                        .map_err(|e| err(point.key(), at, e))?
+                        .max_epsilon;
+                    shared.push((
+                        STOPPING,
+                        epsilon_text(epsilon),
+                        configuration.clone(),
+                        charged,
+                    ));
                 }
             }
         }
@@ -505,17 +659,22 @@ pub fn ledger_experiment(
     };
     let outs = on_worker_threads(&units, fit);
     let (mut rows, mut configurations) = (Vec::new(), Vec::new());
-    let mut shared = BTreeMap::new();
+    let (mut shared, mut stopping) = (BTreeMap::new(), BTreeMap::new());
     for (u, out) in units.iter().zip(outs) {
         let (unit_rows, unit_shared) = out?;
-        for (eps, c, charged) in unit_shared {
+        for (which, eps, c, charged) in unit_shared {
             let group = (
                 u.dataset.to_string(),
                 u.repetition,
                 u.plan.label.clone(),
                 eps,
             );
-            let e = shared.entry((group, c)).or_insert(charged);
+            let map = if which == STOPPING {
+                &mut stopping
+            } else {
+                &mut shared
+            };
+            let e = map.entry((group, c)).or_insert(charged);
             *e = worse(*e, charged);
         }
         for (row, c) in unit_rows {
@@ -523,17 +682,32 @@ pub fn ledger_experiment(
             configurations.push(c);
         }
     }
-    let validation = |g: &TuningKey, plan: &MethodPlan| {
+    let data_of = |g: &TuningKey| {
         let d = exp.datasets.iter().position(|p| p.name == g.0).unwrap_or(0);
         let r = LEDGER_REPETITIONS
             .iter()
             .position(|&r| r == g.1)
             .unwrap_or(0);
-        let (data, _) = &prepared[d * LEDGER_REPETITIONS.len() + r];
         let epsilon: f64 = g.3.parse().unwrap_or(f64::NAN);
+        (&prepared[d * LEDGER_REPETITIONS.len() + r].0, epsilon)
+    };
+    let validation = |g: &TuningKey, plan: &MethodPlan| {
+        let (data, epsilon) = data_of(g);
         validation_charge(exp, plan, data, epsilon)
     };
-    apply_tuning(exp, &mut rows, &configurations, &shared, validation);
+    let honest = |g: &TuningKey, _plan: &MethodPlan| {
+        let (data, epsilon) = data_of(g);
+        honest_validation_charges(exp, data, epsilon)
+    };
+    apply_tuning_with(
+        exp,
+        &mut rows,
+        &configurations,
+        &shared,
+        &stopping,
+        validation,
+        honest,
+    );
     Ok(rows)
 }
 

@@ -28,7 +28,10 @@ pub use output::{check_output_folder, OutputFolder, OutputFolderError};
 pub use results::{read_runs, rewrite_runs, RunRow, RUNS_HEADER};
 pub use summary::{finish, Finished, GroupKey};
 
-pub use point::{tuning_data, validation_score, TuningData};
+pub use point::{
+    central_validation_score, stopping_draws, tuning_data, user_split_candidates, user_split_data,
+    validation_score, TuningData,
+};
 pub use repetition::{
     dataset_shapes, finish_repetition, load_datasets, load_datasets_counted, public_is_fixed,
     repetition_data, repetition_data_owned, scale_whole, shares_partitions, split_indices,

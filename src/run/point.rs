@@ -18,8 +18,17 @@ use std::time::Instant;
 pub struct TuningData {
     /// One RepData per fold (empty without cv).
     pub folds: Vec<RepData>,
-    /// The validation RepData and n_v (None without private_validation).
+    /// The validation RepData and n_v (None without private_validation or
+    /// random_stopping, which share it: training rows, then validation rows and test set).
     pub validation: Option<(RepData, usize)>,
+    /// `public` selection's mock split of the public sample (public part: a half of the
+    /// rows not held out; private part: the other half, released at ε as if private;
+    /// test part: the held-out public rows). None without `public`.
+    pub public: Option<RepData>,
+    /// `user_split`'s order of the private training users (a seeded permutation, the same
+    /// for every method so selection stays paired) and the size of the validation group
+    /// (its first n_v users). None without `user_split`.
+    pub users: Option<(Vec<usize>, usize)>,
 }
 
 /// Splits a repetition's private training users for the spec's selection modes, with the
@@ -62,34 +71,202 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
             });
         }
     }
-    let validation = exp
-        .selection
-        .contains(&Selection::PrivateValidation)
-        .then(|| {
-            let mut idx: Vec<usize> = (0..n).collect();
-            idx.shuffle(&mut seeds::stream(
-                exp.spec.seed,
-                &["validation", &plan.name, &rep_text],
-            ));
-            let n_v = ((t.validation_share * n as f64).round() as usize)
-                .clamp(1, n.saturating_sub(1).max(1));
-            let mut test = held_out.select(&idx[..n_v]);
-            test.x.data.extend_from_slice(&data.test.x.data);
-            test.x.n += data.test.n();
-            test.y.extend_from_slice(&data.test.y);
-            (
-                RepData {
-                    public: data.public.clone(),
-                    private: data.private.select(&idx[n_v..]),
-                    test,
-                    bounds: data.bounds,
-                    masks: data.masks_of(&idx[n_v..]),
-                },
-                n_v,
-            )
-        });
-    TuningData { folds, validation }
+    let validation = (exp.selection.contains(&Selection::PrivateValidation)
+        || exp.selection.contains(&Selection::RandomStopping))
+    .then(|| {
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.shuffle(&mut seeds::stream(
+            exp.spec.seed,
+            &["validation", &plan.name, &rep_text],
+        ));
+        let n_v =
+            ((t.validation_share * n as f64).round() as usize).clamp(1, n.saturating_sub(1).max(1));
+        let mut test = held_out.select(&idx[..n_v]);
+        test.x.data.extend_from_slice(&data.test.x.data);
+        test.x.n += data.test.n();
+        test.y.extend_from_slice(&data.test.y);
+        (
+            RepData {
+                public: data.public.clone(),
+                private: data.private.select(&idx[n_v..]),
+                test,
+                bounds: data.bounds,
+                masks: data.masks_of(&idx[n_v..]),
+            },
+            n_v,
+        )
+    });
+    let public = exp.selection.contains(&Selection::Public).then(|| {
+        let p = &data.public;
+        let mut idx: Vec<usize> = (0..p.n()).collect();
+        idx.shuffle(&mut seeds::stream(
+            exp.spec.seed,
+            &["public_tuning", &plan.name, &rep_text],
+        ));
+        let n_v = ((t.public_share * p.n() as f64).round() as usize).clamp(1, p.n().max(1));
+        let (held, rest) = idx.split_at(n_v.min(idx.len()));
+        let half = rest.len() / 2;
+        RepData {
+            public: p.select(&rest[..half]),
+            private: crate::data::PrivateRows::new(p.select(&rest[half..])),
+            test: p.select(held),
+            bounds: data.bounds,
+            masks: None,
+        }
+    });
+    let users = exp.selection.contains(&Selection::UserSplit).then(|| {
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.shuffle(&mut seeds::stream(
+            exp.spec.seed,
+            &["user_split", &plan.name, &rep_text],
+        ));
+        let n_v = ((t.validation_share * n as f64).round() as usize).clamp(1, n.max(1));
+        (idx, n_v)
+    });
+    TuningData {
+        folds,
+        validation,
+        public,
+        users,
+    }
 }
+
+/// The candidates of `user_split` for a method with `k` grid points (indices in grid
+/// order, structural × mechanism): every point, or `tuning.candidates` of them drawn
+/// without replacement from a stream of the data set, method and repetition alone (no
+/// data is read), in grid order.
+pub fn user_split_candidates(
+    exp: &Experiment,
+    dataset: &str,
+    rep: usize,
+    method: &str,
+    k: usize,
+) -> Vec<usize> {
+    match exp.spec.tuning.candidates {
+        Some(c) if c < k => {
+            let mut rng = seeds::stream(
+                exp.spec.seed,
+                &["user_split_candidates", dataset, &rep.to_string(), method],
+            );
+            let mut chosen = rand::seq::index::sample(&mut rng, k, c).into_vec();
+            chosen.sort_unstable();
+            chosen
+        }
+        _ => (0..k).collect(),
+    }
+}
+
+/// The data of candidate `slot` of `slots` under `user_split`: its own group of the
+/// training users as the private part, and as the test part its own share of the
+/// validation group (first, the returned count) followed by the test set. The groups are
+/// contiguous blocks of `order` (validation users first), so no user is in two groups.
+pub fn user_split_data(
+    data: &RepData,
+    (order, n_v): (&[usize], usize),
+    slot: usize,
+    slots: usize,
+) -> (RepData, usize) {
+    let block = |list: &[usize]| -> Vec<usize> {
+        let (a, b) = (list.len() * slot / slots, list.len() * (slot + 1) / slots);
+        list[a..b].to_vec()
+    };
+    let (validation, training) = order.split_at(n_v.min(order.len()));
+    let (val, train) = (block(validation), block(training));
+    let held_out = data.private.escape(Escape::Validation);
+    let mut test = held_out.select(&val);
+    test.x.data.extend_from_slice(&data.test.x.data);
+    test.x.n += data.test.n();
+    test.y.extend_from_slice(&data.test.y);
+    (
+        RepData {
+            public: data.public.clone(),
+            private: data.private.select(&train),
+            test,
+            bounds: data.bounds,
+            masks: data.masks_of(&train),
+        },
+        val.len(),
+    )
+}
+
+/// The grid points of `method` drawn by random stopping in one repetition at one ε:
+/// K from the spec's stopping law, then K grid indices uniformly with replacement, all
+/// from a stream of the data set, repetition, method and ε alone (no data is read), so
+/// every unit of the method sees the same draws. Returned as the number of draws of each
+/// grid point (length `k`).
+pub fn stopping_draws(
+    exp: &Experiment,
+    dataset: &str,
+    rep: usize,
+    method: &str,
+    epsilon: &str,
+    k: usize,
+) -> Vec<usize> {
+    use rand::Rng;
+    let law = exp
+        .spec
+        .tuning
+        .stopping
+        .law()
+        .expect("the spec's validation checked the stopping law");
+    let mut rng = seeds::stream(
+        exp.spec.seed,
+        &[
+            "random_stopping",
+            dataset,
+            &rep.to_string(),
+            method,
+            epsilon,
+        ],
+    );
+    let runs = law.sample(&mut rng);
+    let mut counts = vec![0; k];
+    for _ in 0..runs {
+        counts[rng.gen_range(0..k)] += 1;
+    }
+    counts
+}
+
+/// The curator's ε₀-DP score of one candidate run under random stopping (central DP): the
+/// validation rows' summed loss (each in [0, B]: squared error of clipped label and
+/// prediction, or 0/1) plus one Laplace draw of scale B/ε₀, over n_v — the Laplace
+/// mechanism on a sum of sensitivity B under replace-one neighbours (Dwork & Roth 2014,
+/// Theorem 3.6), charged to each validation row.
+pub fn central_validation_score(
+    task: crate::data::Task,
+    bounds: LabelBounds,
+    y: &[f64],
+    pred: &[f64],
+    epsilon0: f64,
+    rng: &mut rand_pcg::Pcg64,
+) -> f64 {
+    let n_v = y.len();
+    let (sum, bound) = match task {
+        crate::data::Task::Regression => (
+            y.iter()
+                .zip(pred)
+                .map(|(a, b)| (bounds.clip(*b) - bounds.clip(*a)).powi(2))
+                .sum::<f64>(),
+            bounds.range() * bounds.range(),
+        ),
+        crate::data::Task::Classification => (
+            y.iter().zip(pred).filter(|(a, b)| a != b).count() as f64,
+            1.0,
+        ),
+    };
+    let released = crate::privacy::laplace_release(
+        rng,
+        sum,
+        crate::privacy::Domain::Sensitivity(bound),
+        bound / epsilon0,
+        STOPPING_SCORE_PART,
+        crate::privacy::ledger::Subjects::Range(0, n_v),
+    );
+    released / n_v.max(1) as f64
+}
+
+/// The ledger's part name of a candidate run's score under random stopping.
+pub const STOPPING_SCORE_PART: &str = "random stopping score: Laplace";
 
 /// The curator's estimate of a grid point's validation loss under private_validation
 /// (LPDT App. D.2; docs/methods/lpdt.md §8.1(c)): validation user i computes its loss e_i — the squared
@@ -289,6 +466,9 @@ pub(super) fn run_structural_point(
             }
         }
     }
+    honest_rows(
+        exp, plan, data, tuning, rep, m, si, &points, &epsilons, &mut cells, &err,
+    )?;
     let mut keys = keys.iter();
     let mut rows = Vec::with_capacity(keys.len());
     for (j, point) in points.iter().enumerate() {
@@ -310,6 +490,190 @@ pub(super) fn run_structural_point(
         }
     }
     Ok(rows)
+}
+
+/// The rows of the honest selection modes `public`, `user_split` and `random_stopping`
+/// (docs/tuning.md) for the mechanism grid points `points` of structural point `si`, pushed
+/// onto `cells` (per point, then ε) in the order of [`super::keys::extra_row_tags`]:
+/// `pub_score`; `us_<metric>`, `us_score`; `rs_<metric>`, `rs_score`. A grid point that is
+/// not a candidate of `user_split`, or that random stopping did not draw, gets NaN in both
+/// rows (never selected). Non-private methods have nothing to protect: under `user_split`
+/// and `random_stopping` they are fitted on all training users and scored without noise
+/// on the validation users.
+#[allow(clippy::too_many_arguments)]
+fn honest_rows(
+    exp: &Experiment,
+    plan: &DatasetPlan,
+    data: &RepData,
+    tuning: &TuningData,
+    rep: usize,
+    m: &MethodPlan,
+    si: usize,
+    points: &[Params],
+    epsilons: &[Option<f64>],
+    cells: &mut [Vec<(String, f64, f64)>],
+    err: &dyn Fn(String, MethodError) -> RunError,
+) -> Result<(), RunError> {
+    use crate::spec::raw::Selection;
+    let modes = &exp.selection;
+    let (public, user_split, stopping) = (
+        modes.contains(&Selection::Public),
+        modes.contains(&Selection::UserSplit),
+        modes.contains(&Selection::RandomStopping),
+    );
+    if !(public || user_split || stopping) {
+        return Ok(());
+    }
+    let structural = &m.structural[si];
+    let task = data.test.task;
+    let metric = task.metric_name();
+    let seed = exp.spec.seed;
+    let k_total = m.structural.len() * m.mechanism.len();
+    let slot_of = |j: usize| si * m.mechanism.len() + j;
+    let private = m.method.private();
+    // A fit of the structural point on `d` with a stream of its own (`what` and `extra`
+    // name the fit), then the predictions at mechanism point j.
+    let fit_predict = |d: &RepData, j: usize, eps: Option<f64>, what: &str, extra: &str| {
+        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+        let mut ps = seeds::stream(
+            seed,
+            &[
+                what,
+                "partition",
+                &plan.name,
+                &rep.to_string(),
+                &m.label,
+                &structural.key(),
+                &eps_text,
+                extra,
+            ],
+        );
+        let key = points[j].key();
+        let Some(fit) = m
+            .method
+            .prepare(d, structural, &mut ps)
+            .map_err(|e| err(key.clone(), e))?
+        else {
+            return Ok(None);
+        };
+        let mut rs =
+            seeds::release_stream(seed, what, &plan.name, rep, m, &points[j], &eps_text, extra);
+        let pred = fit
+            .predict(&m.mechanism[j], eps, &mut rs)
+            .map_err(|e| err(key, e))?;
+        Ok::<_, RunError>(Some((pred, rs)))
+    };
+    let candidates = user_split.then(|| {
+        let c = if private {
+            user_split_candidates(exp, &plan.name, rep, &m.label, k_total)
+        } else {
+            (0..k_total).collect()
+        };
+        c
+    });
+    for (ei, &eps) in epsilons.iter().enumerate() {
+        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+        let draws = (stopping && private)
+            .then(|| stopping_draws(exp, &plan.name, rep, &m.label, &eps_text, k_total));
+        for j in 0..points.len() {
+            let cell = &mut cells[j * epsilons.len() + ei];
+            if public {
+                // Free: the mock split is public rows only, scored without noise.
+                let t0 = Instant::now();
+                let mock = tuning
+                    .public
+                    .as_ref()
+                    .expect("public selection has its mock split");
+                let score = match fit_predict(mock, j, eps, "public", "")? {
+                    Some((p, _)) => m.method.score(task, &points[j], &mock.test.y, &p),
+                    None => f64::NAN,
+                };
+                cell.push(("pub_score".to_string(), score, t0.elapsed().as_secs_f64()));
+            }
+            if let Some(candidates) = &candidates {
+                let t0 = Instant::now();
+                let (order, n_v) = tuning
+                    .users
+                    .as_ref()
+                    .expect("user_split has its user order");
+                let (value, score) = match candidates.iter().position(|&c| c == slot_of(j)) {
+                    None => (f64::NAN, f64::NAN),
+                    Some(slot) => {
+                        let slots = if private { candidates.len() } else { 1 };
+                        let slot = if private { slot } else { 0 };
+                        let (d, n_val) = user_split_data(data, (order, *n_v), slot, slots);
+                        match fit_predict(&d, j, eps, "user_split", "")? {
+                            None => (f64::NAN, f64::NAN),
+                            Some((p, mut rng)) => {
+                                let (p_val, p_test) = p.split_at(n_val);
+                                let (y_val, y_test) = d.test.y.split_at(n_val);
+                                let value = m.method.score(task, &points[j], y_test, p_test);
+                                // Each validation user of this candidate releases one loss at ε.
+                                let score = validation_score(
+                                    task,
+                                    data.bounds,
+                                    y_val,
+                                    p_val,
+                                    eps,
+                                    1.0,
+                                    &mut rng,
+                                );
+                                (value, score)
+                            }
+                        }
+                    }
+                };
+                let secs = t0.elapsed().as_secs_f64();
+                cell.push((format!("us_{metric}"), value, secs));
+                cell.push(("us_score".to_string(), score, secs));
+            }
+            if stopping {
+                let t0 = Instant::now();
+                let (pv, n_v) = tuning
+                    .validation
+                    .as_ref()
+                    .expect("random stopping has its validation split");
+                let runs = match &draws {
+                    Some(d) => d[slot_of(j)],
+                    None => 1,
+                };
+                let law = exp
+                    .spec
+                    .tuning
+                    .stopping
+                    .law()
+                    .expect("validated stopping law");
+                let eps0 = eps.map(|e| law.candidate_epsilon(e));
+                let mut best: Option<(f64, f64)> = None;
+                for r in 0..runs {
+                    let Some((p, mut rng)) =
+                        fit_predict(pv, j, eps0, "random_stopping", &r.to_string())?
+                    else {
+                        continue;
+                    };
+                    let (p_val, p_test) = p.split_at(*n_v);
+                    let (y_val, y_test) = pv.test.y.split_at(*n_v);
+                    let value = m.method.score(task, &points[j], y_test, p_test);
+                    let score = match eps0 {
+                        Some(e0) => {
+                            central_validation_score(task, data.bounds, y_val, p_val, e0, &mut rng)
+                        }
+                        None => {
+                            validation_score(task, data.bounds, y_val, p_val, None, 1.0, &mut rng)
+                        }
+                    };
+                    if best.is_none_or(|b| score < b.0) {
+                        best = Some((score, value));
+                    }
+                }
+                let (score, value) = best.unwrap_or((f64::NAN, f64::NAN));
+                let secs = t0.elapsed().as_secs_f64();
+                cell.push((format!("rs_{metric}"), value, secs));
+                cell.push(("rs_score".to_string(), score, secs));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The mechanism grid points (indices into `points`) grouped by the users' releases they

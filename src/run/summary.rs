@@ -216,6 +216,19 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
                 let values = of(&format!("pv_{metric}"));
                 select_per_repetition(&sorted(values), values, of("pv_score"), &seconds, true)
             }
+            // The reported fit is the grid point's own fit on every private user (the
+            // test metric's rows); only the choice comes from the public mock fits.
+            Selection::Public => {
+                select_per_repetition(&keys, groups, of("pub_score"), &seconds, lower)
+            }
+            Selection::UserSplit => {
+                let values = of(&format!("us_{metric}"));
+                select_per_repetition(&sorted(values), values, of("us_score"), &seconds, true)
+            }
+            Selection::RandomStopping => {
+                let values = of(&format!("rs_{metric}"));
+                select_per_repetition(&sorted(values), values, of("rs_score"), &seconds, true)
+            }
         };
         write_selection(exp, out, &suffix, &selected, &selected_order, lower)?;
         files.push(out.join(format!("selected{suffix}.csv")));
@@ -329,6 +342,11 @@ fn select_per_repetition(
             let Some(&value) = vals.get(rep) else {
                 continue;
             };
+            // NaN: not a candidate in this repetition (user_split's subset, a grid point
+            // random stopping did not draw), never chosen.
+            if score.is_nan() {
+                continue;
+            }
             let better = match per_rep.get(rep) {
                 None => true,
                 Some((cur, _, _, _)) => {

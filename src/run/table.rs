@@ -177,6 +177,9 @@ pub fn build_table(
         }
         Selection::Cv => format!("Cross-validated selection (cv): in each repetition the grid point with the best mean held-out {metric} over {} folds of the private training data, each fold fitted with fresh privatization; its fit on the whole private training data is reported (LPDT paper §4; the folds' privacy cost is not accounted, as in the paper).", exp.spec.tuning.cv_folds),
         Selection::PrivateValidation => format!("Private validation (private_validation): in each repetition {}% of the private training users are held out and report their clipped squared error under every grid point's model with Laplace noise of scale R²·k/ε; the grid point with the lowest mean noisy error is reported, fitted on the other users (LPDT paper App. D.2, with basic composition where the paper uses advanced composition).", exp.spec.tuning.validation_share * 100.0),
+        Selection::Public => format!("Public tuning (public): in each repetition {}% of the public sample is held out and the rest split in halves, a mock public sample and mock private users released at ε as if private; each grid point is fitted on the mock split and scored without noise on the held-out public rows, and the grid point of least {metric} is reported, fitted on the real private users. The choice reads public rows only: each user releases once, at ε.", exp.spec.tuning.public_share * 100.0),
+        Selection::UserSplit => format!("User split (user_split): in each repetition {}% of the private training users form a validation group and the rest are split into disjoint groups, one per candidate grid point ({}); each candidate is fitted on its group at ε and scored by its share of the validation group, each of whom releases one clipped loss with Laplace noise at ε; the candidate of least mean noisy loss is reported. Every user releases once, at ε (parallel composition); non-private methods are fitted on all training users and scored without noise.", exp.spec.tuning.validation_share * 100.0, exp.spec.tuning.candidates.map_or("every grid point".to_string(), |c| format!("{c} drawn at random from the grid"))),
+        Selection::RandomStopping => { let st = exp.spec.tuning.stopping; format!("Random stopping (random_stopping): in each repetition {}% of the private training rows are held out for validation; a random number K of candidate runs (truncated negative binomial, η = {}, E[K] = {}), each a grid point drawn uniformly, fitted at ε/{} on the training rows and scored by its validation loss with Laplace noise at ε/{}; the run of least noisy loss is reported (Liu & Talwar 2019; Papernot & Steinke 2022, Theorem 2: the selection is ε-DP). Non-private methods are fitted once per grid point and scored without noise.", exp.spec.tuning.validation_share * 100.0, st.eta, st.mean, 2.0 + st.eta, 2.0 + st.eta) }
     };
     let what = match &t.value {
         TableValue::Metric => format!("Mean test {metric} over {reps} repetitions."),
@@ -240,6 +243,13 @@ pub fn build_table(
         Selection::Cv => "grid points selected by cross-validation on the private training data",
         Selection::PrivateValidation => {
             "grid points selected by private validation (held-out users report noisy errors)"
+        }
+        Selection::Public => "grid points selected on the public sample alone (no privacy cost)",
+        Selection::UserSplit => {
+            "grid points selected by a user split (each user releases once, at ε)"
+        }
+        Selection::RandomStopping => {
+            "grid points selected by random stopping (the selection is ε-DP)"
         }
     };
     let mut caption = format!("{base} Selection: {selection}.");

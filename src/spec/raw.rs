@@ -317,6 +317,26 @@ pub enum Selection {
     /// on the remaining users. The training users report once per grid point, as in the
     /// paper (the gap of §8.1(c) item 5).
     PrivateValidation,
+    /// Tuning on the public sample alone, free of privacy cost (docs/tuning.md): in each
+    /// repetition the public sample is split into a mock public part, mock private users
+    /// (released at the column's ε as if private) and held-out public rows; every grid point
+    /// is fitted on the mock split and scored without noise on the held-out rows; the grid
+    /// point of least score is reported, fitted on the real private users (one release of
+    /// each user at ε). Needs a public sample.
+    Public,
+    /// Parallel composition over disjoint users (docs/tuning.md): in each repetition the
+    /// private training users are split into a validation group and one group per candidate
+    /// grid point; candidate j is fitted on its group at ε and scored by its own share of
+    /// the validation group, each of whom releases one clipped loss with Laplace noise at
+    /// ε; the candidate of least mean noisy loss is reported. Every user releases once at ε.
+    /// Local and semi-feature models.
+    UserSplit,
+    /// Private selection by random stopping (central DP; Liu & Talwar 2019, Papernot &
+    /// Steinke 2022; docs/tuning.md): a random number K of candidate runs (law
+    /// `tuning.stopping`), each a uniformly drawn grid point fitted at ε₀ on the training rows
+    /// and scored at ε₀ on disjoint validation rows; the best run is reported. ε₀ =
+    /// ε/(2 + η), so the selection is ε-DP.
+    RandomStopping,
 }
 
 impl Selection {
@@ -326,6 +346,9 @@ impl Selection {
             Selection::BestMean => "best_mean",
             Selection::Cv => "cv",
             Selection::PrivateValidation => "private_validation",
+            Selection::Public => "public",
+            Selection::UserSplit => "user_split",
+            Selection::RandomStopping => "random_stopping",
         }
     }
 }
@@ -366,7 +389,7 @@ impl<'de> Deserialize<'de> for Selections {
         };
         if list.is_empty() {
             return Err(de::Error::custom(
-                "selection: give at least one of best_mean, cv, private_validation",
+                "selection: give at least one of best_mean, cv, private_validation, public, user_split, random_stopping",
             ));
         }
         Ok(Selections(list))
@@ -391,6 +414,68 @@ pub struct Tuning {
     /// parameters share one release in both modes.
     #[serde(default)]
     pub validation_releases: ValidationReleases,
+    /// Share of the public sample held out to score the mock fits of `public` selection
+    /// (default 0.25); the rest is split in halves, a mock public part and mock private
+    /// users.
+    #[serde(default = "default_public_share")]
+    pub public_share: f64,
+    /// `user_split`: how many candidate grid points share the users (default: every grid
+    /// point of the method). Fewer candidates give each a larger group: a seeded random
+    /// subset of the grid, drawn per data set, method and repetition before any data is
+    /// read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<usize>,
+    /// `random_stopping`: the law of the number of candidate runs.
+    #[serde(default)]
+    pub stopping: Stopping,
+}
+
+/// The law of the number of candidate runs K of `random_stopping`: the truncated negative
+/// binomial D_{η,γ} of Papernot & Steinke (2022) with shape `eta` (1: the geometric law of
+/// Liu & Talwar 2019; 0: the logarithmic law) and γ solved from `mean`, E[K].
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Stopping {
+    /// η > −1 (default 1, the geometric law). The selection costs (2 + η)·ε₀ under pure DP.
+    #[serde(default = "default_eta")]
+    pub eta: f64,
+    /// E[K] > 1, the mean number of candidate runs (default 10).
+    #[serde(default = "default_stopping_mean")]
+    pub mean: f64,
+}
+
+impl Default for Stopping {
+    fn default() -> Self {
+        Stopping {
+            eta: default_eta(),
+            mean: default_stopping_mean(),
+        }
+    }
+}
+
+impl Stopping {
+    /// The law this stands for.
+    ///
+    /// # Errors
+    /// When η ≤ −1 or the mean is not above 1 (the spec's validation refuses both first).
+    pub fn law(
+        &self,
+    ) -> Result<crate::privacy::selection::StoppingLaw, crate::privacy::selection::StoppingError>
+    {
+        crate::privacy::selection::StoppingLaw::with_mean(self.eta, self.mean)
+    }
+}
+
+fn default_eta() -> f64 {
+    1.0
+}
+
+fn default_stopping_mean() -> f64 {
+    10.0
+}
+
+fn default_public_share() -> f64 {
+    0.25
 }
 
 /// How private validation's training users release across grid points.
@@ -421,6 +506,9 @@ impl Default for Tuning {
             cv_folds: default_folds(),
             validation_share: default_validation_share(),
             validation_releases: ValidationReleases::default(),
+            public_share: default_public_share(),
+            candidates: None,
+            stopping: Stopping::default(),
         }
     }
 }

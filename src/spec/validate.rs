@@ -9,7 +9,7 @@ use super::experiment::Experiment;
 use super::invalid;
 use super::method_plan::{apply_skips, method_plan, MethodPlan};
 use super::occupancy::{check_dataset_occupancy, check_leaf_occupancy};
-use super::raw::{LabelBoundsFrom, Section, Spec};
+use super::raw::{LabelBoundsFrom, Section, Selection, Spec};
 use super::tables::check_tables;
 use super::SpecError;
 use crate::data::SplitRatios;
@@ -105,6 +105,23 @@ pub fn validate(
             "tuning.validation_share",
             "must lie strictly between 0 and 1",
         ));
+    }
+    if !(spec.tuning.public_share > 0.0 && spec.tuning.public_share < 1.0) {
+        return Err(invalid(
+            path,
+            "tuning.public_share",
+            "must lie strictly between 0 and 1",
+        ));
+    }
+    if spec.tuning.candidates.is_some_and(|c| c < 2) {
+        return Err(invalid(
+            path,
+            "tuning.candidates",
+            "needs at least 2 candidates (one grid point needs no selection: drop the grid)",
+        ));
+    }
+    if let Err(e) = spec.tuning.stopping.law() {
+        return Err(invalid(path, "tuning.stopping", e.to_string()));
     }
     let split = match &spec.split {
         Some(s) => {
@@ -240,6 +257,7 @@ pub fn validate(
             ));
         }
     }
+    check_selection_models(&spec, &methods_out, &datasets, no_public, path)?;
     check_tables(&spec, &methods_out, path)?;
     check_claim_methods(&claims, &methods_out, path)?;
 
@@ -264,6 +282,38 @@ pub fn validate(
     .map_err(|e| invalid(path, e.field, e.message))?;
     check_leaf_occupancy(&exp)?;
     Ok(exp)
+}
+
+/// The honest selection modes each fit one privacy model (docs/tuning.md): `public` needs a
+/// public sample on every data set, `user_split` refuses central-DP methods (a curator
+/// selects by random stopping) and `random_stopping` refuses local ones (every candidate's
+/// releases reach the curator, so the runs compose and stopping saves nothing).
+fn check_selection_models(
+    spec: &Spec,
+    methods: &[MethodPlan],
+    datasets: &[super::DatasetPlan],
+    no_public: impl Fn(&super::DatasetPlan) -> bool,
+    path: &Path,
+) -> Result<(), SpecError> {
+    use crate::methods::PrivacyModel;
+    let modes = &spec.selection.0;
+    if modes.contains(&Selection::Public) {
+        if let Some(d) = datasets.iter().find(|d| no_public(d)) {
+            return Err(invalid(path, "selection", format!("`public` tunes on the public sample, and data set `{}` has none; give it a public share or drop `public`", d.name)));
+        }
+    }
+    let private = || methods.iter().filter(|m| m.method.private());
+    if modes.contains(&Selection::UserSplit) {
+        if let Some(m) = private().find(|m| m.method.privacy_model() == PrivacyModel::Central) {
+            return Err(invalid(path, "selection", format!("`user_split` splits local users over the candidates, and {} is central DP; a curator selects by `random_stopping`", m.label)));
+        }
+    }
+    if modes.contains(&Selection::RandomStopping) {
+        if let Some(m) = private().find(|m| m.method.privacy_model() != PrivacyModel::Central) {
+            return Err(invalid(path, "selection", format!("`random_stopping` saves budget only for a curator, and {} is a local model: every candidate's releases leave the users, so they compose; use `user_split`, `public` or `private_validation`", m.label)));
+        }
+    }
+    Ok(())
 }
 
 /// An inline section, or the one in the YAML file it names (relative to the spec), with

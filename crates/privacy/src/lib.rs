@@ -20,6 +20,7 @@ mod permute_flip;
 mod priv_unit_g;
 pub mod privacy_loss;
 mod randomized_response;
+pub mod selection;
 mod snapping;
 
 pub use budget::{Budget, BudgetError};
