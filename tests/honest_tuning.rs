@@ -7,7 +7,7 @@
 //! running each selection as part of the pipeline.
 
 use dp_repro::privacy::selection::StoppingLaw;
-use dp_repro::run::ledger::{apply_tuning_with, ledger_experiment, Finding, ValidationCharges};
+use dp_repro::run::ledger::{apply_tuning_with, ledger_experiment, Finding, HonestTotals};
 use dp_repro::run::{
     repetition_data, stopping_draws, tuning_data, user_split_candidates, user_split_data,
 };
@@ -27,6 +27,13 @@ fn experiment(dir: &std::path::Path, methods: &str, selection: &str, extra: &str
     validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap()
 }
 
+/// One test at a time: a slip switched on by one test (feature `privacy-mutants`) is on for
+/// the whole process.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn close(a: f64, b: f64) -> bool {
     // LPDT's charge carries the 2^-32 quantization of its flip probability (1e-8 relative).
     (a - b).abs() <= 1e-8 * b.abs()
@@ -39,6 +46,7 @@ const LPDT: &str =
 /// split pay ε (each user releases once), and no honest finding appears.
 #[test]
 fn public_and_user_split_charge_each_user_the_column_epsilon() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path(), LPDT, "[public, user_split, best_mean]", "");
     let rows = ledger_experiment(&exp, None, None, &exp.epsilons).unwrap();
@@ -71,6 +79,7 @@ fn public_and_user_split_charge_each_user_the_column_epsilon() {
 /// ε₀ = ε/3 (geometric law) on the ledger, and the total is 3ε₀ = ε.
 #[test]
 fn random_stopping_charges_the_column_epsilon() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 4]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: [random_stopping, best_mean]\ntuning: {stopping: {eta: 1, mean: 5}}\n";
     let path = dir.path().join("stop.yaml");
@@ -94,12 +103,12 @@ fn random_stopping_charges_the_column_epsilon() {
     }
 }
 
-/// Seen to fail: a validation loss released at twice its budget (the charge doubled, as a
-/// scale halved would charge it) puts the user split over ε, found as
-/// `honest_over_budget: user_split`, a part an oracle's known `tuning_over_budget` does not
-/// name.
+/// Seen to fail: a user split that charged its worst user twice the column's ε (as two
+/// overlapping groups would) is found as `honest_over_budget: user_split`, a part an
+/// oracle's known `tuning_over_budget` does not name.
 #[test]
 fn an_honest_mode_over_its_budget_is_found_under_its_own_part() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path(), LPDT, "[user_split, best_mean]", "");
     let mut rows = ledger_experiment(&exp, None, None, &exp.epsilons).unwrap();
@@ -114,11 +123,10 @@ fn an_honest_mode_over_its_budget_is_found_under_its_own_part() {
         &mut rows,
         &configuration,
         &BTreeMap::new(),
-        &BTreeMap::new(),
         |_, _| 0.0,
-        |g, _| ValidationCharges {
-            once: 2.0 * g.3.parse::<f64>().unwrap(),
-            stopping: 0.0,
+        |g, _| HonestTotals {
+            user_split: 2.0 * g.3.parse::<f64>().unwrap(),
+            stopping_run: f64::NAN,
         },
     );
     for r in &rows {
@@ -140,6 +148,7 @@ fn an_honest_mode_over_its_budget_is_found_under_its_own_part() {
 /// group, each private user appears exactly once (users told apart by their own record).
 #[test]
 fn the_user_split_puts_each_user_in_one_group() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path(), LPDT, "user_split", "tuning: {candidates: 4}\n");
     let plan = &exp.datasets[0];
@@ -178,6 +187,7 @@ fn the_user_split_puts_each_user_in_one_group() {
 /// E[K] = 5 (geometric: variance (1 − γ)/γ² = 20).
 #[test]
 fn stopping_draws_follow_the_law() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: random_stopping\ntuning: {stopping: {eta: 1, mean: 5}}\n";
     let path = dir.path().join("stop.yaml");
@@ -204,6 +214,7 @@ fn stopping_draws_follow_the_law() {
 /// Each honest mode refuses the privacy model it does not fit, naming the method.
 #[test]
 fn modes_refuse_the_wrong_privacy_model() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.yaml");
     let write = |selection: &str, methods: &str, public: u32| {
@@ -225,6 +236,7 @@ fn modes_refuse_the_wrong_privacy_model() {
 /// column's ε (not a multiple), and consistent with it.
 #[test]
 fn the_end_to_end_audit_runs_the_selection() {
+    let _serial = serial();
     use dp_repro::audit::e2e::{
         e2e_experiment, E2eOptions, STOPPING_SELECTED, USER_SPLIT_SELECTED,
     };
@@ -259,4 +271,45 @@ fn the_end_to_end_audit_runs_the_selection() {
     assert_eq!(stop.len(), 1, "{rows:?}");
     assert_eq!(stop[0].claimed, 1.0);
     assert_eq!(stop[0].verdict, Some(dp_repro::audit::Verdict::Consistent));
+}
+
+/// The ledger measures the protocols from their own calls, so a slip in the code that
+/// splits the users or divides the budget shows (built with `--features privacy-mutants`):
+/// every candidate given all training users charges them once per candidate (4 here), and
+/// candidate runs at the whole ε instead of ε/3 make random stopping cost 3ε.
+#[cfg(feature = "privacy-mutants")]
+#[test]
+fn slips_in_the_protocols_are_found_by_the_ledger() {
+    let _serial = serial();
+    use dp_repro::privacy::mutants::switch;
+    let dir = tempfile::tempdir().unwrap();
+    let exp = experiment(dir.path(), LPDT, "user_split", "tuning: {candidates: 4}\n");
+    let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 4]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: random_stopping\n";
+    let path = dir.path().join("stop.yaml");
+    fs::write(&path, text).unwrap();
+    let (parsed, _) = parse_file(&path).unwrap();
+    let stop = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let found = |exp: &Experiment, mode: Selection| -> Vec<f64> {
+        let rows = ledger_experiment(exp, None, None, &exp.epsilons).unwrap();
+        rows.iter()
+            .filter(|r| r.findings.contains(&Finding::HonestOverBudget(mode)))
+            .map(|r| r.with_tuning_under(mode).unwrap() / r.epsilon)
+            .collect()
+    };
+    switch(None);
+    assert!(found(&exp, Selection::UserSplit).is_empty());
+    assert!(found(&stop, Selection::RandomStopping).is_empty());
+    switch(Some("user-split-groups-overlap"));
+    let ratios = found(&exp, Selection::UserSplit);
+    switch(Some("stopping-epsilon-not-divided"));
+    let stopped = found(&stop, Selection::RandomStopping);
+    switch(None);
+    assert!(
+        !ratios.is_empty() && ratios.iter().all(|&r| (r - 4.0).abs() < 1e-6),
+        "{ratios:?}"
+    );
+    assert!(
+        !stopped.is_empty() && stopped.iter().all(|&r| (r - 3.0).abs() < 1e-6),
+        "{stopped:?}"
+    );
 }

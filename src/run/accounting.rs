@@ -28,15 +28,15 @@ pub struct TuningCharges {
     /// The number of grid points scored (structural × mechanism points), each a noisy
     /// loss of every validation user.
     pub grid_points: usize,
-    /// What one validation user of `user_split` paid for its one noisy loss at the column's
-    /// ε (`run::point::validation_score` over one grid point; 0 without user_split).
-    pub validation_once: f64,
-    /// Per release configuration, what the worst row paid in one candidate run of
-    /// `random_stopping` at ε₀ = ε/(2 + η) (empty otherwise).
-    pub per_fit_stopping: Vec<f64>,
-    /// What a validation row paid for one candidate run's score at ε₀
-    /// (`run::point::central_validation_score`; 0 without random stopping).
-    pub stopping_score: f64,
+    /// What the worst private user paid over one whole run of `user_split`, measured on
+    /// the ledger from the protocol's own calls: every candidate's fit on its group and
+    /// every validation user's noisy loss, charged to the users by their place in the
+    /// private sample, so a user in two groups pays twice (NaN when not measured).
+    pub user_split_total: f64,
+    /// What the worst private row paid in one candidate run of `random_stopping` (its fit
+    /// at ε₀ on the training rows and its score on the validation rows, measured the same
+    /// way), the largest over the grid points (NaN when not measured).
+    pub stopping_run: f64,
     /// 2 + η: what random stopping costs in units of ε₀ under pure DP
     /// ([`crate::privacy::selection::StoppingLaw::pure_multiplier`]).
     pub stopping_multiplier: f64,
@@ -55,9 +55,8 @@ impl TuningCharges {
             per_fit_shared: vec![epsilon / k as f64; k],
             validation_per_point: epsilon / grid_points as f64,
             grid_points,
-            validation_once: epsilon,
-            per_fit_stopping: vec![epsilon / multiplier; k],
-            stopping_score: epsilon / multiplier,
+            user_split_total: epsilon,
+            stopping_run: epsilon / multiplier,
             stopping_multiplier: multiplier,
         }
     }
@@ -86,12 +85,12 @@ pub fn grid_points(m: &MethodPlan) -> usize {
 /// - `public` (docs/tuning.md): the choice reads public rows only; each user releases once,
 ///   for the chosen configuration: max_c per_fit_c.
 /// - `user_split`: each training user releases once, in its candidate's fit, and each
-///   validation user one noisy loss; the groups are disjoint (parallel composition), so the
-///   worst user pays max(max_c per_fit_c, validation_once).
+///   validation user one noisy loss; with disjoint groups (parallel composition) the worst
+///   user pays ε. Measured: `user_split_total`.
 /// - `random_stopping` (central DP; Papernot & Steinke 2022, Theorem 2 at λ → ∞): each
 ///   candidate run is a fit on the training rows and a score on the disjoint validation
-///   rows, max(max_c per_fit_stopping_c, stopping_score) for the worst row; the released
-///   best of a random number of runs costs (2 + η) times that.
+///   rows, `stopping_run` for the worst row; the released best of a random number of runs
+///   costs (2 + η) times that.
 pub fn epsilon_with_tuning(tuning: &Tuning, mode: Selection, c: &TuningCharges) -> f64 {
     let sum = |v: &[f64]| v.iter().sum::<f64>();
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
@@ -109,10 +108,8 @@ pub fn epsilon_with_tuning(tuning: &Tuning, mode: Selection, c: &TuningCharges) 
             training.max(validation)
         }
         Selection::Public => max(&c.per_fit),
-        Selection::UserSplit => max(&c.per_fit).max(c.validation_once),
-        Selection::RandomStopping => {
-            c.stopping_multiplier * max(&c.per_fit_stopping).max(c.stopping_score)
-        }
+        Selection::UserSplit => c.user_split_total,
+        Selection::RandomStopping => c.stopping_multiplier * c.stopping_run,
     }
 }
 

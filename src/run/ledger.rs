@@ -251,33 +251,40 @@ pub fn apply_tuning(
         rows,
         configuration,
         shared,
-        &BTreeMap::new(),
         validation_per_point,
-        |_, _| ValidationCharges::default(),
+        |_, _| HonestTotals::default(),
     )
 }
 
-/// What the validation users or rows of the honest modes paid, per (data set,
-/// repetition, method, ε) ([`apply_tuning_with`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ValidationCharges {
-    /// One noisy loss at the column's ε (`user_split`).
-    pub once: f64,
-    /// One candidate run's score at ε₀ (`random_stopping`).
-    pub stopping: f64,
+/// What the honest protocols' own runs charged, per (data set, repetition, method, ε)
+/// ([`honest_totals`]; [`apply_tuning_with`]), in nats.
+#[derive(Debug, Clone, Copy)]
+pub struct HonestTotals {
+    /// The worst private user over one whole run of `user_split`.
+    pub user_split: f64,
+    /// The worst private row over one candidate run of `random_stopping`.
+    pub stopping_run: f64,
 }
 
-/// [`apply_tuning`] with the charges of `random_stopping`'s candidate fits at ε₀ in
-/// `stopping` (by group and configuration, as `shared`) and the validation charges of
-/// `user_split` and `random_stopping` from `validation`.
+impl Default for HonestTotals {
+    /// Not measured: NaN, which a comparison with ε flags.
+    fn default() -> Self {
+        HonestTotals {
+            user_split: f64::NAN,
+            stopping_run: f64::NAN,
+        }
+    }
+}
+
+/// [`apply_tuning`] with what the honest protocols charged, from `honest` (asked only when
+/// the spec selects by `user_split` or `random_stopping`).
 pub fn apply_tuning_with(
     exp: &Experiment,
     rows: &mut [LedgerRow],
     configuration: &[String],
     shared: &BTreeMap<(TuningKey, String), f64>,
-    stopping: &BTreeMap<(TuningKey, String), f64>,
     validation_per_point: impl Fn(&TuningKey, &MethodPlan) -> f64,
-    validation: impl Fn(&TuningKey, &MethodPlan) -> ValidationCharges,
+    honest: impl Fn(&TuningKey, &MethodPlan) -> HonestTotals,
 ) {
     let key = |r: &LedgerRow| -> TuningKey {
         (
@@ -289,21 +296,20 @@ pub fn apply_tuning_with(
     };
     // Per group, per release configuration (in first-seen order): the largest per-fit
     // charge (NaN wins) and the ε/k_r fit's.
-    let mut groups: BTreeMap<TuningKey, Vec<(String, f64, f64, f64)>> = BTreeMap::new();
+    let mut groups: BTreeMap<TuningKey, Vec<(String, f64, f64)>> = BTreeMap::new();
     for (r, c) in rows.iter().zip(configuration) {
         let g = key(r);
-        let at = |m: &BTreeMap<(TuningKey, String), f64>| {
-            m.get(&(g.clone(), c.clone())).copied().unwrap_or(f64::NAN)
-        };
-        let (sh, st) = (at(shared), at(stopping));
+        let sh = shared
+            .get(&(g.clone(), c.clone()))
+            .copied()
+            .unwrap_or(f64::NAN);
         let list = groups.entry(g).or_default();
         match list.iter_mut().find(|e| e.0 == *c) {
             Some(e) => {
                 e.1 = worse(e.1, r.per_fit());
                 e.2 = worse(e.2, sh);
-                e.3 = worse(e.3, st);
             }
-            None => list.push((c.clone(), r.per_fit(), sh, st)),
+            None => list.push((c.clone(), r.per_fit(), sh)),
         }
     }
     let modes = &exp.selection;
@@ -312,12 +318,12 @@ pub fn apply_tuning_with(
         let Some(plan) = exp.methods.iter().find(|m| m.label == g.2) else {
             continue;
         };
-        let honest =
+        let honest_modes =
             modes.contains(&Selection::UserSplit) || modes.contains(&Selection::RandomStopping);
-        let v = if honest {
-            validation(g, plan)
+        let measured = if honest_modes {
+            honest(g, plan)
         } else {
-            ValidationCharges::default()
+            HonestTotals::default()
         };
         let charges = TuningCharges {
             per_fit: list.iter().map(|e| e.1).collect(),
@@ -328,9 +334,8 @@ pub fn apply_tuning_with(
                 0.0
             },
             grid_points: super::accounting::grid_points(plan),
-            validation_once: v.once,
-            per_fit_stopping: list.iter().map(|e| e.3).collect(),
-            stopping_score: v.stopping,
+            user_split_total: measured.user_split,
+            stopping_run: measured.stopping_run,
             stopping_multiplier: exp
                 .spec
                 .tuning
@@ -418,18 +423,8 @@ struct Unit<'a> {
 }
 
 /// What a unit recorded: its rows with their release configurations, and the charges of
-/// the fits at a second budget — the `private_validation` training fits at ε/k_r
-/// ([`SHARED`]), random stopping's candidate runs at ε₀ ([`STOPPING`]) — by (which,
-/// column ε text, configuration).
-type UnitOut = (
-    Vec<(LedgerRow, String)>,
-    Vec<(&'static str, String, String, f64)>,
-);
-
-/// [`UnitOut`]'s tag of a `private_validation` training fit at ε/k_r.
-const SHARED: &str = "shared";
-/// [`UnitOut`]'s tag of a random-stopping candidate run at ε₀.
-const STOPPING: &str = "stopping";
+/// the `private_validation` training fits at ε/k_r by (column ε text, configuration).
+type UnitOut = (Vec<(LedgerRow, String)>, Vec<(String, String, f64)>);
 
 /// The structural grid points of `plan` (one empty point when it has none).
 fn structural_points(plan: &MethodPlan) -> Vec<Params> {
@@ -470,31 +465,146 @@ fn validation_charge(exp: &Experiment, plan: &MethodPlan, data: &RepData, epsilo
     r.max_epsilon
 }
 
-/// What a validation user pays under `user_split` (one noisy loss at ε, the charge of
-/// `run::point::validation_score` over one grid point) and a validation row under
-/// `random_stopping` (one candidate's score at ε₀, `run::point::central_validation_score`),
-/// each recorded on one validation subject whose loss is inside its bounds.
-fn honest_validation_charges(exp: &Experiment, data: &RepData, epsilon: f64) -> ValidationCharges {
-    let y = [data.bounds.lo];
-    let mut rng = super::seeds::stream(exp.spec.seed, &["ledger", "honest validation"]);
-    let task = data.test.task;
-    let ((), once) = recording(|| {
-        super::point::validation_score(task, data.bounds, &y, &y, Some(epsilon), 1.0, &mut rng);
-    });
-    let stopping = match exp.spec.tuning.stopping.law() {
-        Ok(law) => {
-            let ((), r) = recording(|| {
-                let e0 = law.candidate_epsilon(epsilon);
-                super::point::central_validation_score(task, data.bounds, &y, &y, e0, &mut rng);
-            });
-            r.max_epsilon
-        }
-        Err(_) => f64::NAN,
+/// What the honest protocols charge, measured on their own code path (docs/tuning.md):
+/// one whole run of `user_split` on repetition `rep` of `data` at `epsilon` — every
+/// candidate's fit on its group ([`crate::run::user_split_data`]) and its validation users'
+/// noisy losses — and one candidate run of `random_stopping` per grid point (its fit at
+/// ε₀ on the training rows, its score on the validation rows), each call's charges
+/// captured and added up per private user or row by its place in the private sample, so
+/// that a user in two groups, or a row both fitted and scored, pays twice. The largest
+/// totals; NaN for a protocol the spec does not select or a fit that fails.
+fn honest_totals(
+    exp: &Experiment,
+    dplan: &crate::spec::DatasetPlan,
+    data: &RepData,
+    rep: usize,
+    plan: &MethodPlan,
+    epsilon: f64,
+) -> HonestTotals {
+    use crate::privacy::ledger::capturing;
+    use crate::run::point::{
+        central_validation_score, tuning_data, user_split_candidates, user_split_data,
+        user_split_groups, validation_score,
     };
-    ValidationCharges {
-        once: once.max_epsilon,
-        stopping,
+    let tuning = tuning_data(exp, dplan, data, rep);
+    let structural = structural_points(plan);
+    let mechanism = mechanism_points(plan);
+    let points: Vec<(&Params, &Params)> = structural
+        .iter()
+        .flat_map(|s| mechanism.iter().map(move |q| (s, q)))
+        .collect();
+    let seed = exp.spec.seed;
+    let stream = |what: &str, i: usize| {
+        super::seeds::stream(
+            seed,
+            &["ledger", what, &dplan.name, &plan.label, &i.to_string()],
+        )
+    };
+    // One candidate: its fit on `d` at `eps` and its score of the first `n_val` test rows,
+    // the charges of each mapped to private-sample places by `train` and `val`.
+    let candidate = |d: &RepData,
+                     n_val: usize,
+                     (s, q): (&Params, &Params),
+                     eps: f64,
+                     central: bool,
+                     (train, val): (&[usize], &[usize]),
+                     i: usize,
+                     totals: &mut BTreeMap<usize, f64>|
+     -> bool {
+        let (pred, fit) = capturing(|| {
+            let fitted = plan
+                .method
+                .prepare(d, s, &mut stream("partition", i))
+                .ok()??;
+            fitted.predict(q, Some(eps), &mut stream("release", i)).ok()
+        });
+        let Some(pred) = pred else {
+            return false;
+        };
+        let (y_val, p_val) = (&d.test.y[..n_val], &pred[..n_val]);
+        let mut rng = stream("score", i);
+        let ((), score) = capturing(|| {
+            if central {
+                central_validation_score(d.test.task, d.bounds, y_val, p_val, eps, &mut rng);
+            } else {
+                validation_score(
+                    d.test.task,
+                    d.bounds,
+                    y_val,
+                    p_val,
+                    Some(eps),
+                    1.0,
+                    &mut rng,
+                );
+            }
+        });
+        for (k, e) in fit.per_subject() {
+            *totals.entry(train[k]).or_default() += e;
+        }
+        for (k, e) in score.per_subject() {
+            *totals.entry(val[k]).or_default() += e;
+        }
+        true
+    };
+    let worst = |t: &BTreeMap<usize, f64>| t.values().copied().fold(0.0, worse);
+    let mut out = HonestTotals::default();
+    if let Some((order, n_v)) = &tuning.users {
+        let k = points.len();
+        let candidates = user_split_candidates(exp, &dplan.name, rep, &plan.label, k);
+        let slots = candidates.len();
+        let (ok, totals) = recording(|| {
+            let mut totals = BTreeMap::new();
+            let mut ok = true;
+            for (slot, &g) in candidates.iter().enumerate() {
+                let (val, train) = user_split_groups((order, *n_v), slot, slots);
+                let (d, n_val) = user_split_data(data, (order, *n_v), slot, slots);
+                ok &= candidate(
+                    &d,
+                    n_val,
+                    points[g],
+                    epsilon,
+                    false,
+                    (&train, &val),
+                    g,
+                    &mut totals,
+                );
+            }
+            (ok, totals)
+        })
+        .0;
+        if ok {
+            out.user_split = worst(&totals);
+        }
     }
+    if let (Some((pv, n_v)), Some(order), Ok(law)) = (
+        &tuning.validation,
+        &tuning.validation_order,
+        exp.spec.tuning.stopping.law(),
+    ) {
+        if exp
+            .selection
+            .contains(&crate::spec::raw::Selection::RandomStopping)
+        {
+            let eps0 = law.candidate_epsilon(epsilon);
+            let (val, train) = order.split_at(*n_v);
+            let mut run_worst: f64 = 0.0;
+            for (i, &point) in points.iter().enumerate() {
+                let (ok, totals) = recording(|| {
+                    let mut totals = BTreeMap::new();
+                    let ok = candidate(pv, *n_v, point, eps0, true, (train, val), i, &mut totals);
+                    (ok, totals)
+                })
+                .0;
+                run_worst = if ok {
+                    worse(run_worst, worst(&totals))
+                } else {
+                    f64::NAN
+                };
+            }
+            out.stopping_run = run_worst;
+        }
+    }
+    out
 }
 
 /// Runs the ledger of every private method of `exp` (only `method` when given) at each of
@@ -561,12 +671,7 @@ pub fn ledger_experiment(
     }
     let shared_validation = exp.selection.contains(&Selection::PrivateValidation)
         && exp.spec.tuning.validation_releases == ValidationReleases::Shared;
-    // Random stopping's candidate runs spend ε₀ = ε/(2 + η) each: recorded at ε₀.
-    let stopping_law = exp
-        .selection
-        .contains(&Selection::RandomStopping)
-        .then(|| exp.spec.tuning.stopping.law().ok())
-        .flatten();
+
     let seed = exp.spec.seed;
     let fit = |recorder: &Recorder, u: &Unit| -> Result<UnitOut, LedgerError> {
         let (data, prep) = &prepared[u.data];
@@ -634,24 +739,7 @@ pub fn ledger_experiment(
                     let charged = record(&q, &point, at)
                         .map_err(|e| err(point.key(), at, e))?
                         .max_epsilon;
-                    shared.push((
-                        SHARED,
-                        epsilon_text(epsilon),
-                        configuration.clone(),
-                        charged,
-                    ));
-                }
-                if let Some(law) = stopping_law {
-                    let at = law.candidate_epsilon(epsilon);
-                    let charged = record(&q, &point, at)
-                        .map_err(|e| err(point.key(), at, e))?
-                        .max_epsilon;
-                    shared.push((
-                        STOPPING,
-                        epsilon_text(epsilon),
-                        configuration.clone(),
-                        charged,
-                    ));
+                    shared.push((epsilon_text(epsilon), configuration.clone(), charged));
                 }
             }
         }
@@ -659,22 +747,17 @@ pub fn ledger_experiment(
     };
     let outs = on_worker_threads(&units, fit);
     let (mut rows, mut configurations) = (Vec::new(), Vec::new());
-    let (mut shared, mut stopping) = (BTreeMap::new(), BTreeMap::new());
+    let mut shared = BTreeMap::new();
     for (u, out) in units.iter().zip(outs) {
         let (unit_rows, unit_shared) = out?;
-        for (which, eps, c, charged) in unit_shared {
+        for (eps, c, charged) in unit_shared {
             let group = (
                 u.dataset.to_string(),
                 u.repetition,
                 u.plan.label.clone(),
                 eps,
             );
-            let map = if which == STOPPING {
-                &mut stopping
-            } else {
-                &mut shared
-            };
-            let e = map.entry((group, c)).or_insert(charged);
+            let e = shared.entry((group, c)).or_insert(charged);
             *e = worse(*e, charged);
         }
         for (row, c) in unit_rows {
@@ -695,19 +778,15 @@ pub fn ledger_experiment(
         let (data, epsilon) = data_of(g);
         validation_charge(exp, plan, data, epsilon)
     };
-    let honest = |g: &TuningKey, _plan: &MethodPlan| {
+    let honest = |g: &TuningKey, plan: &MethodPlan| {
         let (data, epsilon) = data_of(g);
-        honest_validation_charges(exp, data, epsilon)
+        let dplan = exp.datasets.iter().find(|p| p.name == g.0);
+        match dplan {
+            Some(dplan) => honest_totals(exp, dplan, data, g.1, plan, epsilon),
+            None => HonestTotals::default(),
+        }
     };
-    apply_tuning_with(
-        exp,
-        &mut rows,
-        &configurations,
-        &shared,
-        &stopping,
-        validation,
-        honest,
-    );
+    apply_tuning_with(exp, &mut rows, &configurations, &shared, validation, honest);
     Ok(rows)
 }
 

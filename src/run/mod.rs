@@ -30,7 +30,7 @@ pub use summary::{finish, Finished, GroupKey};
 
 pub use point::{
     central_validation_score, stopping_draws, tuning_data, user_split_candidates, user_split_data,
-    validation_score, TuningData,
+    user_split_groups, validation_score, TuningData,
 };
 pub use repetition::{
     dataset_shapes, finish_repetition, load_datasets, load_datasets_counted, public_is_fixed,

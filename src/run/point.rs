@@ -21,6 +21,9 @@ pub struct TuningData {
     /// The validation RepData and n_v (None without private_validation or
     /// random_stopping, which share it: training rows, then validation rows and test set).
     pub validation: Option<(RepData, usize)>,
+    /// The order of the private users behind `validation`: its first n_v are the
+    /// validation users (rows of its test part), the rest its private part, in order.
+    pub validation_order: Option<Vec<usize>>,
     /// `public` selection's mock split of the public sample (public part: a half of the
     /// rows not held out; private part: the other half, released at ε as if private;
     /// test part: the held-out public rows). None without `public`.
@@ -71,7 +74,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
             });
         }
     }
-    let validation = (exp.selection.contains(&Selection::PrivateValidation)
+    let validation_order = (exp.selection.contains(&Selection::PrivateValidation)
         || exp.selection.contains(&Selection::RandomStopping))
     .then(|| {
         let mut idx: Vec<usize> = (0..n).collect();
@@ -79,6 +82,9 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
             exp.spec.seed,
             &["validation", &plan.name, &rep_text],
         ));
+        idx
+    });
+    let validation = validation_order.as_ref().map(|idx| {
         let n_v =
             ((t.validation_share * n as f64).round() as usize).clamp(1, n.saturating_sub(1).max(1));
         let mut test = held_out.select(&idx[..n_v]);
@@ -126,6 +132,7 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
     TuningData {
         folds,
         validation,
+        validation_order,
         public,
         users,
     }
@@ -156,6 +163,25 @@ pub fn user_split_candidates(
     }
 }
 
+/// The users of candidate `slot` of `slots` under `user_split`, as indices of the private
+/// training users: its share of the validation group (the first `n_v` of `order`) and its
+/// own group of the others, each a contiguous block, so no user is in two groups.
+pub fn user_split_groups(
+    (order, n_v): (&[usize], usize),
+    slot: usize,
+    slots: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let block = |list: &[usize]| -> Vec<usize> {
+        let (a, b) = (list.len() * slot / slots, list.len() * (slot + 1) / slots);
+        list[a..b].to_vec()
+    };
+    let (validation, training) = order.split_at(n_v.min(order.len()));
+    if crate::privacy::mutants::active("user-split-groups-overlap") {
+        return (block(validation), training.to_vec());
+    }
+    (block(validation), block(training))
+}
+
 /// The data of candidate `slot` of `slots` under `user_split`: its own group of the
 /// training users as the private part, and as the test part its own share of the
 /// validation group (first, the returned count) followed by the test set. The groups are
@@ -166,12 +192,7 @@ pub fn user_split_data(
     slot: usize,
     slots: usize,
 ) -> (RepData, usize) {
-    let block = |list: &[usize]| -> Vec<usize> {
-        let (a, b) = (list.len() * slot / slots, list.len() * (slot + 1) / slots);
-        list[a..b].to_vec()
-    };
-    let (validation, training) = order.split_at(n_v.min(order.len()));
-    let (val, train) = (block(validation), block(training));
+    let (val, train) = user_split_groups((order, n_v), slot, slots);
     let held_out = data.private.escape(Escape::Validation);
     let mut test = held_out.select(&val);
     test.x.data.extend_from_slice(&data.test.x.data);

@@ -340,6 +340,25 @@ pub fn capturing<T>(f: impl FnOnce() -> T) -> (T, Captured) {
     (out, captured)
 }
 
+impl Captured {
+    /// The ε each subject was charged in total by the captured calls (pure ε summed under
+    /// basic composition), as (subject index, ε) in index order: the subjects of the
+    /// capture's own numbering, which a caller maps to its own (a group of users inside a
+    /// larger sample).
+    pub fn per_subject(&self) -> Vec<(usize, f64)> {
+        let mut total: std::collections::BTreeMap<usize, f64> = Default::default();
+        for (_, who, epsilon, _) in &self.charges {
+            let mut add = |i: usize| *total.entry(i).or_default() += *epsilon;
+            match who {
+                OwnedSubjects::One(i) => add(*i),
+                OwnedSubjects::Range(a, b) => (*a..*b).for_each(add),
+                OwnedSubjects::Rows(r) => r.iter().copied().for_each(add),
+            }
+        }
+        total.into_iter().collect()
+    }
+}
+
 /// Charges the running recording what `captured` holds, once per recording (a recording
 /// that drew the release, or already replayed it, is not charged again); nothing outside a
 /// recording.

@@ -140,6 +140,16 @@ pub const LEDGER_SLIPS: &[Slip] = &[
         spec: "tests/privacy/diprime.yaml",
     },
     Slip {
+        name: "user-split-groups-overlap",
+        what: "run/point.rs user_split_groups gives every candidate of user_split all the training users instead of its own block: each training user releases once per candidate",
+        spec: "tests/honest_tuning.rs",
+    },
+    Slip {
+        name: "stopping-epsilon-not-divided",
+        what: "crates/privacy/src/selection.rs StoppingLaw::candidate_epsilon returns the column's epsilon instead of epsilon/(2 + eta): every candidate run of random stopping spends the whole budget",
+        spec: "tests/honest_tuning.rs",
+    },
+    Slip {
         name: "mean-sensitivity-private-n",
         what: "forest/leaf.rs leaf_value under privacy: dp: the leaf releases clamp(mean + Lap(W/(n eps_l))), a mean's sensitivity with the private count n, instead of the noisy sum and count",
         spec: "tests/privacy/diprime.yaml",

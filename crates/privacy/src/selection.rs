@@ -138,6 +138,9 @@ impl StoppingLaw {
     /// The ε₀ of each candidate run for a selection whose total under pure DP is `total`:
     /// total/(2 + η).
     pub fn candidate_epsilon(&self, total: f64) -> f64 {
+        if crate::mutants::active("stopping-epsilon-not-divided") {
+            return total;
+        }
         total / self.pure_multiplier()
     }
 
