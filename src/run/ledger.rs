@@ -511,15 +511,22 @@ fn honest_totals(
                      i: usize,
                      totals: &mut BTreeMap<usize, f64>|
      -> bool {
-        let (pred, fit) = capturing(|| {
-            let fitted = plan
-                .method
-                .prepare(d, s, &mut stream("partition", i))
-                .ok()??;
-            fitted.predict(q, Some(eps), &mut stream("release", i)).ok()
-        });
-        let Some(pred) = pred else {
-            return false;
+        // A grid point the method skips on this data (a histogram over the memory cap) is
+        // no candidate: it releases nothing. A fit that fails leaves the total unmeasured.
+        let (pred, fit) =
+            capturing(
+                || match plan.method.prepare(d, s, &mut stream("partition", i)) {
+                    Ok(None) => Ok(None),
+                    Ok(Some(fitted)) => fitted
+                        .predict(q, Some(eps), &mut stream("release", i))
+                        .map(Some),
+                    Err(e) => Err(e),
+                },
+            );
+        let pred = match pred {
+            Ok(Some(p)) => p,
+            Ok(None) => return true,
+            Err(_) => return false,
         };
         let (y_val, p_val) = (&d.test.y[..n_val], &pred[..n_val]);
         let mut rng = stream("score", i);
