@@ -313,3 +313,154 @@ fn slips_in_the_protocols_are_found_by_the_ledger() {
         "{stopped:?}"
     );
 }
+
+/// Runs `spec` (YAML text) with `jobs` threads into a fresh folder under `dir`.
+fn run_spec(dir: &std::path::Path, name: &str, spec: &str, jobs: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("{name}.yaml"));
+    fs::write(&path, spec).unwrap();
+    let out = dir.join(format!("{name}-{jobs}"));
+    let o = assert_cmd::Command::cargo_bin("dp-repro")
+        .unwrap()
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--quiet",
+            "--jobs",
+            jobs,
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// The choice of `mode` recomputed from runs.csv alone: per (data set, method, ε) and
+/// repetition, the grid point of least `score` (NaN: not a candidate), its `value` row;
+/// the mean over repetitions.
+fn recomputed(
+    out: &std::path::Path,
+    score: &str,
+    value: &str,
+) -> BTreeMap<(String, String, String), f64> {
+    let text = fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let (d, m, p, e, r, me, v) = (
+        col("dataset"),
+        col("method"),
+        col("params"),
+        col("epsilon"),
+        col("repetition"),
+        col("metric"),
+        col("value"),
+    );
+    // (dataset, method, ε, repetition, params) → (score, value)
+    let mut cells: BTreeMap<(String, String, String, String, String), (f64, f64)> = BTreeMap::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        // runs.csv writes ε as a float (2.0), selected.csv as its text (2).
+        let eps = f[e]
+            .parse::<f64>()
+            .map(|x| x.to_string())
+            .unwrap_or_default();
+        let key = (f[d].into(), f[m].into(), eps, f[r].into(), f[p].into());
+        let x: f64 = f[v].parse().unwrap();
+        let c = cells.entry(key).or_insert((f64::NAN, f64::NAN));
+        if f[me] == score {
+            c.0 = x;
+        } else if f[me] == value {
+            c.1 = x;
+        }
+    }
+    let mut best: BTreeMap<(String, String, String, String), (f64, f64)> = BTreeMap::new();
+    for ((d, m, e, r, _), (s, x)) in cells {
+        if s.is_nan() {
+            continue;
+        }
+        let b = best
+            .entry((d, m, e, r))
+            .or_insert((f64::INFINITY, f64::NAN));
+        if s < b.0 {
+            *b = (s, x);
+        }
+    }
+    let mut sums: BTreeMap<(String, String, String), (f64, usize)> = BTreeMap::new();
+    for ((d, m, e, _), (_, x)) in best {
+        let s = sums.entry((d, m, e)).or_default();
+        s.0 += x;
+        s.1 += 1;
+    }
+    sums.into_iter()
+        .map(|(k, (s, n))| (k, s / n as f64))
+        .collect()
+}
+
+/// selected-<mode>.csv's means by (data set, method, ε).
+fn selected(out: &std::path::Path, file: &str) -> BTreeMap<(String, String, String), f64> {
+    fs::read_to_string(out.join(file))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                (f[0].into(), f[1].into(), f[2].into()),
+                f[3].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A run under every honest mode: each mode's selected means equal the choice recomputed
+/// from runs.csv by hand (least score per repetition among the candidates), and every
+/// output file is the same with one thread and with two.
+#[test]
+fn honest_runs_select_as_recomputed_and_do_not_depend_on_threads() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let local = "name: local\nseed: 3\nrepetitions: 4\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 200, private: 800, test: 200}}\nepsilons: [2, 8]\nmethods:\n  - method: DT\n    grid: {max_depth: [1, 3]}\n  - method: LPDT-M\n    grid: {depth: [2, 4], min_leaf: [10, 40], rho: [0.3, 0.7]}\nselection: [public, user_split, best_mean]\ntuning: {candidates: 3}\ntables:\n  - {name: t, epsilons: [2, 8], methods: [LPDT-M], non_private: [DT]}\n";
+    let central = "name: central\nseed: 3\nrepetitions: 4\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 400, test: 100}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [4]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3, 4]}}\n  - {method: RF, params: {trees: 2, depth: 3}}\nselection: [random_stopping, best_mean]\ntuning: {stopping: {eta: 1, mean: 4}}\ntables:\n  - {name: t, epsilons: [4], methods: [DiPriMe], non_private: [RF]}\n";
+    for (name, spec, modes) in [
+        (
+            "local",
+            local,
+            vec![
+                ("selected.csv", "pub_score", "mse"),
+                ("selected-user_split.csv", "us_score", "us_mse"),
+            ],
+        ),
+        (
+            "central",
+            central,
+            vec![("selected.csv", "rs_score", "rs_mse")],
+        ),
+    ] {
+        let one = run_spec(dir.path(), name, spec, "1");
+        let two = run_spec(dir.path(), name, spec, "2");
+        for (file, score, value) in modes {
+            let want = recomputed(&one, score, value);
+            let got = selected(&one, file);
+            assert!(!got.is_empty(), "{name} {file}");
+            for (k, g) in &got {
+                let Some(&w) = want.get(k) else {
+                    panic!(
+                        "{name} {file} {k:?} not recomputed; have {:?}",
+                        want.keys().collect::<Vec<_>>()
+                    )
+                };
+                assert!(
+                    (g - w).abs() <= 1e-12 * w.abs().max(1e-300),
+                    "{name} {file} {k:?}: {g} vs {w}"
+                );
+            }
+            assert_eq!(
+                fs::read(one.join(file)).unwrap(),
+                fs::read(two.join(file)).unwrap(),
+                "{name} {file}"
+            );
+        }
+    }
+}

@@ -387,9 +387,13 @@ pub(super) fn run_structural_point(
         .iter()
         .map(prepare)
         .collect::<Result<Vec<_>, _>>()?;
+    // The validation split also serves random stopping: its rows are computed apart.
+    let private_validation = exp
+        .selection
+        .contains(&crate::spec::raw::Selection::PrivateValidation);
     let pv_fit = match &tuning.validation {
-        Some((d, _)) => prepare(d)?,
-        None => None,
+        Some((d, _)) if private_validation => prepare(d)?,
+        _ => None,
     };
     let epsilons: Vec<Option<f64>> = if m.method.private() {
         exp.epsilons.iter().map(|&e| Some(e)).collect()
