@@ -5,7 +5,7 @@
 //! the data are seen; its shape fixes what the selection costs:
 //!
 //! - **pure DP** (Papernot & Steinke Theorem 2 with λ, λ̂ → ∞; for η = 1 Liu & Talwar's
-//!   random stopping with T = ∞): when every run is ε₀-DP, the released best run is
+//!   random stopping without a cap on K): when every run is ε₀-DP, the released best run is
 //!   (2 + η)·ε₀-DP, K drawn from the truncated negative binomial law D_{η,γ}
 //!   ([`StoppingLaw::pure_multiplier`]). The geometric law (η = 1) costs 3ε₀, the
 //!   logarithmic law (η = 0) 2ε₀.
@@ -130,7 +130,7 @@ impl StoppingLaw {
 
     /// What the selection costs in units of ε₀ under pure DP: 2 + η (Papernot & Steinke
     /// 2022, Theorem 2 at λ, λ̂ → ∞, where an ε₀-DP run is (λ, ε₀)-RDP at every order;
-    /// Liu & Talwar 2019, Theorem 3.4 with T = ∞, for the geometric law: 3).
+    /// Liu & Talwar 2019, §3, random stopping without a cap on K, for the geometric law: 3).
     pub fn pure_multiplier(&self) -> f64 {
         2.0 + self.eta
     }
