@@ -556,10 +556,10 @@ fn honest_rows(
     let k_total = m.structural.len() * m.mechanism.len();
     let slot_of = |j: usize| si * m.mechanism.len() + j;
     let private = m.method.private();
-    // A fit of the structural point on `d` with a stream of its own (`what` and `extra`
-    // name the fit), then the predictions at mechanism point j.
-    let fit_predict = |d: &RepData, j: usize, eps: Option<f64>, what: &str, extra: &str| {
-        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+    let key = |j: usize| points[j].key();
+    // The structural point prepared on `d` (its partition grown) from a stream of its own,
+    // `what` and `extra` naming the fit; None when the method skips the data.
+    let prepare = |d: &RepData, what: &str, extra: &str| {
         let mut ps = seeds::stream(
             seed,
             &[
@@ -569,115 +569,125 @@ fn honest_rows(
                 &rep.to_string(),
                 &m.label,
                 &structural.key(),
-                &eps_text,
                 extra,
             ],
         );
-        let key = points[j].key();
-        let Some(fit) = m
-            .method
+        m.method
             .prepare(d, structural, &mut ps)
-            .map_err(|e| err(key.clone(), e))?
-        else {
-            return Ok(None);
-        };
+            .map_err(|e| err(structural.key(), e))
+    };
+    // Mechanism point j of a prepared fit at `eps`, with its release stream (which the
+    // score then continues).
+    let predict = |fit: &dyn Prepared, j: usize, eps: Option<f64>, what: &str, extra: &str| {
+        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
         let mut rs =
             seeds::release_stream(seed, what, &plan.name, rep, m, &points[j], &eps_text, extra);
-        let pred = fit
-            .predict(&m.mechanism[j], eps, &mut rs)
-            .map_err(|e| err(key, e))?;
-        Ok::<_, RunError>(Some((pred, rs)))
+        fit.predict(&m.mechanism[j], eps, &mut rs)
+            .map(|p| (p, rs))
+            .map_err(|e| err(key(j), e))
     };
-    let candidates = user_split.then(|| {
-        let c = if private {
-            user_split_candidates(exp, &plan.name, rep, &m.label, k_total)
-        } else {
-            (0..k_total).collect()
-        };
-        c
-    });
-    for (ei, &eps) in epsilons.iter().enumerate() {
-        let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
-        let draws = (stopping && private)
-            .then(|| stopping_draws(exp, &plan.name, rep, &m.label, &eps_text, k_total));
-        for j in 0..points.len() {
-            let cell = &mut cells[j * epsilons.len() + ei];
-            if public {
-                // Free: the mock split is public rows only, scored without noise.
-                let t0 = Instant::now();
-                let mock = tuning
-                    .public
-                    .as_ref()
-                    .expect("public selection has its mock split");
-                let score = match fit_predict(mock, j, eps, "public", "")? {
-                    Some((p, _)) => m.method.score(task, &points[j], &mock.test.y, &p),
+    let seconds = |t0: Instant| t0.elapsed().as_secs_f64();
+    if public {
+        // Free: the mock split is public rows only, scored without noise. Its partition is
+        // grown once and serves every mechanism point and ε.
+        let t0 = Instant::now();
+        let mock = tuning
+            .public
+            .as_ref()
+            .expect("public selection has its mock split");
+        let fit = prepare(mock, "public", "")?;
+        for (ei, &eps) in epsilons.iter().enumerate() {
+            for j in 0..points.len() {
+                let score = match &fit {
+                    Some(f) => {
+                        let (p, _) = predict(f.as_ref(), j, eps, "public", "")?;
+                        m.method.score(task, &points[j], &mock.test.y, &p)
+                    }
                     None => f64::NAN,
                 };
-                cell.push(("pub_score".to_string(), score, t0.elapsed().as_secs_f64()));
+                cells[j * epsilons.len() + ei].push(("pub_score".to_string(), score, seconds(t0)));
             }
-            if let Some(candidates) = &candidates {
-                let t0 = Instant::now();
-                let (order, n_v) = tuning
-                    .users
-                    .as_ref()
-                    .expect("user_split has its user order");
-                let (value, score) = match candidates.iter().position(|&c| c == slot_of(j)) {
+        }
+    }
+    if user_split {
+        // A non-private method has nothing to split: every grid point, all training users.
+        let candidates = match private {
+            true => user_split_candidates(exp, &plan.name, rep, &m.label, k_total),
+            false => (0..k_total).collect::<Vec<_>>(),
+        };
+        let (order, n_v) = tuning
+            .users
+            .as_ref()
+            .expect("user_split has its user order");
+        for j in 0..points.len() {
+            let t0 = Instant::now();
+            let slot = candidates.iter().position(|&c| c == slot_of(j));
+            // Candidate j's own users, its partition grown once for every ε.
+            let fitted = match slot {
+                None => None,
+                Some(slot) => {
+                    let (slot, slots) = if private {
+                        (slot, candidates.len())
+                    } else {
+                        (0, 1)
+                    };
+                    let (d, n_val) = user_split_data(data, (order, *n_v), slot, slots);
+                    let fit = prepare(&d, "user_split", &j.to_string())?;
+                    fit.map(|f| (d, n_val, f))
+                }
+            };
+            for (ei, &eps) in epsilons.iter().enumerate() {
+                let (value, score) = match &fitted {
                     None => (f64::NAN, f64::NAN),
-                    Some(slot) => {
-                        let slots = if private { candidates.len() } else { 1 };
-                        let slot = if private { slot } else { 0 };
-                        let (d, n_val) = user_split_data(data, (order, *n_v), slot, slots);
-                        match fit_predict(&d, j, eps, "user_split", "")? {
-                            None => (f64::NAN, f64::NAN),
-                            Some((p, mut rng)) => {
-                                let (p_val, p_test) = p.split_at(n_val);
-                                let (y_val, y_test) = d.test.y.split_at(n_val);
-                                let value = m.method.score(task, &points[j], y_test, p_test);
-                                // Each validation user of this candidate releases one loss at ε.
-                                let score = validation_score(
-                                    task,
-                                    data.bounds,
-                                    y_val,
-                                    p_val,
-                                    eps,
-                                    1.0,
-                                    &mut rng,
-                                );
-                                (value, score)
-                            }
-                        }
+                    Some((d, n_val, fit)) => {
+                        let (p, mut rng) = predict(fit.as_ref(), j, eps, "user_split", "")?;
+                        let (p_val, p_test) = p.split_at(*n_val);
+                        let (y_val, y_test) = d.test.y.split_at(*n_val);
+                        let value = m.method.score(task, &points[j], y_test, p_test);
+                        // Each validation user of this candidate releases one loss at ε.
+                        let score =
+                            validation_score(task, data.bounds, y_val, p_val, eps, 1.0, &mut rng);
+                        (value, score)
                     }
                 };
-                let secs = t0.elapsed().as_secs_f64();
-                cell.push((format!("us_{metric}"), value, secs));
-                cell.push(("us_score".to_string(), score, secs));
+                let cell = &mut cells[j * epsilons.len() + ei];
+                cell.push((format!("us_{metric}"), value, seconds(t0)));
+                cell.push(("us_score".to_string(), score, seconds(t0)));
             }
-            if stopping {
+        }
+    }
+    if stopping {
+        let (pv, n_v) = tuning
+            .validation
+            .as_ref()
+            .expect("random stopping has its validation split");
+        let law = exp
+            .spec
+            .tuning
+            .stopping
+            .law()
+            .expect("validated stopping law");
+        let (y_val, y_test) = pv.test.y.split_at(*n_v);
+        for (ei, &eps) in epsilons.iter().enumerate() {
+            let eps_text = eps.map(seeds::epsilon_text).unwrap_or_default();
+            // How often random stopping drew each grid point (a non-private method: each once).
+            let draws =
+                private.then(|| stopping_draws(exp, &plan.name, rep, &m.label, &eps_text, k_total));
+            let eps0 = eps.map(|e| law.candidate_epsilon(e));
+            for j in 0..points.len() {
                 let t0 = Instant::now();
-                let (pv, n_v) = tuning
-                    .validation
-                    .as_ref()
-                    .expect("random stopping has its validation split");
-                let runs = match &draws {
-                    Some(d) => d[slot_of(j)],
-                    None => 1,
-                };
-                let law = exp
-                    .spec
-                    .tuning
-                    .stopping
-                    .law()
-                    .expect("validated stopping law");
-                let eps0 = eps.map(|e| law.candidate_epsilon(e));
+                let runs = draws.as_ref().map_or(1, |d| d[slot_of(j)]);
+                // Every run is fresh: its own partition and releases. Only the best of a
+                // grid point's runs can be the best of all.
                 let mut best: Option<(f64, f64)> = None;
                 for r in 0..runs {
-                    let Some((p, mut rng)) =
-                        fit_predict(pv, j, eps0, "random_stopping", &r.to_string())?
-                    else {
+                    let extra = format!("{eps_text}|{j}|{r}");
+                    let Some(fit) = prepare(pv, "random_stopping", &extra)? else {
                         continue;
                     };
+                    let (p, mut rng) =
+                        predict(fit.as_ref(), j, eps0, "random_stopping", &r.to_string())?;
                     let (p_val, p_test) = p.split_at(*n_v);
-                    let (y_val, y_test) = pv.test.y.split_at(*n_v);
                     let value = m.method.score(task, &points[j], y_test, p_test);
                     let score = match eps0 {
                         Some(e0) => {
@@ -692,9 +702,9 @@ fn honest_rows(
                     }
                 }
                 let (score, value) = best.unwrap_or((f64::NAN, f64::NAN));
-                let secs = t0.elapsed().as_secs_f64();
-                cell.push((format!("rs_{metric}"), value, secs));
-                cell.push(("rs_score".to_string(), score, secs));
+                let cell = &mut cells[j * epsilons.len() + ei];
+                cell.push((format!("rs_{metric}"), value, seconds(t0)));
+                cell.push(("rs_score".to_string(), score, seconds(t0)));
             }
         }
     }
