@@ -364,8 +364,9 @@ pub fn apply_tuning_with(
         {
             found.push(Finding::TuningOverBudget);
         }
-        // An honest mode promises ε in total: over it is a finding even when the fit
-        // alone is over too (then both show).
+        // An honest mode promises ε in total: over it, and over what the fit alone
+        // charged, is a finding of its own (a fit that overspends by itself is
+        // `over_budget`, whatever the selection).
         for &(mode, spent) in spend.iter().filter(|t| is_honest(t.0)) {
             if above(spent, r.epsilon) && above(spent, r.per_fit()) {
                 found.push(Finding::HonestOverBudget(mode));
