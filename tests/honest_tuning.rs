@@ -27,6 +27,16 @@ fn experiment(dir: &std::path::Path, methods: &str, selection: &str, extra: &str
     validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap()
 }
 
+/// A spec of DiPriMe over two depths on the sine (central DP, no public rows) at
+/// `epsilons`, selected by `selection`, with `tuning` (a YAML line or empty).
+fn central(dir: &std::path::Path, selection: &str, epsilons: &str, tuning: &str) -> Experiment {
+    let text = format!("name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: {epsilons}\nmethods:\n  - {{method: DiPriMe, params: {{trees: 2}}, grid: {{depth: [2, 3]}}}}\nselection: {selection}\n{tuning}");
+    let path = dir.join("stop.yaml");
+    fs::write(&path, text).unwrap();
+    let (parsed, _) = parse_file(&path).unwrap();
+    validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap()
+}
+
 /// One test at a time: a slip switched on by one test (feature `privacy-mutants`) is on for
 /// the whole process.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -81,11 +91,12 @@ fn public_and_user_split_charge_each_user_the_column_epsilon() {
 fn random_stopping_charges_the_column_epsilon() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 4]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: [random_stopping, best_mean]\ntuning: {stopping: {eta: 1, mean: 5}}\n";
-    let path = dir.path().join("stop.yaml");
-    fs::write(&path, text).unwrap();
-    let (parsed, _) = parse_file(&path).unwrap();
-    let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let exp = central(
+        dir.path(),
+        "[random_stopping, best_mean]",
+        "[1, 4]",
+        "tuning: {stopping: {eta: 1, mean: 5}}\n",
+    );
     let rows = ledger_experiment(&exp, None, None, &exp.epsilons).unwrap();
     assert!(!rows.is_empty());
     for r in &rows {
@@ -189,11 +200,12 @@ fn the_user_split_puts_each_user_in_one_group() {
 fn stopping_draws_follow_the_law() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: random_stopping\ntuning: {stopping: {eta: 1, mean: 5}}\n";
-    let path = dir.path().join("stop.yaml");
-    fs::write(&path, text).unwrap();
-    let (parsed, _) = parse_file(&path).unwrap();
-    let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let exp = central(
+        dir.path(),
+        "random_stopping",
+        "[1]",
+        "tuning: {stopping: {eta: 1, mean: 5}}\n",
+    );
     let n = 4000;
     let total: usize = (0..n)
         .map(|rep| {
@@ -258,11 +270,12 @@ fn the_end_to_end_audit_runs_the_selection() {
     assert_eq!(split.len(), 1, "{rows:?}");
     assert_eq!(split[0].claimed, 1.0);
     assert_eq!(split[0].verdict, Some(dp_repro::audit::Verdict::Consistent));
-    let text = "name: stop\nseed: 7\nrepetitions: 1\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: random_stopping\ntuning: {stopping: {eta: 1, mean: 3}}\n";
-    let path = dir.path().join("stop.yaml");
-    fs::write(&path, text).unwrap();
-    let (parsed, _) = parse_file(&path).unwrap();
-    let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let exp = central(
+        dir.path(),
+        "random_stopping",
+        "[1]",
+        "tuning: {stopping: {eta: 1, mean: 3}}\n",
+    );
     let rows = e2e_experiment(&exp, None, &opts).unwrap();
     let stop: Vec<_> = rows
         .iter()
@@ -284,11 +297,7 @@ fn slips_in_the_protocols_are_found_by_the_ledger() {
     use dp_repro::privacy::mutants::switch;
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path(), LPDT, "user_split", "tuning: {candidates: 4}\n");
-    let text = "name: stop\nseed: 7\nrepetitions: 2\ndatasets:\n  - {name: sine, synthetic: lpdt_sine, sizes: {public: 0, private: 300, test: 50}}\nlabel_bounds: {fixed: {lo: -4, hi: 4}}\nepsilons: [1, 4]\nmethods:\n  - {method: DiPriMe, params: {trees: 2}, grid: {depth: [2, 3]}}\nselection: random_stopping\n";
-    let path = dir.path().join("stop.yaml");
-    fs::write(&path, text).unwrap();
-    let (parsed, _) = parse_file(&path).unwrap();
-    let stop = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let stop = central(dir.path(), "random_stopping", "[1, 4]", "");
     let found = |exp: &Experiment, mode: Selection| -> Vec<f64> {
         let rows = ledger_experiment(exp, None, None, &exp.epsilons).unwrap();
         rows.iter()

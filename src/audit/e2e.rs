@@ -787,11 +787,91 @@ fn selected_part(
     Ok(out)
 }
 
+/// One candidate of an audited selection: the data it is fitted on (its test part: first
+/// `n_val` validation rows, then the probes), its grid point and the ε of its fit, and how
+/// its validation rows are scored.
+struct Candidate<'a> {
+    data: &'a RepData,
+    n_val: usize,
+    point: &'a (Params, Params, String),
+    fit_epsilon: f64,
+    score: Score,
+}
+
+/// How a candidate's validation rows are scored: each user's noisy loss (local models;
+/// [`validation_score`] at ε over `k` grid points) or the curator's noisy sum at ε₀
+/// ([`central_validation_score`]).
+#[derive(Clone, Copy)]
+enum Score {
+    Local { epsilon: f64, k: f64 },
+    Central { epsilon0: f64 },
+}
+
+/// `n` runs of a selection, in parallel: run j asks `candidates` for its candidates (with
+/// a stream of its own, for a selection that draws them), fits and scores each from
+/// streams keyed by `parts`, j and the candidate's place, and keeps the best one's
+/// predictions at the probes (row j). None when the method skips the data.
+fn chosen_fits<'a>(
+    plan: &MethodPlan,
+    seed: u64,
+    parts: &[&str],
+    n: usize,
+    candidates: impl Fn(&mut rand_pcg::Pcg64) -> Vec<Candidate<'a>> + Sync,
+) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
+    (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let j = j.to_string();
+            let mut draws = stream(seed, &[parts, &[j.as_str(), "draws"]].concat());
+            let mut best: Option<(f64, Vec<f64>)> = None;
+            for (i, c) in candidates(&mut draws).into_iter().enumerate() {
+                let i = i.to_string();
+                let with = |role: &str| {
+                    let mut p = parts.to_vec();
+                    p.extend([j.as_str(), i.as_str(), role]);
+                    stream(seed, &p)
+                };
+                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
+                let (structural, mechanism, _) = c.point;
+                let Some(prepared) = plan.method.prepare(c.data, structural, &mut ps)? else {
+                    return Ok(None);
+                };
+                let pred = prepared.predict(mechanism, Some(c.fit_epsilon), &mut rs)?;
+                let (p_val, p_probes) = pred.split_at(c.n_val);
+                let (d, y_val) = (c.data, &c.data.test.y[..c.n_val]);
+                let score = match c.score {
+                    Score::Local { epsilon, k } => validation_score(
+                        d.test.task,
+                        d.bounds,
+                        y_val,
+                        p_val,
+                        Some(epsilon),
+                        k,
+                        &mut ss,
+                    ),
+                    Score::Central { epsilon0 } => central_validation_score(
+                        d.test.task,
+                        d.bounds,
+                        y_val,
+                        p_val,
+                        epsilon0,
+                        &mut ss,
+                    ),
+                };
+                if best.as_ref().is_none_or(|b| score < b.0) {
+                    best = Some((score, p_probes.to_vec()));
+                }
+            }
+            Ok(best.map(|b| b.1))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|rows| rows.into_iter().collect())
+}
+
 /// `n` runs of the private-validation protocol over `points` on the validation split
 /// `pv` (training users as its private part, its test part the `n_v` validation users
-/// then the probes), in parallel: row j is run j's chosen fit's predictions at the
-/// probes, every fit and score drawn from streams keyed by `parts`, j and the point. None
-/// when the method skips the data.
+/// then the probes): every point fitted on the training users (at ε, or ε/k under shared
+/// releases) and scored by the validation users' noisy losses at ε/k.
 #[allow(clippy::too_many_arguments)]
 fn selected_fits(
     plan: &MethodPlan,
@@ -805,43 +885,25 @@ fn selected_fits(
 ) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
     let k = points.len() as f64;
     let fit_epsilon = if shared { epsilon / k } else { epsilon };
-    let (y_val, task) = (&pv.test.y[..n_v], pv.test.task);
-    (0..n)
-        .into_par_iter()
-        .map(|j| {
-            let j = j.to_string();
-            let mut best: Option<(f64, Vec<f64>)> = None;
-            for (i, (structural, mechanism, _)) in points.iter().enumerate() {
-                let i = i.to_string();
-                let with = |role: &str| {
-                    let mut p = parts.to_vec();
-                    p.extend([j.as_str(), i.as_str(), role]);
-                    stream(seed, &p)
-                };
-                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
-                let Some(prepared) = plan.method.prepare(pv, structural, &mut ps)? else {
-                    return Ok(None);
-                };
-                let pred = prepared.predict(mechanism, Some(fit_epsilon), &mut rs)?;
-                let (p_val, p_probes) = pred.split_at(n_v);
-                let score =
-                    validation_score(task, pv.bounds, y_val, p_val, Some(epsilon), k, &mut ss);
-                if best.as_ref().is_none_or(|b| score < b.0) {
-                    best = Some((score, p_probes.to_vec()));
-                }
-            }
-            Ok(best.map(|b| b.1))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(|rows| rows.into_iter().collect())
+    let score = Score::Local { epsilon, k };
+    chosen_fits(plan, seed, parts, n, |_| {
+        points
+            .iter()
+            .map(|point| Candidate {
+                data: pv,
+                n_val: n_v,
+                point,
+                fit_epsilon,
+                score,
+            })
+            .collect()
+    })
 }
 
 /// `n` runs of the `user_split` protocol over `points` (the candidates, one group each) on
-/// `data` (its test part: the probes), in parallel: the users in `order`, the first `n_v`
-/// the validation group ([`user_split_data`]); each candidate fitted on its group at ε,
-/// each of its validation users releasing one noisy loss at ε ([`validation_score`]); row
-/// j is run j's chosen candidate's predictions at the probes. None when the method skips
-/// the data.
+/// `data` (its test part: the probes): the users in `order`, the first `n_v` the
+/// validation group ([`user_split_data`]); each candidate fitted on its group at ε, each
+/// of its validation users releasing one noisy loss at ε.
 #[allow(clippy::too_many_arguments)]
 fn user_split_fits(
     plan: &MethodPlan,
@@ -857,51 +919,26 @@ fn user_split_fits(
     let groups: Vec<(RepData, usize)> = (0..k)
         .map(|i| user_split_data(data, (order, n_v), i, k))
         .collect();
-    (0..n)
-        .into_par_iter()
-        .map(|j| {
-            let j = j.to_string();
-            let mut best: Option<(f64, Vec<f64>)> = None;
-            for (i, ((structural, mechanism, _), (d, n_val))) in
-                points.iter().zip(&groups).enumerate()
-            {
-                let i = i.to_string();
-                let with = |role: &str| {
-                    let mut p = parts.to_vec();
-                    p.extend([j.as_str(), i.as_str(), role]);
-                    stream(seed, &p)
-                };
-                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
-                let Some(prepared) = plan.method.prepare(d, structural, &mut ps)? else {
-                    return Ok(None);
-                };
-                let pred = prepared.predict(mechanism, Some(epsilon), &mut rs)?;
-                let (p_val, p_probes) = pred.split_at(*n_val);
-                let y_val = &d.test.y[..*n_val];
-                let score = validation_score(
-                    d.test.task,
-                    d.bounds,
-                    y_val,
-                    p_val,
-                    Some(epsilon),
-                    1.0,
-                    &mut ss,
-                );
-                if best.as_ref().is_none_or(|b| score < b.0) {
-                    best = Some((score, p_probes.to_vec()));
-                }
-            }
-            Ok(best.map(|b| b.1))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(|rows| rows.into_iter().collect())
+    let score = Score::Local { epsilon, k: 1.0 };
+    chosen_fits(plan, seed, parts, n, |_| {
+        points
+            .iter()
+            .zip(&groups)
+            .map(|(point, (d, n_val))| Candidate {
+                data: d,
+                n_val: *n_val,
+                point,
+                fit_epsilon: epsilon,
+                score,
+            })
+            .collect()
+    })
 }
 
 /// `n` runs of `random_stopping` over `points` on the validation split `pv` (training
-/// rows as its private part; its test part the `n_v` validation rows then the probes), in
-/// parallel: K from `law`, K candidates drawn uniformly from `points`, each fitted at ε₀ =
-/// ε/(2 + η) and scored at ε₀ ([`central_validation_score`]); row j is run j's best
-/// candidate's predictions at the probes. None when the method skips the data.
+/// rows as its private part; its test part the `n_v` validation rows then the probes): K
+/// from `law`, K candidates drawn uniformly from `points`, each fitted at ε₀ = ε/(2 + η)
+/// and scored at ε₀.
 #[allow(clippy::too_many_arguments)]
 fn stopping_fits(
     plan: &MethodPlan,
@@ -915,38 +952,18 @@ fn stopping_fits(
 ) -> Result<Option<Vec<Vec<f64>>>, MethodError> {
     use rand::Rng;
     let eps0 = law.candidate_epsilon(epsilon);
-    let y_val = &pv.test.y[..n_v];
-    (0..n)
-        .into_par_iter()
-        .map(|j| {
-            let j = j.to_string();
-            let mut draws = stream(seed, &[parts, &[j.as_str(), "draws"]].concat());
-            let runs = law.sample(&mut draws);
-            let mut best: Option<(f64, Vec<f64>)> = None;
-            for r in 0..runs {
-                let (structural, mechanism, _) = &points[draws.gen_range(0..points.len())];
-                let r = r.to_string();
-                let with = |role: &str| {
-                    let mut p = parts.to_vec();
-                    p.extend([j.as_str(), r.as_str(), role]);
-                    stream(seed, &p)
-                };
-                let (mut ps, mut rs, mut ss) = (with("partition"), with("release"), with("score"));
-                let Some(prepared) = plan.method.prepare(pv, structural, &mut ps)? else {
-                    return Ok(None);
-                };
-                let pred = prepared.predict(mechanism, Some(eps0), &mut rs)?;
-                let (p_val, p_probes) = pred.split_at(n_v);
-                let score =
-                    central_validation_score(pv.test.task, pv.bounds, y_val, p_val, eps0, &mut ss);
-                if best.as_ref().is_none_or(|b| score < b.0) {
-                    best = Some((score, p_probes.to_vec()));
-                }
-            }
-            Ok(best.map(|b| b.1))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(|rows| rows.into_iter().collect())
+    let score = Score::Central { epsilon0: eps0 };
+    chosen_fits(plan, seed, parts, n, |draws| {
+        (0..law.sample(draws))
+            .map(|_| Candidate {
+                data: pv,
+                n_val: n_v,
+                point: &points[draws.gen_range(0..points.len())],
+                fit_epsilon: eps0,
+                score,
+            })
+            .collect()
+    })
 }
 
 /// Column `k` of fits `z` (a probe's prediction in each fit).
