@@ -25,6 +25,12 @@ const ESCAPES: &[(&str, &str, &str, &str)] = &[
         "Validation",
         "cv folds and the private-validation split hold out private users as the scored part; under private_validation each releases its clipped loss with Laplace noise.",
     ),
+    (
+        "src/run/point.rs",
+        "user_split_data",
+        "Validation",
+        "user_split holds out each candidate's share of the validation users as its scored part; each releases one clipped loss with Laplace noise at the column's epsilon.",
+    ),
     // The end-to-end audit, the tester.
     (
         "src/audit/e2e.rs",
