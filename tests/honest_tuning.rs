@@ -44,6 +44,13 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether a ledger row has an `honest_over_budget` finding.
+fn honest_finding(r: &dp_repro::run::ledger::LedgerRow) -> bool {
+    r.findings
+        .iter()
+        .any(|f| matches!(f, Finding::HonestOverBudget(_)))
+}
+
 fn close(a: f64, b: f64) -> bool {
     // LPDT's charge carries the 2^-32 quantization of its flip probability (1e-8 relative).
     (a - b).abs() <= 1e-8 * b.abs()
@@ -76,12 +83,7 @@ fn public_and_user_split_charge_each_user_the_column_epsilon() {
             "{r:?}"
         );
         assert!(r.findings.contains(&Finding::TuningOverBudget), "{r:?}");
-        assert!(
-            !r.findings
-                .iter()
-                .any(|f| matches!(f, Finding::HonestOverBudget(_))),
-            "{r:?}"
-        );
+        assert!(!honest_finding(r), "{r:?}");
     }
 }
 
@@ -105,12 +107,7 @@ fn random_stopping_charges_the_column_epsilon() {
             (rs - r.epsilon).abs() < 1e-9 * r.epsilon,
             "random stopping {rs}: {r:?}"
         );
-        assert!(
-            !r.findings
-                .iter()
-                .any(|f| matches!(f, Finding::HonestOverBudget(_))),
-            "{r:?}"
-        );
+        assert!(!honest_finding(r), "{r:?}");
     }
 }
 
