@@ -152,6 +152,43 @@ fn an_honest_mode_over_its_budget_is_found_under_its_own_part() {
     }
 }
 
+/// Public tuning's mock split reads public rows only, each once (mock public, mock users,
+/// held-out rows disjoint), and never has more mock users than there are real private
+/// users: with 1,000 public rows and 300 private users, 250 are held out, 375 form the mock
+/// public sample and 300 (not 375) the mock users.
+#[test]
+fn the_public_mock_is_public_rows_with_at_most_the_real_users() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "name: mock\nseed: 3\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 1000, private: 300, test: 50}}}}\nepsilons: [1]\nmethods:\n{LPDT}\nselection: public\n"
+    );
+    let path = dir.path().join("mock.yaml");
+    fs::write(&path, text).unwrap();
+    let (parsed, _) = parse_file(&path).unwrap();
+    let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+    let plan = &exp.datasets[0];
+    let data = repetition_data(&exp, plan, None, 1).unwrap();
+    let mock = tuning_data(&exp, plan, &data, 1)
+        .public
+        .expect("public selection has its mock split");
+    let users = mock.private.escape(dp_repro::data::Escape::Validation);
+    assert_eq!((mock.test.n(), mock.public.n(), users.n()), (250, 375, 300));
+    let key = |x: &[f64], y: f64| format!("{x:?}|{y}");
+    let public: std::collections::BTreeSet<String> = (0..data.public.n())
+        .map(|i| key(data.public.x.row(i), data.public.y[i]))
+        .collect();
+    assert_eq!(public.len(), data.public.n(), "records are distinct");
+    let mut used = std::collections::BTreeSet::new();
+    for part in [&mock.test, &mock.public, &users] {
+        for i in 0..part.n() {
+            let k = key(part.x.row(i), part.y[i]);
+            assert!(public.contains(&k), "a mock row that is not public");
+            assert!(used.insert(k), "a public row used twice in the mock");
+        }
+    }
+}
+
 /// No user is charged twice: over every candidate's group and its share of the validation
 /// group, each private user appears exactly once (users told apart by their own record).
 #[test]
@@ -281,6 +318,44 @@ fn the_end_to_end_audit_runs_the_selection() {
     assert_eq!(stop.len(), 1, "{rows:?}");
     assert_eq!(stop[0].claimed, 1.0);
     assert_eq!(stop[0].verdict, Some(dp_repro::audit::Verdict::Consistent));
+}
+
+/// The random-stopping part turns red when the selection leaks more than the column's ε:
+/// the same selection over a forest whose candidate fits spend 100 times their share
+/// (`epsilon_factor: 100`, one tree of depth 1 or 2 on 300 rows, K of mean 2) certifies
+/// above ε = 1, while at factor 1 it is consistent (above). With that little noise, which
+/// corner a replaced user sits at decides the released leaf means, and a probe's
+/// prediction falls on one side of a threshold in about half of one side's fits and almost
+/// never in the other's (seen: 196 and 1 of 400, a certified bound near 3).
+#[test]
+fn the_end_to_end_audit_finds_a_selection_that_spends_too_much() {
+    let _serial = serial();
+    use dp_repro::audit::e2e::{e2e_experiment, E2eOptions, STOPPING_SELECTED};
+    let dir = tempfile::tempdir().unwrap();
+    let row = |factor: u32| {
+        let text = format!("name: leak{factor}\nseed: 7\nrepetitions: 1\ndatasets:\n  - {{name: sine, synthetic: lpdt_sine, sizes: {{public: 0, private: 300, test: 50}}}}\nlabel_bounds: {{fixed: {{lo: -4, hi: 4}}}}\nepsilons: [1]\nmethods:\n  - {{method: DiPriMe, params: {{trees: 1, k: 1, rho: 0.5, privacy: dp, epsilon_factor: {factor}}}, grid: {{depth: [1, 2]}}}}\nselection: random_stopping\ntuning: {{stopping: {{eta: 1, mean: 2}}}}\n");
+        let path = dir.path().join(format!("leak{factor}.yaml"));
+        fs::write(&path, text).unwrap();
+        let (parsed, _) = parse_file(&path).unwrap();
+        let exp = validate(parsed, &path, &dp_repro::data::default_manifest_dirs()).unwrap();
+        let opts = E2eOptions {
+            users: 300,
+            pilot: 60,
+            fits: 400,
+            ..E2eOptions::default()
+        };
+        let rows = e2e_experiment(&exp, None, &opts).unwrap();
+        rows.into_iter()
+            .find(|r| r.part == STOPPING_SELECTED)
+            .unwrap_or_else(|| panic!("no {STOPPING_SELECTED} row"))
+    };
+    let spent = row(100);
+    assert_eq!(
+        spent.verdict,
+        Some(dp_repro::audit::Verdict::Violation),
+        "{spent:?}"
+    );
+    assert_eq!(spent.claimed, 1.0);
 }
 
 /// The ledger measures the protocols from their own calls, so a slip in the code that

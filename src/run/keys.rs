@@ -202,7 +202,9 @@ pub fn extra_row_tags(exp: &Experiment) -> Vec<String> {
         tags.push(format!("pv_score:{}{shared}", t.validation_share));
     }
     if exp.selection.contains(&Selection::Public) {
-        tags.push(format!("pub_score:{}", t.public_share));
+        // `capped`: the mock users at most the real private users (older results had
+        // uncapped mocks and must not be resumed as these).
+        tags.push(format!("pub_score:{}:capped", t.public_share));
     }
     if exp.selection.contains(&Selection::UserSplit) {
         let c = t.candidates.map(|c| format!(":{c}")).unwrap_or_default();

@@ -25,8 +25,9 @@ pub struct TuningData {
     /// validation users (rows of its test part), the rest its private part, in order.
     pub validation_order: Option<Vec<usize>>,
     /// `public` selection's mock split of the public sample (public part: a half of the
-    /// rows not held out; private part: the other half, released at ε as if private;
-    /// test part: the held-out public rows). None without `public`.
+    /// rows not held out; private part: the other half, at most as many rows as the real
+    /// private users, released at ε as if private; test part: the held-out public rows).
+    /// None without `public`.
     pub public: Option<RepData>,
     /// `user_split`'s order of the private training users (a seeded permutation, the same
     /// for every method so selection stays paired) and the size of the validation group
@@ -112,9 +113,13 @@ pub fn tuning_data(exp: &Experiment, plan: &DatasetPlan, data: &RepData, rep: us
         let n_v = ((t.public_share * p.n() as f64).round() as usize).clamp(1, p.n().max(1));
         let (held, rest) = idx.split_at(n_v.min(idx.len()));
         let half = rest.len() / 2;
+        // The mock users are at most as many as the real ones: a mock with more users than
+        // the release it stands for would favour grid points that need more data (and cost
+        // more than the real fits where the public sample is large, as Census' US rows).
+        let mock_users = (rest.len() - half).min(n);
         RepData {
             public: p.select(&rest[..half]),
-            private: crate::data::PrivateRows::new(p.select(&rest[half..])),
+            private: crate::data::PrivateRows::new(p.select(&rest[half..half + mock_users])),
             test: p.select(held),
             bounds: data.bounds,
             masks: None,

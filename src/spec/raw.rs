@@ -319,7 +319,8 @@ pub enum Selection {
     PrivateValidation,
     /// Tuning on the public sample alone, free of privacy cost (docs/tuning.md): in each
     /// repetition the public sample is split into a mock public part, mock private users
-    /// (released at the column's ε as if private) and held-out public rows; every grid point
+    /// (at most as many as the real ones, released at the column's ε as if private) and
+    /// held-out public rows; every grid point
     /// is fitted on the mock split and scored without noise on the held-out rows; the grid
     /// point of least score is reported, fitted on the real private users (one release of
     /// each user at ε). Needs a public sample.
@@ -416,7 +417,7 @@ pub struct Tuning {
     pub validation_releases: ValidationReleases,
     /// Share of the public sample held out to score the mock fits of `public` selection
     /// (default 0.25); the rest is split in halves, a mock public part and mock private
-    /// users.
+    /// users (at most as many as the real private users).
     #[serde(default = "default_public_share")]
     pub public_share: f64,
     /// `user_split`: how many candidate grid points share the users (default: every grid
