@@ -118,7 +118,7 @@ fn the_authors_code_agreeing_with_us_explains_a_deviation() {
         cells: c.clone(),
         ..CheckReport::default()
     };
-    let csv = check_csv(&report);
+    let csv = check_csv(&report).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with("authors_code,authors_std,authors_reps,authors_agreement,authors_detail")

@@ -221,7 +221,7 @@ fn check_csv_has_one_tidy_row_per_cell() {
         cells: c,
         ..CheckReport::default()
     };
-    let text = check_csv(&report);
+    let text = check_csv(&report).unwrap();
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
     for col in [

@@ -16,7 +16,8 @@
 //! cell is not run, or a claim's details), `source` (file and line of the paper's value;
 //! a claim's words in the paper), then on cells the authors' code's five columns
 //! (`authors_code`, `authors_std`, `authors_reps`, `authors_agreement`, `authors_detail`;
-//! empty elsewhere).
+//! empty elsewhere), then `reported_halfwidth` (a cell's paper 95 % half-width when the
+//! reported files give one).
 //!
 //! An `epsilon_order` row is one pair of consecutive ε of a private method on a data set
 //! ([`super::epsilon_order`]): `epsilon` the larger ε, `reported` the mean error at the
@@ -57,12 +58,15 @@ const AUTHORS_COLUMNS: [&str; 5] = [
     "authors_detail",
 ];
 
-/// Writes one row: the 14 columns of every kind, then the authors' code's five.
+/// Writes one row: the 14 columns of every kind, the authors' code's five, then the
+/// paper's spread (`reported_halfwidth`, cells only). A row whose length differs from
+/// the header's is the csv crate's error, passed on (never a row silently dropped).
 fn record(
     w: &mut csv::Writer<Vec<u8>>,
     fields: [String; 14],
     authors: Option<&super::authors_code::AuthorsCell>,
-) {
+    halfwidth: Option<f64>,
+) -> Result<(), csv::Error> {
     use super::authors_code::AuthorsValue;
     let extra: [String; 5] = match authors.map(|a| (&a.value, a)) {
         Some((
@@ -89,12 +93,16 @@ fn record(
         ],
         None => Default::default(),
     };
-    // Writing to a Vec cannot fail.
-    let _ = w.write_record(fields.iter().chain(extra.iter()));
+    let spread = [num(halfwidth)];
+    w.write_record(fields.iter().chain(extra.iter()).chain(spread.iter()))
 }
 
 /// `check.csv` of a report, header included (RFC 4180 quoting by the csv crate).
-pub fn check_csv(report: &CheckReport) -> String {
+///
+/// # Errors
+/// The csv crate's error when a row cannot be written (a row whose number of fields
+/// differs from the header's): the file is never written with rows missing.
+pub fn check_csv(report: &CheckReport) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let header = [
         "kind",
@@ -112,8 +120,12 @@ pub fn check_csv(report: &CheckReport) -> String {
         "reason",
         "source",
     ];
-    // Writing to a Vec cannot fail.
-    let _ = w.write_record(header.iter().chain(AUTHORS_COLUMNS.iter()));
+    w.write_record(
+        header
+            .iter()
+            .chain(AUTHORS_COLUMNS.iter())
+            .chain(["reported_halfwidth"].iter()),
+    )?;
     let cells = report.cells.iter().map(|c| ("cell", c));
     let anchors = report.anchors.iter().map(|c| ("anchor", c));
     for (kind, c) in cells.chain(anchors) {
@@ -137,7 +149,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                 c.source.clone(),
             ],
             c.authors.as_ref(),
-        );
+            c.paper_halfwidth,
+        )?;
     }
     for r in &report.rank_sums {
         record(
@@ -159,7 +172,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                 r.source.clone(),
             ],
             None,
-        );
+            None,
+        )?;
     }
     for p in &report.epsilon_orders {
         record(
@@ -181,7 +195,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                 String::new(),
             ],
             None,
-        );
+            None,
+        )?;
     }
     for m in &report.epsilon_matches {
         for x in &m.methods {
@@ -209,7 +224,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                     String::new(),
                 ],
                 None,
-            );
+                None,
+            )?;
         }
     }
     for c in &report.claims {
@@ -241,7 +257,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                 c.text.clone().unwrap_or_default(),
             ],
             None,
-        );
+            None,
+        )?;
     }
     for x in &report.suspects {
         record(
@@ -268,7 +285,8 @@ pub fn check_csv(report: &CheckReport) -> String {
                 format!("runs.csv task {}", x.task),
             ],
             None,
-        );
+            None,
+        )?;
     }
     if let Some(g) = &report.golden {
         record(
@@ -295,7 +313,36 @@ pub fn check_csv(report: &CheckReport) -> String {
                 g.golden_file.display().to_string(),
             ],
             None,
-        );
+            None,
+        )?;
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    let bytes = w
+        .into_inner()
+        .map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))?;
+    Ok(String::from_utf8(bytes).expect("check.csv is written from UTF-8 strings"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row whose length differs from the header's is an error that reaches the caller,
+    /// where it used to be discarded and the row silently lost.
+    #[test]
+    fn a_row_of_the_wrong_length_is_an_error() {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(["kind", "table", "method"]).unwrap();
+        let fields: [String; 14] = Default::default();
+        let err = record(&mut w, fields, None, None).unwrap_err();
+        assert!(err.to_string().contains("fields"), "{err}");
+    }
+
+    /// Every row of an empty report's file has the header's length.
+    #[test]
+    fn the_header_and_rows_agree() {
+        let text = check_csv(&CheckReport::default()).unwrap();
+        let header = text.lines().next().unwrap();
+        assert_eq!(header.split(',').count(), 14 + AUTHORS_COLUMNS.len() + 1);
+        assert!(header.ends_with("reported_halfwidth"));
+    }
 }

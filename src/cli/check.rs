@@ -302,7 +302,8 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
     };
     let title = format!("dp-repro check: {}", exp.spec.name);
     let (md, tex) = render_check(&report, &title).map_err(failed)?;
-    let csv = crate::check::check_csv(&report);
+    let csv = crate::check::check_csv(&report)
+        .map_err(|e| failed(anyhow!("check.csv of {}: {e}", out.display())))?;
     for (name, text) in [("check.md", &md), ("check.tex", &tex), ("check.csv", &csv)] {
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
