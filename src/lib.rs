@@ -19,6 +19,7 @@ pub mod run;
 pub mod run_row;
 pub mod schema_parts;
 pub mod seeds;
+pub mod site;
 pub mod spec;
 pub mod stats;
 pub mod suggest;

@@ -13,6 +13,7 @@ mod inputs;
 mod list;
 mod merge;
 mod outputs;
+mod report;
 mod run;
 mod splits;
 mod table;
@@ -77,6 +78,13 @@ enum Command {
     /// implementation, such as the authors' code (scripts/authors-*.py), runs on exactly
     /// the rows ours used.
     Splits(splits::SplitsArgs),
+    /// Write a static report site from checked results folders: an index of the specs
+    /// and one page per spec with the paper's cells beside ours coloured by verdict (and a
+    /// symbol), the reasons, claims, figures, the privacy audit and ledger per method, the
+    /// provenance and links to every CSV. Plain HTML and CSS, readable offline.
+    ///
+    /// Example: dp-repro report results/ci results/ci-lpct --out results/site
+    Report(report::ReportArgs),
     /// List the registered methods (with their parameters) or the data set manifests.
     List(list::ListArgs),
     /// Print the JSON Schema (draft 2020-12) of the spec format on standard output.
@@ -117,6 +125,7 @@ fn dispatch(command: Command) -> Result<(), Failure> {
         Command::Audit(args) => audit::execute(args),
         Command::Data(args) => data::execute(args),
         Command::Splits(args) => splits::execute(args),
+        Command::Report(args) => report::execute(args),
         Command::List(args) => list::execute(args),
         Command::Schema => {
             print!("{}", crate::spec::schema::spec_schema_json());
