@@ -9,8 +9,9 @@ use std::path::Path;
 /// it) may import rooms of lower floors only; rooms of one floor import none of each
 /// other. `privacy` is the privacy crate, re-exported as `crate::privacy`.
 const FLOORS: &[&[&str]] = &[
+    // The privacy crate: a crate of its own, which cannot import this one.
+    &["privacy"],
     &[
-        "privacy",
         "seeds",
         "csv_table",
         "run_row",
@@ -30,6 +31,7 @@ const FLOORS: &[&[&str]] = &[
     &["run"],
     &["audit"],
     &["check"],
+    &["site"],
     &["cli"],
 ];
 
@@ -49,30 +51,106 @@ fn room(relative: &Path) -> Option<String> {
     }
 }
 
-/// The rooms named by `crate::` paths in the code of `text`: comment lines are skipped
-/// and reading stops at the first `#[cfg(test)]` (a file's tests, which may reach
-/// anywhere).
+/// `text` without its comment lines and without its test code: an item under
+/// `#[cfg(test)]` (a `mod … { … }` to its matching brace, anything else to its end) is
+/// dropped wherever it stands, and reading goes on after it.
+fn code_of(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect();
+    let joined = lines.join("\n");
+    let mut out = String::new();
+    let mut rest = joined.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        // The item runs to the `}` matching its first `{`, or to its `;` if that comes
+        // first (a `use`, a `mod x;`).
+        let (open, semi) = (after.find('{'), after.find(';'));
+        let end = match (open, semi) {
+            (Some(o), Some(s)) if s < o => s + 1,
+            (None, Some(s)) => s + 1,
+            (Some(o), _) => {
+                let mut depth = 0usize;
+                let mut end = after.len();
+                for (k, ch) in after[o..].char_indices() {
+                    match ch {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = o + k + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (None, None) => after.len(),
+        };
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The leading identifier of `s`.
+fn ident(s: &str) -> String {
+    s.trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The rooms named by the code of `text` (see [`code_of`]): `crate::room` paths, each
+/// room of a `crate::{a, b::c, …}` group (over several lines too), and the privacy crate
+/// by its own name (`dp_privacy::` is the room `privacy`).
 fn imports(text: &str) -> BTreeSet<String> {
+    let code = code_of(text);
     let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with("#[cfg(test)]") {
-            break;
-        }
-        if code.starts_with("//") {
-            continue;
-        }
-        for (i, _) in line.match_indices("crate::") {
-            let before = line[..i].chars().next_back();
+    for (prefix, fixed) in [("crate::", None), ("dp_privacy::", Some("privacy"))] {
+        for (i, _) in code.match_indices(prefix) {
+            let before = code[..i].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 continue; // e.g. `dp_repro_crate::`, not this crate
             }
-            let name: String = line[i + "crate::".len()..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
+            if let Some(room) = fixed {
+                out.insert(room.to_string());
+                continue;
+            }
+            let after = &code[i + prefix.len()..];
+            if let Some(group) = after.strip_prefix('{') {
+                // The top-level items of the group, to its matching brace.
+                let mut depth = 1usize;
+                let mut item_start = true;
+                for (k, ch) in group.char_indices() {
+                    if item_start && depth == 1 {
+                        let name = ident(&group[k..]);
+                        if !name.is_empty() {
+                            out.insert(name);
+                            item_start = false;
+                        }
+                    }
+                    match ch {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        ',' if depth == 1 => item_start = true,
+                        _ => {}
+                    }
+                }
+            } else {
+                let name = ident(after);
+                if !name.is_empty() {
+                    out.insert(name);
+                }
             }
         }
     }
@@ -184,6 +262,19 @@ fn an_arrow_up_sideways_or_to_an_unplaced_room_is_found() {
         unplaced_target[0].contains("`newroom` is on no floor"),
         "{unplaced_target:?}"
     );
+    // Test code in the middle of a file does not stop the reading: code after it counts.
+    let after_tests = "#[cfg(test)]\nmod tests { use crate::audit::x; }\nuse crate::run::y;\n";
+    let found = violations(&file("methods/krr.rs", after_tests));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("methods → run"), "{found:?}");
+    // A group, over lines, names each of its rooms; `self`-free nested paths too.
+    let group = "use crate::{\n    data::X,\n    run::{a, b},\n};\n";
+    let found = violations(&file("methods/krr.rs", group));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("methods → run"), "{found:?}");
+    // The privacy crate by its own name is the room `privacy`, on the lowest floor.
+    assert!(imports("use dp_privacy::ledger;\n").contains("privacy"));
+    assert_eq!(floor("privacy"), Some(0));
     let unplaced_source = violations(&file("newroom/mod.rs", "use crate::data::x;\n"));
     assert!(
         unplaced_source[0].contains("newroom"),
