@@ -1,6 +1,6 @@
 //! One criterion benchmark per method family, on fixed real data sets: one fit + predict
 //! (what one runs.csv row costs and what `dp-repro bench` times), on repetition 1's data
-//! with the run's seeded streams, through the library's `run::bench` cases.
+//! with the run's seeded streams, through the library's `bench` cases.
 //!
 //! - `lpdt`: LPDT-M and the non-private DT on abalone, the issue-12 case (split 1:7:2,
 //!   depth 4, min_leaf 20, ρ 0.5, ε 2; DT max_depth 4);
@@ -14,7 +14,7 @@
 //! criterion's report (target/criterion); speed goals live here and in notes, never in tests.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use dp_repro::run::bench::{cases, GridSource};
+use dp_repro::bench::{cases, GridSource};
 use dp_repro::run::load_datasets;
 use dp_repro::spec::{parse_str, validate};
 use std::path::{Path, PathBuf};

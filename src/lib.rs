@@ -5,6 +5,7 @@
 //! runs.csv → summary → selection → paired tests → tables.
 
 pub mod audit;
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod csv_table;
@@ -23,5 +24,6 @@ pub mod site;
 pub mod spec;
 pub mod stats;
 pub mod suggest;
+pub mod summary;
 pub mod yaml_error;
 pub mod yaml_word;

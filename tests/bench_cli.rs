@@ -7,7 +7,7 @@ mod common;
 
 use common::dp_repro;
 
-use dp_repro::run::bench::{cases, GridSource, TIMING_HEADER};
+use dp_repro::bench::{cases, GridSource, TIMING_HEADER};
 use dp_repro::run::refit::read_selected;
 use dp_repro::run::{load_datasets, read_runs};
 use dp_repro::spec::{parse_file, validate};

@@ -347,7 +347,7 @@ fn scaling_accuracy_scales_its_error_rate() {
 
 #[test]
 fn too_few_repetitions_for_a_wilcoxon_test_are_named() {
-    use dp_repro::run::table::too_few_repetitions;
+    use dp_repro::summary::table::too_few_repetitions;
     // One-sided exact Wilcoxon: smallest p-value 2^-n. At α = 0.05, n = 4 gives 0.0625.
     let w = too_few_repetitions(4, 0.05).unwrap();
     assert!(

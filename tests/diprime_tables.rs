@@ -15,9 +15,9 @@ use dp_repro::check::{
 };
 use dp_repro::data::Task;
 use dp_repro::report::{render_latex, render_markdown, ColumnGroup, Legend, Table};
-use dp_repro::run::table::{table_rows, Selected, SelectedMap, TableData};
 use dp_repro::spec::raw::TableEntry;
 use dp_repro::stats::{ci95_halfwidth, ci95_halfwidth_from_std, t_quantile_975};
+use dp_repro::summary::table::{table_rows, Selected, SelectedMap, TableData};
 
 fn reported_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/reported")

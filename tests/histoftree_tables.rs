@@ -8,10 +8,10 @@ mod common;
 
 use dp_repro::data::Task;
 use dp_repro::report::Row;
-use dp_repro::run::table::{table_rows, Selected, SelectedMap, TableData};
 use dp_repro::spec::raw::{
     MarkStyle, RankTies, RatioOf, RowLabels, SummaryRow, TableBlock, TableEntry, TableValue,
 };
+use dp_repro::summary::table::{table_rows, Selected, SelectedMap, TableData};
 use std::collections::BTreeMap;
 
 const REPS: usize = 10;

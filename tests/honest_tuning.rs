@@ -6,8 +6,8 @@
 //! disjoint, the random stopping draws following their law, and the end-to-end audit
 //! running each selection as part of the pipeline.
 
+use dp_repro::audit::ledger::{apply_tuning_with, ledger_experiment, Finding, HonestTotals};
 use dp_repro::privacy::selection::StoppingLaw;
-use dp_repro::run::ledger::{apply_tuning_with, ledger_experiment, Finding, HonestTotals};
 use dp_repro::run::{
     repetition_data, stopping_draws, tuning_data, user_split_candidates, user_split_data,
 };
@@ -45,7 +45,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// Whether a ledger row has an `honest_over_budget` finding.
-fn honest_finding(r: &dp_repro::run::ledger::LedgerRow) -> bool {
+fn honest_finding(r: &dp_repro::audit::ledger::LedgerRow) -> bool {
     r.findings
         .iter()
         .any(|f| matches!(f, Finding::HonestOverBudget(_)))

@@ -29,6 +29,8 @@ const FLOORS: &[&[&str]] = &[
     &["spec"],
     &["report"],
     &["run"],
+    &["summary"],
+    &["bench"],
     &["audit"],
     &["check"],
     &["site"],

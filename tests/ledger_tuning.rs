@@ -6,7 +6,7 @@
 //! (folds − 1)·k + 1 fits under cv, and under private validation the larger of the
 //! training users' releases and the validation users' noisy losses. Synthetic data only.
 
-use dp_repro::run::ledger::{ledger_csv, ledger_experiment, Finding, LEDGER_REPETITIONS};
+use dp_repro::audit::ledger::{ledger_csv, ledger_experiment, Finding, LEDGER_REPETITIONS};
 use dp_repro::spec::raw::Selection;
 use dp_repro::spec::{parse_file, validate, Experiment};
 use std::fs;

@@ -30,6 +30,8 @@ pub mod deconv;
 pub mod e2e;
 pub mod forest;
 pub mod histogram;
+/// The privacy ledger: every real fit's charges per user, with the tuning counted.
+pub mod ledger;
 pub mod local;
 pub mod lpdt;
 pub mod pglm;

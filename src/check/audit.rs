@@ -1,14 +1,14 @@
 //! `audit:` in a spec: `dp-repro check` runs the empirical privacy audit of the spec's
 //! private methods ([`crate::audit::spec`]) and the privacy ledger of one real fit per
-//! release configuration ([`crate::run::ledger`]), and requires every audited part to be
+//! release configuration ([`crate::audit::ledger`]), and requires every audited part to be
 //! consistent with its claimed ε, every charged total within the column's ε and no
 //! quantity computed from private rows, except the parts the spec lists as known
 //! violations (each with the bound it stays under and the reason), and every private
 //! method to have audit cases.
 
+use crate::audit::ledger::{Finding, LedgerRow, TUNING_OVER_BUDGET};
 use crate::audit::spec::AuditRow;
 use crate::audit::Verdict;
-use crate::run::ledger::{Finding, LedgerRow, TUNING_OVER_BUDGET};
 
 pub use crate::spec::audit::{AuditRequire, AuditRequirement, KnownViolation};
 
@@ -123,7 +123,7 @@ impl AuditCheck {
                 let (claimed, charged, ratio) = match f {
                     Finding::DataDependent(_) => (f64::NAN, f64::NAN, None),
                     Finding::TuningOverBudget => {
-                        let w = r.with_tuning_of(|m| !crate::run::ledger::is_honest(m));
+                        let w = r.with_tuning_of(|m| !crate::audit::ledger::is_honest(m));
                         (r.epsilon, w, Some(w / r.epsilon))
                     }
                     Finding::HonestOverBudget(mode) => {
@@ -300,7 +300,7 @@ pub enum PrivacyCheckError {
     Audit(#[from] crate::audit::spec::AuditError),
     /// The ledger run.
     #[error(transparent)]
-    Ledger(#[from] crate::run::ledger::LedgerError),
+    Ledger(#[from] crate::audit::ledger::LedgerError),
     /// The end-to-end audit.
     #[error(transparent)]
     EndToEnd(#[from] crate::audit::e2e::E2eError),
@@ -347,7 +347,7 @@ pub fn privacy_check(
             },
         )?);
     }
-    let ledger = crate::run::ledger::ledger_experiment(exp, data_dir, None, &exp.epsilons)?;
+    let ledger = crate::audit::ledger::ledger_experiment(exp, data_dir, None, &exp.epsilons)?;
     let verdict = AuditCheck::new(&rows, &ledger, req);
     Ok((rows, ledger, verdict))
 }
@@ -355,8 +355,8 @@ pub fn privacy_check(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::ledger::findings;
     use crate::privacy::ledger::{charge, recording, PrivateQuantity, Subjects};
-    use crate::run::ledger::findings;
 
     fn row(method: &str, epsilon: f64, charged: f64, quantities: &[&str]) -> LedgerRow {
         let report = recording(|| charge("label: Laplace", Subjects::One(0), charged, 0.0)).1;

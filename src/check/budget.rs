@@ -6,8 +6,8 @@
 //! the method at that ε), else from the grid, every fit spending exactly its ε
 //! ([`TuningCharges::nominal`]).
 
+use crate::audit::ledger::LedgerRow;
 use crate::run::accounting::{epsilon_with_tuning, TuningCharges};
-use crate::run::ledger::LedgerRow;
 use crate::spec::raw::Selection;
 use crate::spec::tables::TableEntry;
 use crate::spec::Experiment;

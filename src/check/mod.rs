@@ -21,7 +21,7 @@
 //! the exit status of `dp-repro check`, and which [`render_check`] prints as Markdown and
 //! LaTeX through the templates `templates/check.md.tera` and `templates/check.tex.tera`.
 //!
-//! The inputs are the files written by `run/summary.rs`:
+//! The inputs are the files written by `summary/`:
 //! - `selected.csv`: `dataset,method,epsilon,mean,std,median,reps,params` ([`read_selected`]);
 //! - `tests.csv`: `dataset,epsilon,method,other,alternative,statistic,p_value,n`
 //!   ([`read_tests`]);

@@ -26,10 +26,10 @@ use std::path::Path;
 use super::reported_rows::method_key;
 use super::{eps_text, CheckError, CsvTable, SelectedRow};
 use crate::data::Task;
-use crate::run::table::{table_rows, Selected, SelectedMap, TableData};
 use crate::spec::raw::{RatioOf, SummaryRow, TableEntry, TableValue};
 use crate::spec::reported::{RankSumSpec, ReportedSpec, Verdict};
 use crate::stats::Summary;
+use crate::summary::table::{table_rows, Selected, SelectedMap, TableData};
 
 /// One reported rank sum compared with ours.
 #[derive(Debug, Clone, PartialEq)]

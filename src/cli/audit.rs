@@ -208,18 +208,18 @@ fn audit_command(
             .epsilons
             .clone()
             .unwrap_or_else(|| exp.epsilons.clone());
-        ledger = crate::run::ledger::ledger_experiment(
+        ledger = crate::audit::ledger::ledger_experiment(
             &exp,
             resolve_data_dir(data_dir.as_deref()).as_deref(),
             opts.method.as_deref(),
             &epsilons,
         )
         .map_err(|e| match e {
-            crate::run::ledger::LedgerError::Run(e) => run_failure(e),
+            crate::audit::ledger::LedgerError::Run(e) => run_failure(e),
             e => failed(e),
         })?;
         let path = out.join("ledger.csv");
-        std::fs::write(&path, crate::run::ledger::ledger_csv(&ledger))
+        std::fs::write(&path, crate::audit::ledger::ledger_csv(&ledger))
             .with_context(|| format!("writing {}", path.display()))
             .map_err(failed)?;
         eprintln!(

@@ -17,7 +17,7 @@ pub(super) struct BenchArgs {
     #[arg(long)]
     results: Option<PathBuf>,
     /// Timed repeats per method (the median and the minimum are reported).
-    #[arg(long, default_value_t = crate::run::bench::DEFAULT_REPEATS)]
+    #[arg(long, default_value_t = crate::bench::DEFAULT_REPEATS)]
     repeat: usize,
     /// Threads a method may use inside one fit (methods are timed one at a time).
     #[arg(long, default_value_t = 1)]
@@ -48,7 +48,7 @@ pub(super) fn execute(args: BenchArgs) -> Result<(), Failure> {
     } = args;
     bench_command(
         &spec,
-        crate::run::bench::BenchOptions {
+        crate::bench::BenchOptions {
             out: PathBuf::new(),
             data_dir: resolve_data_dir(data_dir.as_deref()),
             results,
@@ -64,11 +64,11 @@ pub(super) fn execute(args: BenchArgs) -> Result<(), Failure> {
 /// `dp-repro bench`: time every method of the spec, print the tables, list the files.
 fn bench_command(
     spec: &Path,
-    mut opts: crate::run::bench::BenchOptions,
+    mut opts: crate::bench::BenchOptions,
     out: Option<PathBuf>,
     manifests: Option<PathBuf>,
 ) -> Result<(), Failure> {
-    use crate::run::bench::{bench, BenchError};
+    use crate::bench::{bench, BenchError};
     let (exp, _) = load_experiment(spec, manifests)?;
     if opts.repeats == 0 || opts.jobs == 0 {
         return Err(bad_input(anyhow!("--repeat and --jobs must be at least 1")));

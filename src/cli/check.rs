@@ -8,7 +8,8 @@ use super::inputs::{
 };
 use super::outputs::{draw_refits, warn_repetitions};
 use crate::data::{list_manifests, resolve_data_dir};
-use crate::run::{finish, run, RunOptions};
+use crate::run::{run, RunOptions};
+use crate::summary::finish;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
@@ -278,7 +279,7 @@ fn check(args: CheckArgs) -> Result<(), Failure> {
             std::fs::write(&p, crate::audit::spec::audit_csv(&rows))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
             let p = out.join("ledger.csv");
-            std::fs::write(&p, crate::run::ledger::ledger_csv(&ledger))
+            std::fs::write(&p, crate::audit::ledger::ledger_csv(&ledger))
                 .map_err(|e| failed(anyhow!("{}: {e}", p.display())))?;
             ledger_rows = Some(ledger);
             Some(verdict)

@@ -105,7 +105,7 @@ pub(super) fn check_damage(
         damage.apply(&mut damaged, exp.lower_is_better());
         crate::run::rewrite_runs(&scratch.join("runs.csv"), &damaged)
             .map_err(|e| failed(anyhow!(e)))?;
-        crate::run::finish(&exp, &scratch).map_err(|e| failed(anyhow!(e)))?;
+        crate::summary::finish(&exp, &scratch).map_err(|e| failed(anyhow!(e)))?;
         let after = layer(&scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         turned.push(compare(damage, &base, &after?));

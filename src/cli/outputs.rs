@@ -4,8 +4,8 @@
 use super::failure::{bad_input, failed, run_failure, Failure};
 use super::inputs::{load_experiment, recorded_repetitions};
 use crate::data::resolve_data_dir;
-use crate::run::finish;
 use crate::spec::Experiment;
+use crate::summary::finish;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 
@@ -49,7 +49,7 @@ pub(super) fn render_folder(dir: &Path, manifests: Option<PathBuf>) -> Result<()
 /// Prints on stderr the warning of every table whose marks need more repetitions than
 /// were run.
 pub(super) fn warn_repetitions(exp: &crate::spec::Experiment) {
-    for w in crate::run::table::repetition_warnings(exp) {
+    for w in crate::summary::table::repetition_warnings(exp) {
         eprintln!("{w}");
     }
 }

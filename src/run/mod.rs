@@ -4,10 +4,9 @@
 //! ε is privatized, predicted and scored. Rows are appended to runs.csv as tasks finish.
 
 pub mod accounting;
-pub mod bench;
 pub mod curves;
 pub mod keys;
-pub mod ledger;
+
 pub mod limit;
 mod merge;
 pub mod occupancy;
@@ -19,14 +18,11 @@ mod repetition;
 mod results;
 pub mod seeds;
 pub mod splits_export;
-mod summary;
-pub mod table;
 mod units;
 
 pub use merge::merge;
 pub use output::{check_output_folder, OutputFolder, OutputFolderError};
 pub use results::{read_runs, rewrite_runs, RunRow, RUNS_HEADER};
-pub use summary::{finish, Finished, GroupKey};
 
 pub use point::{
     central_validation_score, stopping_draws, tuning_data, user_split_candidates, user_split_data,

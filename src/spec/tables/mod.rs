@@ -1,6 +1,6 @@
 //! The spec's `tables:` section as it is written: which methods, data sets and ε a table
 //! shows, its blocks, value, digits, marks, summary rows, layout and the paper's printed
-//! values beside ours (`report/` renders it, `run/table.rs` fills it).
+//! values beside ours (`report/` renders it, `summary/table.rs` fills it).
 
 mod validate;
 

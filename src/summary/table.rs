@@ -19,9 +19,9 @@ mod rows;
 pub use notes::{repetition_warnings, too_few_repetitions};
 pub use rows::table_rows;
 
-use super::seeds::epsilon_text;
 use crate::data::Task;
 use crate::report::{ColumnGroup, Legend, Table};
+use crate::run::seeds::epsilon_text;
 use crate::spec::raw::{
     MarkStyle, RatioOf, RowLabels, Selection, TableBlock, TableEntry, TableValue,
 };
@@ -216,8 +216,8 @@ pub fn build_table(
         .map(String::as_str)
         .chain(shown.iter().copied())
         .collect();
-    notes.extend(super::accounting::model_notes(exp, &all));
-    notes.extend(super::accounting::privacy_notes(exp, &shown, mode));
+    notes.extend(crate::run::accounting::model_notes(exp, &all));
+    notes.extend(crate::run::accounting::privacy_notes(exp, &shown, mode));
     for u in &t.unavailable {
         notes.push(format!("—: {} not available: {}", u.label, u.reason));
     }

@@ -6,7 +6,7 @@
 //! the loading, scaling and split record every quantity they compute from private rows; a
 //! row of `ledger.csv` holds the largest total any one user or row paid in the fit
 //! (`epsilon_per_fit`), what the selection of a cell among the method's grid points makes
-//! that user pay (`epsilon_with_tuning`, [`super::accounting::epsilon_with_tuning`]), that
+//! that user pay (`epsilon_with_tuning`, [`crate::run::accounting::epsilon_with_tuning`]), that
 //! subject's composition path and the private quantities, against the column's ε.
 //!
 //! A structural grid point is prepared (its partition grown) once per data set and
@@ -14,11 +14,11 @@
 //! that preparation ([`Recorder::record_from`], on one recording pool per worker thread):
 //! the totals are those of one recording of the whole fit.
 
-use super::accounting::{epsilon_with_tuning, TuningCharges};
-use super::seeds::{epsilon_text, partition_stream, release_stream};
-use super::{load_datasets, repetition_data, RunError};
 use crate::methods::{MethodError, Params, RepData};
 use crate::privacy::ledger::{recording, LedgerReport, PrivateQuantity, Recorded, Recorder};
+use crate::run::accounting::{epsilon_with_tuning, TuningCharges};
+use crate::run::seeds::{epsilon_text, partition_stream, release_stream};
+use crate::run::{load_datasets, repetition_data, RunError};
 use crate::spec::raw::{Selection, ValidationReleases};
 use crate::spec::{Experiment, MethodPlan};
 use std::collections::{BTreeMap, BTreeSet};
@@ -333,7 +333,7 @@ pub fn apply_tuning_with(
             } else {
                 0.0
             },
-            grid_points: super::accounting::grid_points(plan),
+            grid_points: crate::run::accounting::grid_points(plan),
             user_split_total: measured.user_split,
             stopping_run: measured.stopping_run,
             stopping_multiplier: exp
@@ -449,11 +449,11 @@ fn mechanism_points(plan: &MethodPlan) -> Vec<Params> {
 /// under `plan` at `epsilon`: the charge of `run::point::validation_score` itself, recorded
 /// on one validation user with a loss inside its bounds.
 fn validation_charge(exp: &Experiment, plan: &MethodPlan, data: &RepData, epsilon: f64) -> f64 {
-    let grid = super::accounting::grid_points(plan) as f64;
+    let grid = crate::run::accounting::grid_points(plan) as f64;
     let y = [data.bounds.lo];
-    let mut rng = super::seeds::stream(exp.spec.seed, &["ledger", "validation"]);
+    let mut rng = crate::run::seeds::stream(exp.spec.seed, &["ledger", "validation"]);
     let ((), r) = recording(|| {
-        super::point::validation_score(
+        crate::run::validation_score(
             data.test.task,
             data.bounds,
             &y,
@@ -483,7 +483,7 @@ fn honest_totals(
     epsilon: f64,
 ) -> HonestTotals {
     use crate::privacy::ledger::capturing;
-    use crate::run::point::{
+    use crate::run::{
         central_validation_score, tuning_data, user_split_candidates, user_split_data,
         user_split_groups, validation_score,
     };
@@ -496,7 +496,7 @@ fn honest_totals(
         .collect();
     let seed = exp.spec.seed;
     let stream = |what: &str, i: usize| {
-        super::seeds::stream(
+        crate::run::seeds::stream(
             seed,
             &["ledger", what, &dplan.name, &plan.label, &i.to_string()],
         )

@@ -2,10 +2,12 @@
 //! here reads runs.csv only, so `dp-repro table` rebuilds the same outputs without
 //! rerunning, and outputs are byte-identical whatever the thread count of the run.
 
-use super::results::read_runs;
-use super::seeds::epsilon_text;
-use super::table::{build_table, Selected, SelectedMap};
+pub mod table;
+
+use self::table::{build_table, Selected, SelectedMap};
 use crate::report::{render_latex, render_markdown, render_notes};
+use crate::run::read_runs;
+use crate::run::seeds::epsilon_text;
 use crate::spec::raw::Selection;
 use crate::spec::Experiment;
 use crate::stats::{summarize, wilcoxon_signed_rank, Alternative};
@@ -47,7 +49,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     // instance, leaves rows that belong to no task any more).
     // The key set is hashed while runs.csv is read (both take a while on large specs).
     let (keys, runs) = rayon::join(
-        || super::keys::all_task_keys(exp),
+        || crate::run::keys::all_task_keys(exp),
         || read_runs(&out.join("runs.csv")),
     );
     let mut runs = runs?;
@@ -60,7 +62,7 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
     runs.retain(|_| keep.next().unwrap_or(false));
     drop(keys);
     if read > 0 && runs.is_empty() {
-        return Err(super::output::foreign_rows(exp, out, read));
+        return Err(crate::run::output::foreign_rows(exp, out, read));
     }
     let lower = exp.lower_is_better();
 

@@ -9,7 +9,7 @@
 //! data, or a non-private tree on the training rows) followed by
 //! [`crate::methods::Prepared::predict`] (the users' simulated releases, the estimator and
 //! the prediction of the test set). It runs on repetition 1's data with the run's own
-//! seeded streams ([`super::seeds::partition_stream`], [`super::seeds::release_stream`]),
+//! seeded streams ([`crate::run::seeds::partition_stream`], [`crate::run::seeds::release_stream`]),
 //! recreated before every repeat, so every repeat does the very same work and draws the
 //! very same numbers as the run's task. Loading, splitting and scaling are done once,
 //! before timing. One untimed warm-up fit precedes the `repeats` timed ones; the median
@@ -21,16 +21,16 @@
 //! `table-<name>.md` / `.tex` through the table model and templates of `dp-repro run`,
 //! with the paper's seconds in parentheses when the table's `reported:` gives them.
 
-use super::refit::{split_key, SelectedIndex};
-use super::seeds::{epsilon_text, partition_stream, release_stream};
-use super::table::{build_table, Selected, SelectedMap};
-use super::{load_datasets, repetition_data, RunError};
 use crate::data::Dataset;
 use crate::methods::{MethodError, Params, RepData};
 use crate::report::{render_latex, render_markdown, Table};
+use crate::run::refit::{split_key, SelectedIndex};
+use crate::run::seeds::{epsilon_text, partition_stream, release_stream};
+use crate::run::{load_datasets, repetition_data, RunError};
 use crate::spec::raw::{Selection, TableEntry, TableValue};
 use crate::spec::{Experiment, MethodPlan};
 use crate::stats::summarize;
+use crate::summary::table::{build_table, Selected, SelectedMap};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand_pcg::Pcg64;
 use std::collections::BTreeMap;
@@ -121,7 +121,7 @@ pub enum GridSource<'s> {
     /// The grid point `selected.csv` names for the data set, method label and ε; `path`
     /// is the file, for messages.
     Selected {
-        /// The index read from the file ([`super::refit::read_selected`]).
+        /// The index read from the file ([`crate::run::refit::read_selected`]).
         index: &'s SelectedIndex,
         /// The file.
         path: &'s Path,
@@ -170,7 +170,7 @@ impl BenchCase<'_> {
     }
 
     /// The run's partition and release streams of this case, freshly seeded (the same
-    /// streams [`super::run`] hands the task of this data set, repetition, method, grid
+    /// streams [`crate::run::run`] hands the task of this data set, repetition, method, grid
     /// point and ε).
     pub fn streams(&self) -> (Pcg64, Pcg64) {
         let ps = partition_stream(
@@ -563,7 +563,7 @@ pub fn bench(exp: &Experiment, opts: &BenchOptions) -> Result<BenchOutcome, Benc
     let data = load_datasets(exp, opts.data_dir.as_deref())?;
     let selected_path = opts.results.as_ref().map(|r| r.join("selected.csv"));
     let index = match &selected_path {
-        Some(p) => Some(super::refit::read_selected(p).map_err(BenchError::Selected)?),
+        Some(p) => Some(crate::run::refit::read_selected(p).map_err(BenchError::Selected)?),
         None => None,
     };
     let grid = match (&index, &selected_path) {
