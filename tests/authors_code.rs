@@ -120,9 +120,9 @@ fn the_authors_code_agreeing_with_us_explains_a_deviation() {
     };
     let csv = check_csv(&report).unwrap();
     let header = csv.lines().next().unwrap();
-    assert!(
-        header.ends_with("authors_code,authors_std,authors_reps,authors_agreement,authors_detail")
-    );
+    assert!(header.ends_with(
+        "authors_code,authors_std,authors_reps,authors_agreement,authors_detail,reported_halfwidth"
+    ));
     let row = csv.lines().find(|l| l.contains(",LPDT-M,")).unwrap();
     assert!(
         row.contains(",20.3,") && row.contains(",5,with_us,"),

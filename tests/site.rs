@@ -16,7 +16,7 @@ const HEADER: &str = "kind,table,method,dataset,epsilon,reported,reproduced,std_
 /// a claim that holds and one that fails as a known failure.
 const ROWS: &[&str] = &[
     "cell,paper_t2,LPDT-M,abalone,2,10.1,10.3,0.2,20,0.5,,ok,,paper_t2.csv:2,,,,,,0.4",
-    "cell,paper_t2,PHIST,abalone,2,10.6,10.7,0.2,20,0.5,,ok,,paper_t2.csv:3,,,,,,",
+    "cell,paper_t2,PHIST,abalone,2,10.6,10.7,0.2,20,0.5,,ok,,paper_t2.csv:3,10.65,0.3,20,both,,",
     "cell,paper_t2,LPDT-M,airfoil,2,48,53,1.1,20,2,\"[0.8, 1.3]\",deviation,the paper's frozen noise (docs/papers/x.md),paper_t2.csv:4,,,,,,",
     "cell,paper_t2,PHIST,airfoil,2,68,284,56,20,3,\"[1, 5]\",deviation,unexplained: 4 times the paper's,paper_t2.csv:5,,,,,,",
     "cell,paper_t2,LPDT-M,flight,2,7.5,,,0,,,not_run,data set not available,paper_t2.csv:6,,,,,,",
@@ -93,6 +93,7 @@ fn every_cell_is_on_the_page_with_its_class() {
     assert!(html.contains("±0.4 (95 %)") && html.contains("±0.2 (s.e.)"));
     assert!(html.contains("title=\"explained deviation, inside its band, with its reason; the paper&#x27;s frozen noise"));
     assert!(html.contains("id=\"note-paper_t2-1\""));
+    assert!(html.contains("authors' code 10.65 (both)"));
     // Privacy, provenance, files.
     assert!(html.contains("the bins read all rows"));
     assert!(html.contains("0123abcd") && html.contains("20 of the spec&#x27;s 20"));

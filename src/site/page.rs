@@ -64,6 +64,8 @@ pub struct CellView {
     pub ours: String,
     /// Our standard error.
     pub ours_spread: String,
+    /// The authors' code on the cell and whom it agrees with (empty when not run).
+    pub authors: String,
     /// The hover text: verdict, reason, band, source.
     pub title: String,
     /// Footnote number (0: none).
@@ -282,6 +284,11 @@ fn cell_view(r: &CheckRow, class: CellClass, note: usize) -> CellView {
         paper_spread: number(&r.reported_halfwidth),
         ours: number(&r.reproduced),
         ours_spread: number(&r.std_error),
+        authors: match (number(&r.authors_code), r.authors_agreement.as_str()) {
+            (v, "") if v.is_empty() => String::new(),
+            (v, "cannot_run") if v.is_empty() => "cannot run".to_string(),
+            (v, a) => format!("{v} ({})", a.replace('_', " ")),
+        },
         title: title.join("; "),
         note,
     }
