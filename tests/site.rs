@@ -139,7 +139,7 @@ fn unchecked_or_malformed_folders_are_refused_by_name() {
     let bare = dir.path().join("bare");
     std::fs::create_dir_all(&bare).unwrap();
     std::fs::write(bare.join("spec.yaml"), "name: bare\n").unwrap();
-    let err = write_site(&[bare.clone()], &dir.path().join("site")).unwrap_err();
+    let err = write_site(std::slice::from_ref(&bare), &dir.path().join("site")).unwrap_err();
     let text = err.to_string();
     assert!(
         text.contains("bare") && text.contains("no check.csv") && text.contains("dp-repro check"),

@@ -424,7 +424,7 @@ fn markdown_cell(s: &str) -> String {
             out.push_str(part);
         }
     }
-    if escaped.split("**").count() % 2 == 0 {
+    if escaped.split("**").count().is_multiple_of(2) {
         // An odd number of `**`: not bold after all.
         return escaped;
     }
