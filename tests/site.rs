@@ -90,7 +90,7 @@ fn every_cell_is_on_the_page_with_its_class() {
     }
     assert_eq!(count(&html, "data-verdict="), 6, "one per check.csv cell");
     // The paper's spread and ours, labelled; the reason in the hover text and a note.
-    assert!(html.contains("±0.4 (95 %)") && html.contains("±0.2 (s.e.)"));
+    assert!(html.contains("±0.4000 (95 %)") && html.contains("±0.2000 (s.e.)"));
     assert!(html.contains("title=\"explained deviation, inside its band, with its reason; the paper&#x27;s frozen noise"));
     assert!(html.contains("id=\"note-paper_t2-1\""));
     assert!(html.contains("authors' code 10.65 (both)"));

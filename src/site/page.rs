@@ -5,7 +5,7 @@ use super::verdict::{CellClass, CLASSES};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A number as a reader writes it: 4 significant digits, plain notation between 10⁻³ and
+/// A number as the tables write it: 4 significant digits, plain notation between 10⁻³ and
 /// 10⁵, scientific outside; empty for text that is not a finite number.
 pub fn number(text: &str) -> String {
     match text.trim().parse::<f64>() {
@@ -14,25 +14,13 @@ pub fn number(text: &str) -> String {
     }
 }
 
-/// [`number`] of a value.
+/// [`number`] of a value: the tables' own formatting with 4 significant digits
+/// ([`crate::report::format_significant`]); empty when not finite.
 pub fn number_f(v: f64) -> String {
-    if !v.is_finite() {
-        return String::new();
-    }
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        return format!("{v:.3e}");
-    }
-    let digits = if a == 0.0 {
-        0
+    if v.is_finite() {
+        crate::report::format_significant(v, 4)
     } else {
-        (3 - a.log10().floor() as i32).clamp(0, 6) as usize
-    };
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
+        String::new()
     }
 }
 
@@ -696,14 +684,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_read_as_a_reader_writes_them() {
-        assert_eq!(number("1.03"), "1.03");
+    fn numbers_are_written_as_the_tables_write_them() {
+        assert_eq!(number("1.03"), "1.030");
         assert_eq!(number("0.8424778761061947"), "0.8425");
         assert_eq!(number("12345.678"), "12346");
         assert_eq!(number("0.0001234"), "1.234e-4");
         assert_eq!(number("NaN"), "");
         assert_eq!(number(""), "");
-        assert_eq!(number("0"), "0");
     }
 
     #[test]
