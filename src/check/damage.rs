@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::run::RunRow;
+use crate::run_row::RunRow;
 
 /// The kinds of damage, in the order `--damage all` applies them.
 pub const KINDS: [&str; 6] = [

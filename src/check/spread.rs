@@ -211,7 +211,7 @@ mod tests {
         let r = row(1.0, values.len());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("runs.csv");
-        let mut text = format!("{}\n", crate::run::RUNS_HEADER);
+        let mut text = format!("{}\n", crate::run_row::RUNS_HEADER);
         for (i, v) in values.iter().enumerate() {
             text.push_str(&format!(
                 "t{i},abalone,LPDT-M,depth=2,2,{},mse,{v},0.1\n",
