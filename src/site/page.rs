@@ -361,6 +361,7 @@ fn table_views(rows: &[CheckRow]) -> Vec<TableView> {
                 };
                 grid.insert((row, col), cell_view(r, class, note));
             }
+            let width = columns.len();
             TableView {
                 name: name.clone(),
                 columns: columns
@@ -372,9 +373,7 @@ fn table_views(rows: &[CheckRow]) -> Vec<TableView> {
                     .enumerate()
                     .map(|(i, d)| RowView {
                         dataset: d.clone(),
-                        cells: (0..grid.keys().map(|k| k.1 + 1).max().unwrap_or(0))
-                            .map(|j| grid.get(&(i, j)).cloned())
-                            .collect(),
+                        cells: (0..width).map(|j| grid.get(&(i, j)).cloned()).collect(),
                     })
                     .collect(),
                 notes,
