@@ -165,3 +165,63 @@ fn unchecked_or_malformed_folders_are_refused_by_name() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no check.csv"));
 }
+
+/// marks.csv as `dp-repro run` writes it for the cells of `ROWS`: LPDT-M bold and `*` on
+/// abalone, PHIST underlined; on airfoil two blocks hold PHIST, one with `*`.
+const MARKS: &str = "table,block,dataset,method,epsilon,value,bold,underline,star
+t2,,abalone,LPDT-M,2,10.3,1,0,1
+t2,,abalone,PHIST,2,10.7,0,1,0
+t2,,airfoil,LPDT-M,2,53,1,0,0
+t2,A,airfoil,PHIST,2,284,0,0,1
+t2,B,airfoil,PHIST,2,284,0,0,0
+";
+
+/// The `data-marks` of each cell on the page, in page order.
+fn page_marks(html: &str) -> Vec<String> {
+    html.split("data-marks=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .collect()
+}
+
+#[test]
+fn our_values_carry_the_marks_of_our_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = folder(dir.path(), "marked", &rows());
+    std::fs::write(f.join("marks.csv"), MARKS).unwrap();
+    let site = dir.path().join("site");
+    write_site(std::slice::from_ref(&f), &site).unwrap();
+    let html = std::fs::read_to_string(site.join("marked/index.html")).unwrap();
+    // Page order: abalone (LPDT-M, PHIST), airfoil (LPDT-M, PHIST), flight (two cells
+    // without marks: not run).
+    assert_eq!(
+        page_marks(&html),
+        ["bold star", "underline", "bold", "star", "", ""]
+    );
+    assert!(
+        html.contains("<strong>10.30</strong>*"),
+        "bold and star on ours"
+    );
+    assert!(html.contains("<u>10.70</u>"));
+    assert!(html.contains("table t2 · A: star; table t2 · B: no mark"));
+
+    // Seen red: a mark dropped from marks.csv is a mark dropped from the page.
+    std::fs::write(
+        f.join("marks.csv"),
+        MARKS.replace("10.3,1,0,1", "10.3,0,0,1"),
+    )
+    .unwrap();
+    let site2 = dir.path().join("site2");
+    write_site(&[f.clone()], &site2).unwrap();
+    let html2 = std::fs::read_to_string(site2.join("marked/index.html")).unwrap();
+    assert_eq!(page_marks(&html2)[0], "star");
+    assert!(!html2.contains("<strong>10.30</strong>"));
+
+    // A folder without marks.csv says how to add it.
+    std::fs::remove_file(f.join("marks.csv")).unwrap();
+    let site3 = dir.path().join("site3");
+    write_site(&[f], &site3).unwrap();
+    let html3 = std::fs::read_to_string(site3.join("marked/index.html")).unwrap();
+    assert!(page_marks(&html3).iter().all(String::is_empty));
+    assert!(html3.contains("has no marks.csv"));
+}

@@ -11,7 +11,8 @@
 //!
 //! Without Chromium or without checked CI folders the test says so and passes, unless
 //! `DP_REPRO_REQUIRE_BROWSER=1` (as CI sets it): then it fails. With
-//! `DP_REPRO_SITE_SCREENSHOTS=<dir>` it also saves each page at desktop and phone width.
+//! `DP_REPRO_SITE_SCREENSHOTS=<dir>` it also saves each page at desktop and phone width;
+//! `DP_REPRO_SITE_FOLDERS=<dir>:<dir>…` renders those folders instead of the CI ones.
 
 mod common;
 
@@ -213,7 +214,14 @@ impl Browser {
 }
 
 /// The checked CI folders under `results/` (those with a check.csv).
+/// The folders to render: those of `DP_REPRO_SITE_FOLDERS` (paths joined as in `PATH`,
+/// e.g. the full-table folders, for their screenshots), else the checked CI folders.
 fn ci_folders() -> Vec<PathBuf> {
+    if let Some(list) = std::env::var_os("DP_REPRO_SITE_FOLDERS") {
+        return std::env::split_paths(&list)
+            .filter(|p| p.join("check.csv").is_file())
+            .collect();
+    }
     let mut out: Vec<PathBuf> = std::fs::read_dir(common::root().join("results"))
         .into_iter()
         .flatten()

@@ -81,6 +81,28 @@ pub struct LedgerRow {
     pub findings: String,
 }
 
+/// One row of `marks.csv`: the marks of one cell of the run's rendered tables.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct MarkRow {
+    /// The rendered table's name.
+    pub table: String,
+    /// The method block of the cell's ε group (empty: none).
+    pub block: String,
+    /// Data set (our name).
+    pub dataset: String,
+    /// Method label.
+    pub method: String,
+    /// ε as text; empty for a non-private column.
+    pub epsilon: String,
+    /// Printed bold (`1`).
+    pub bold: String,
+    /// Printed underlined (`1`).
+    pub underline: String,
+    /// Printed with `*` (`1`).
+    pub star: String,
+}
+
 /// A known violation the spec lists (`audit.known_violations`).
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(default)]
@@ -116,6 +138,8 @@ pub struct ResultsFolder {
     pub audit: Vec<AuditRow>,
     /// ledger.csv's rows (empty when absent).
     pub ledger: Vec<LedgerRow>,
+    /// marks.csv's rows (empty when the folder predates it).
+    pub marks: Vec<MarkRow>,
     /// The rendered tables: (name, Markdown text) of each `table-*.md`, in name order.
     pub tables: Vec<(String, String)>,
     /// The figures' SVG files (`figures/*.svg`), in name order.
@@ -240,6 +264,7 @@ impl ResultsFolder {
             check: read_csv(&path.join("check.csv"))?,
             audit: optional_csv(&path.join("audit.csv"))?,
             ledger: optional_csv(&path.join("ledger.csv"))?,
+            marks: optional_csv(&path.join("marks.csv"))?,
             tables,
             figures: sorted_files(&path.join("figures"), ".svg", ""),
             csv_files,

@@ -1,6 +1,6 @@
 //! One spec's page: what the template shows, built from a [`ResultsFolder`].
 
-use super::folder::{CheckRow, ResultsFolder};
+use super::folder::{CheckRow, MarkRow, ResultsFolder};
 use super::verdict::{CellClass, CLASSES};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -58,6 +58,11 @@ pub struct CellView {
     pub title: String,
     /// Footnote number (0: none).
     pub note: usize,
+    /// Our value's marks as our rendered tables print them (`bold`, `underline`, `star`,
+    /// space-separated; empty: none), for the `data-marks` attribute.
+    pub marks: String,
+    /// Where the marks come from, and each table's or block's own marks when they differ.
+    pub marks_title: String,
 }
 
 /// One row of a reported table.
@@ -214,6 +219,8 @@ pub struct PageView {
     pub regressions: Vec<Regression>,
     /// Reported tables.
     pub tables: Vec<TableView>,
+    /// Whether the folder has marks.csv (our tables' marks beside our values).
+    pub has_marks: bool,
     /// Claims.
     pub claims: Vec<ClaimView>,
     /// The ε readings (epsilon_match_method rows), as lines.
@@ -279,10 +286,76 @@ fn cell_view(r: &CheckRow, class: CellClass, note: usize) -> CellView {
         },
         title: title.join("; "),
         note,
+        marks: String::new(),
+        marks_title: String::new(),
     }
 }
 
-fn table_views(rows: &[CheckRow]) -> Vec<TableView> {
+/// The marks of (data set, method, ε) in our rendered tables (`marks.csv`): the union of
+/// every table and block that holds the cell, as (`data-marks` words, where they come
+/// from). A cell that two blocks hold with different marks (HistOfTree's Hist, in both
+/// settings) says so in the second part.
+fn cell_marks(marks: &[MarkRow], r: &CheckRow) -> (String, String) {
+    // A non-private method that the paper repeats in every ε block (LPCT's CT-W) is one
+    // column of ours, with no ε.
+    let at = |eps: &str| -> Vec<&MarkRow> {
+        marks
+            .iter()
+            .filter(|m| m.dataset == r.dataset && m.method == r.method && m.epsilon == eps)
+            .collect()
+    };
+    let held = match at(&r.epsilon) {
+        h if h.is_empty() => at(""),
+        h => h,
+    };
+    let words = |m: &MarkRow| {
+        [
+            ("bold", &m.bold),
+            ("underline", &m.underline),
+            ("star", &m.star),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.as_str() == "1")
+        .map(|(w, _)| w)
+        .collect::<Vec<_>>()
+    };
+    let mut union: Vec<&str> = Vec::new();
+    for m in &held {
+        for w in words(m) {
+            if !union.contains(&w) {
+                union.push(w);
+            }
+        }
+    }
+    union.sort_by_key(|w| ["bold", "underline", "star"].iter().position(|x| x == w));
+    let wherefrom: Vec<String> = held
+        .iter()
+        .map(|m| {
+            let place = if m.block.is_empty() {
+                format!("table {}", m.table)
+            } else {
+                format!("table {} · {}", m.table, m.block)
+            };
+            let w = words(m);
+            format!(
+                "{place}: {}",
+                if w.is_empty() {
+                    "no mark".to_string()
+                } else {
+                    w.join(", ")
+                }
+            )
+        })
+        .collect();
+    let title = if held.is_empty() {
+        String::new()
+    } else {
+        format!("marks of our tables: {}", wherefrom.join("; "))
+    };
+    (union.join(" "), title)
+}
+
+fn table_views(rows: &[CheckRow], marks: &[MarkRow]) -> Vec<TableView> {
     let mut order: Vec<String> = Vec::new();
     for r in rows.iter().filter(|r| r.kind == "cell") {
         if !order.contains(&r.table) {
@@ -359,7 +432,12 @@ fn table_views(rows: &[CheckRow]) -> Vec<TableView> {
                 } else {
                     0
                 };
-                grid.insert((row, col), cell_view(r, class, note));
+                let mut view = cell_view(r, class, note);
+                (view.marks, view.marks_title) = cell_marks(marks, r);
+                if !view.marks_title.is_empty() {
+                    view.title = format!("{}; {}", view.title, view.marks_title);
+                }
+                grid.insert((row, col), view);
             }
             let width = columns.len();
             TableView {
@@ -657,7 +735,8 @@ pub fn page_view(
         claims_held,
         claims_total: claims.len(),
         regressions,
-        tables: table_views(&f.check),
+        tables: table_views(&f.check, &f.marks),
+        has_marks: !f.marks.is_empty(),
         claims,
         readings,
         run_tables: f.tables.iter().map(|(n, t)| run_table(n, t)).collect(),

@@ -2,6 +2,7 @@
 //! here reads runs.csv only, so `dp-repro table` rebuilds the same outputs without
 //! rerunning, and outputs are byte-identical whatever the thread count of the run.
 
+pub mod marks;
 pub mod table;
 
 use self::table::{build_table, Selected, SelectedMap};
@@ -40,7 +41,8 @@ pub struct Finished {
 /// selected grid point per data set × method × ε), `tests.csv` (one-sided Wilcoxon
 /// signed-rank tests between the selected methods of every data set × ε block) and
 /// `table-<name>.tex` / `.md` for every table of the spec, with the LaTeX table's full
-/// notes in `notes-<name>.md`.
+/// notes in `notes-<name>.md`, and `marks.csv` (every table cell's marks, [`marks`]); the
+/// files of a selection after the first carry its name (`selected-public.csv`).
 ///
 /// # Errors
 /// A message naming the file that could not be read, written or rendered.
@@ -235,6 +237,8 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
         write_selection(exp, out, &suffix, &selected, &selected_order, lower)?;
         files.push(out.join(format!("selected{suffix}.csv")));
         files.push(out.join(format!("tests{suffix}.csv")));
+        let names: Vec<String> = exp.datasets.iter().map(|d| d.name.clone()).collect();
+        let mut marks = Vec::new();
         for t in &exp.spec.tables {
             let mut table = build_table(exp, t, &selected, *mode)?;
             let name = format!("{}{suffix}", t.name);
@@ -249,8 +253,13 @@ pub fn finish(exp: &Experiment, out: &Path) -> Result<Finished, String> {
             files.push(out.join(format!("table-{name}.md")));
             files.push(out.join(format!("table-{name}.tex")));
             files.push(out.join(&notes_file));
+            marks.extend(marks::marks_rows(&name, &table, &names));
             markdown.push((name, md));
         }
+        let marks_file = format!("marks{suffix}.csv");
+        let text = marks::marks_csv(&marks).map_err(|e| format!("{marks_file}: {e}"))?;
+        write(out, &marks_file, &text)?;
+        files.push(out.join(&marks_file));
     }
     // Figures plot the test metric only.
     runs.retain(|r| r.metric == metric);
