@@ -259,6 +259,19 @@ pub trait Method: AsAny + Send + Sync {
             None
         }
     }
+    /// The relative cost of one unit of the runner's work list: structural grid point
+    /// `structural` on a data set of `n` rows (all parts) and `d` features, with `tasks`
+    /// runs.csv rows (one per ε and mechanism point), in row-operations (one unit: one
+    /// simple operation on one row). The scheduler starts the costliest units first, so no
+    /// thread idles at the end of a run, and rescales each method's costs by the seconds
+    /// it measured in earlier repetitions when runs.csv has them; it changes the order of
+    /// the work, never a result. The default: a partition grown by sorting every feature,
+    /// `n·d·log₂ n`, then `n` per task (each user releases once, the estimator counts).
+    fn unit_cost(&self, structural: &Params, n: usize, d: usize, tasks: usize) -> f64 {
+        let _ = structural;
+        let n = n as f64;
+        n * (d.max(1) as f64 * (n + 2.0).log2() + tasks as f64)
+    }
     /// Builds what does not depend on ε or mechanism parameters. `rng` is the stream of
     /// this (data set, repetition, method, structural grid point), for partitions that
     /// draw at random. Ok(None) means the grid point does not apply to this data: exactly

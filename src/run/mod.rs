@@ -10,6 +10,7 @@ pub mod keys;
 pub mod limit;
 mod merge;
 pub mod occupancy;
+pub mod order;
 pub mod output;
 mod point;
 pub mod records;
@@ -43,7 +44,7 @@ use crate::partition::{PartitionCache, SharedPublic};
 use crate::spec::Experiment;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -183,7 +184,12 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
     let runs_path = opts.out.join("runs.csv");
     let appending = results::open_for_append(&runs_path).map_err(RunError::Results)?;
     let (cut_bytes, damaged_lines) = (appending.cut_bytes, appending.damaged_lines);
-    let done: HashSet<String> = appending.rows.into_iter().map(|r| r.task).collect();
+    // The tasks runs.csv holds, with their seconds (which order the work below).
+    let done: HashMap<String, f64> = appending
+        .rows
+        .into_iter()
+        .map(|r| (r.task, r.seconds))
+        .collect();
     let writer = Mutex::new(appending.writer);
 
     let contexts = keys::dataset_contexts(exp);
@@ -206,23 +212,28 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
             .into_par_iter()
             .map(|u| {
                 let k = unit_keys(&u);
-                let have = k.iter().filter(|k| done.contains(*k)).count();
+                let have = k.iter().filter(|k| done.contains_key(*k)).count();
                 (u, k, have)
             })
             .collect()
     });
-    let mut todo: Vec<(Unit, Vec<String>)> = Vec::new();
+    // Units not yet done, with how many of their rows are pending; units done in full
+    // measure their method's seconds for the order below.
+    let mut todo: Vec<(Unit, Vec<String>, usize)> = Vec::new();
+    let mut measured: Vec<(Unit, usize, f64)> = Vec::new();
     let mut reused = 0;
     for (u, k, have) in keyed {
         reused += have;
         if have < k.len() {
-            todo.push((u, k));
+            let pending = k.len() - have;
+            todo.push((u, k, pending));
+        } else {
+            if let Some(secs) = order::unit_seconds(&k, &done) {
+                measured.push((u, k.len(), secs));
+            }
         }
     }
-    let total: usize = todo
-        .iter()
-        .map(|(_, k)| k.iter().filter(|k| !done.contains(*k)).count())
-        .sum();
+    let total: usize = todo.iter().map(|(_, _, pending)| pending).sum();
     let bar = if opts.progress {
         let b = ProgressBar::new(total as u64);
         b.set_style(
@@ -242,19 +253,15 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         ));
     }
 
-    // Group the pending units by (data set, repetition) so each split is made once.
-    let mut by_rep: Vec<((usize, usize), Vec<(Unit, Vec<String>)>)> = Vec::new();
-    for (u, k) in todo {
-        match by_rep.last_mut() {
-            Some((key, list)) if *key == (u.0, u.1) => list.push((u, k)),
-            _ => by_rep.push(((u.0, u.1), vec![(u, k)])),
-        }
-    }
+    // The pending units by (data set, repetition), so that each split is made once,
+    // costliest first ([`order`]).
+    let rates = order::method_rates(exp, &shapes, &measured);
+    let groups = order::order(exp, &shapes, todo, &rates);
     // Each loaded data set is handed to the last of its pending repetitions, which can
     // then reorder its rows in place instead of copying them (unless a repetition
     // record below reads them again).
     let pending: Vec<AtomicUsize> = (0..exp.datasets.len())
-        .map(|d| AtomicUsize::new(by_rep.iter().filter(|((dd, _), _)| *dd == d).count()))
+        .map(|d| AtomicUsize::new(groups.iter().filter(|g| g.dataset == d).count()))
         .collect();
     let slots: Vec<Mutex<Option<Arc<Dataset>>>> = data.into_iter().map(Mutex::new).collect();
     let take_rows = |d: usize| {
@@ -279,45 +286,101 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         .collect();
     let computed = AtomicUsize::new(0);
     let threads = pool.current_num_threads();
-    let result = pool.install(|| {
-        by_rep.par_iter().try_for_each(|((d, rep), list)| {
-            let plan = &exp.datasets[*d];
-            let rep_data = repetition_data_owned(exp, plan, take_rows(*d), *rep)?;
-            let tuning = tuning_data(exp, plan, &rep_data, *rep);
-            let shared = caches[*d]
-                .as_ref()
-                .map(|c| SharedPublic::new(c, &rep_data.public));
-            let done_rep = list.par_iter().try_for_each(|((_, _, mi, si), keys)| {
-                let rows = run_structural_point(
-                    exp,
-                    plan,
-                    &rep_data,
-                    &tuning,
-                    *rep,
-                    &exp.methods[*mi],
-                    *si,
-                    keys,
-                    shared.as_ref(),
-                )?;
-                let new: Vec<&RunRow> = rows.iter().filter(|r| !done.contains(&r.task)).collect();
-                let mut w = writer.lock().expect("writer lock");
-                for row in &new {
-                    w.serialize(row).map_err(|e| out_err(&runs_path, e))?;
+    // One queue of every unit in that order: each thread takes the next one, so the
+    // longest units start first and no thread waits while work remains. A group's split
+    // is made by the first of its units to start and dropped after its last finishes.
+    let queue: Vec<(usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| (0..group.units.len()).map(move |i| (g, i)))
+        .collect();
+    type Prepared<'c> = Arc<(
+        crate::methods::RepData,
+        TuningData,
+        Option<SharedPublic<'c>>,
+    )>;
+    let states: Vec<(Mutex<Option<Prepared<'_>>>, AtomicUsize)> = groups
+        .iter()
+        .map(|g| (Mutex::new(None), AtomicUsize::new(g.units.len())))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let failure: Mutex<Option<RunError>> = Mutex::new(None);
+    let run_unit = |g: usize, i: usize| -> Result<(), RunError> {
+        let group = &groups[g];
+        let d = group.dataset;
+        let plan = &exp.datasets[d];
+        let prepared = {
+            let mut slot = states[g].0.lock().expect("group lock");
+            match &*slot {
+                Some(p) => Arc::clone(p),
+                None => {
+                    let rep_data = repetition_data_owned(exp, plan, take_rows(d), group.rep)?;
+                    let tuning = tuning_data(exp, plan, &rep_data, group.rep);
+                    let shared = caches[d]
+                        .as_ref()
+                        .map(|c| SharedPublic::new(c, &rep_data.public));
+                    let p = Arc::new((rep_data, tuning, shared));
+                    *slot = Some(Arc::clone(&p));
+                    p
                 }
-                w.flush().map_err(|e| out_err(&runs_path, e))?;
-                drop(w);
-                computed.fetch_add(new.len(), Ordering::Relaxed);
-                bar.inc(keys.iter().filter(|k| !done.contains(*k)).count() as u64);
-                Ok::<(), RunError>(())
-            });
-            if unfinished[*d].fetch_sub(1, Ordering::SeqCst) == 1 {
-                if let Some(c) = &caches[*d] {
+            }
+        };
+        let ((_, _, mi, si), keys) = &group.units[i];
+        let (rep_data, tuning, shared) = &*prepared;
+        let rows = run_structural_point(
+            exp,
+            plan,
+            rep_data,
+            tuning,
+            group.rep,
+            &exp.methods[*mi],
+            *si,
+            keys,
+            shared.as_ref(),
+        )?;
+        drop(prepared);
+        let new: Vec<&RunRow> = rows
+            .iter()
+            .filter(|r| !done.contains_key(&r.task))
+            .collect();
+        let mut w = writer.lock().expect("writer lock");
+        for row in &new {
+            w.serialize(row).map_err(|e| out_err(&runs_path, e))?;
+        }
+        w.flush().map_err(|e| out_err(&runs_path, e))?;
+        drop(w);
+        computed.fetch_add(new.len(), Ordering::Relaxed);
+        bar.inc(keys.iter().filter(|k| !done.contains_key(*k)).count() as u64);
+        if states[g].1.fetch_sub(1, Ordering::SeqCst) == 1 {
+            // The group's last unit: its split goes, and with the data set's last group
+            // the trees shared across its repetitions.
+            states[g].0.lock().expect("group lock").take();
+            if unfinished[d].fetch_sub(1, Ordering::SeqCst) == 1 {
+                if let Some(c) = &caches[d] {
                     c.clear();
                 }
             }
-            done_rep
-        })
+        }
+        Ok(())
+    };
+    // One worker per thread of the pool (a broadcast, not spawned jobs: a thread that
+    // waits inside a unit's own parallel loop never picks up a second worker, which could
+    // wait on the group its first worker is preparing).
+    pool.broadcast(|_| loop {
+        if failure.lock().expect("failure lock").is_some() {
+            break;
+        }
+        let k = next.fetch_add(1, Ordering::SeqCst);
+        let Some(&(g, i)) = queue.get(k) else { break };
+        if let Err(e) = run_unit(g, i) {
+            failure.lock().expect("failure lock").get_or_insert(e);
+            break;
+        }
     });
+    let result = match failure.into_inner().expect("failure lock") {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
     bar.finish_and_clear();
     let mut w = writer.into_inner().expect("writer lock");
     w.flush().map_err(|e| out_err(&runs_path, e))?;
