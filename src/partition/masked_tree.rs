@@ -280,7 +280,10 @@ impl Grower<'_> {
     /// its order; the per-axis orders only if `orders`.
     fn route_users(&self, node: NodeUsers, orders: bool) -> (NodeUsers, NodeUsers) {
         let route = &self.route;
-        let (mut left, mut right) = (Vec::new(), Vec::new());
+        // Each side holds at most the node's users: room for them all, so the lists never
+        // grow (a user whose value is masked goes to both sides under compatible routing).
+        let room = node.idx.len();
+        let (mut left, mut right) = (Vec::with_capacity(room), Vec::with_capacity(room));
         for &i in &node.idx {
             if route[i] & 1 != 0 {
                 left.push(i);
@@ -291,8 +294,13 @@ impl Grower<'_> {
         }
         let (mut left_by, mut right_by) = (Vec::new(), Vec::new());
         if orders {
+            left_by.reserve_exact(node.by_axis.len());
+            right_by.reserve_exact(node.by_axis.len());
             for list in &node.by_axis {
-                let (mut l, mut r) = (Vec::new(), Vec::new());
+                let (mut l, mut r) = (
+                    Vec::with_capacity(list.len()),
+                    Vec::with_capacity(list.len()),
+                );
                 for &i in list {
                     let side = route[i as usize];
                     if side & 1 != 0 {
