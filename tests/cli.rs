@@ -201,6 +201,63 @@ fn a_good_spec_validates() {
     assert!(stdout.contains("ok"));
 }
 
+/// `validate --results DIR` scales the last run's wall time × threads by the spec's tasks
+/// over the tasks that run computed; a folder without a run, or a run.json without its
+/// finish, says how to measure instead of printing a number (seen red: the damaged record
+/// gives no estimate).
+#[test]
+fn validate_estimates_the_cpu_time_from_a_measured_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "spec.yaml", GOOD);
+    let (_, stdout, _) = run(&["validate", spec.to_str().unwrap()]);
+    let tasks: f64 = stdout
+        .split(" tasks")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .expect("the task count");
+    let folder = tmp.path().join("measured");
+    let (code, stdout, _) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--results",
+        folder.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("not measured yet") && stdout.contains("--reps 1"),
+        "{stdout}"
+    );
+    // One task in 6 s on 2 threads: 12 s of CPU per task, 12 s × the spec's tasks at most.
+    fs::create_dir_all(&folder).unwrap();
+    let record = |finished: &str| {
+        format!(
+            r#"{{"started": "2026-11-29T10:00:00+00:00", "finished": "{finished}", "threads": 2, "tasks_computed": 1}}"#
+        )
+    };
+    fs::write(folder.join("run.json"), record("2026-11-29T10:00:06+00:00")).unwrap();
+    let (_, stdout, _) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--results",
+        folder.to_str().unwrap(),
+    ]);
+    let want = format!("at most about {:.0} s", 12.0 * tasks);
+    assert!(stdout.contains(&want), "{want}: {stdout}");
+    // Seen red: a record that never finished gives no number.
+    fs::write(folder.join("run.json"), record("not a time")).unwrap();
+    let (_, stdout, _) = run(&[
+        "validate",
+        spec.to_str().unwrap(),
+        "--results",
+        folder.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("not measured (") && !stdout.contains("at most"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn malformed_yaml_names_file_line_and_column() {
     bad(

@@ -19,6 +19,11 @@ pub(super) struct ValidateArgs {
     manifests: Option<PathBuf>,
     #[command(flatten)]
     limit: TaskLimit,
+    /// Results folder whose runs.csv measures each method's pace on this machine, for the
+    /// CPU time estimate (default: results/<spec name>, where `run` writes; a run with
+    /// `--reps 1` is enough).
+    #[arg(long)]
+    results: Option<PathBuf>,
 }
 
 /// Validates the spec and prints its size.
@@ -28,6 +33,7 @@ pub(super) fn execute(args: ValidateArgs) -> Result<(), Failure> {
         data_dir,
         manifests,
         limit,
+        results,
     } = args;
     // A method file (a composition, e.g. specs/methods/lpdt-m.yaml) is checked as one.
     let text = crate::spec::read_text(&spec).map_err(bad_input)?;
@@ -69,5 +75,60 @@ pub(super) fn execute(args: ValidateArgs) -> Result<(), Failure> {
         }
     );
     println!("estimate: {footprint}");
+    let folder = results.unwrap_or_else(|| PathBuf::from("results").join(&exp.spec.name));
+    println!("{}", cpu_line(&folder, &spec, tasks.tasks));
     Ok(())
+}
+
+/// The line on the spec's CPU time on this machine, measured by the last run into
+/// `folder` (run.json: its wall time × its threads, an upper bound on its CPU time, for
+/// the tasks it computed), scaled to the spec's `tasks`; else how to measure it.
+fn cpu_line(folder: &std::path::Path, spec: &std::path::Path, tasks: usize) -> String {
+    let how = format!(
+        "run `dp-repro run {} --reps 1 --out {}` and validate again: that run measures this machine's pace on the spec",
+        spec.display(),
+        folder.display()
+    );
+    let record = folder.join("run.json");
+    let Some(run) = std::fs::read_to_string(&record)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return format!(
+            "CPU time on this machine: not measured yet ({} has no run.json); {how}",
+            folder.display()
+        );
+    };
+    let time = |k: &str| {
+        run.get(k)
+            .and_then(|v| v.as_str())
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+    };
+    let threads = run.get("threads").and_then(|v| v.as_u64()).unwrap_or(1) as f64;
+    let computed = run
+        .get("tasks_computed")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0) as usize;
+    match (time("started"), time("finished")) {
+        (Some(a), Some(b)) if computed > 0 && b > a => {
+            let wall = (b - a).num_milliseconds() as f64 / 1000.0;
+            let cpu = wall * threads * tasks as f64 / computed as f64;
+            let here = rayon::current_num_threads() as f64;
+            format!(
+                "CPU time on this machine: at most about {} (the last run into {} computed {} tasks in {} on {} thread(s); scaled to the spec's {} tasks, so data sets and methods weigh as in that run), about {} on {} threads",
+                crate::run::limit::duration(cpu),
+                folder.display(),
+                crate::run::thousands(computed),
+                crate::run::limit::duration(wall),
+                threads,
+                crate::run::thousands(tasks),
+                crate::run::limit::duration(cpu / here),
+                here
+            )
+        }
+        _ => format!(
+            "CPU time on this machine: not measured ({} records no computed task); {how}",
+            record.display()
+        ),
+    }
 }
