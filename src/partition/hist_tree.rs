@@ -32,7 +32,7 @@ pub enum HCandidates {
 
 /// A user's candidate cells I_i = (H-bins compatible with its public H-coordinates) ×
 /// (T-leaves compatible with its public T-coordinates), in product form.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Candidates {
     /// Per H-axis (in the order of [`HistTree::h_axes`]): `Some(bin)` when the coordinate
     /// is public (and [`HCandidates::Compatible`]), `None` = any of the b bins.
@@ -319,18 +319,36 @@ impl HistTree {
     /// false: the set is a function of public information (card §5.8, Prop. A.1). At a
     /// tree split on a private axis both children are compatible.
     pub fn candidates(&self, x: &[f64], private: &[bool], hc: HCandidates) -> Candidates {
+        let mut c = Candidates::default();
+        self.candidates_into(x, private, hc, &mut c, &mut Vec::new());
+        c
+    }
+
+    /// [`HistTree::candidates`] written into `out` (its lists cleared first), with `stack`
+    /// as the walk's scratch: a caller that visits many users reuses both and allocates
+    /// nothing per user.
+    pub fn candidates_into(
+        &self,
+        x: &[f64],
+        private: &[bool],
+        hc: HCandidates,
+        out: &mut Candidates,
+        stack: &mut Vec<usize>,
+    ) {
         let g = self.grid();
-        let h = self
-            .h_axes
-            .iter()
-            .map(|&a| (hc == HCandidates::Compatible && !private[a]).then(|| g.bin(x[a])))
-            .collect();
-        let mut leaves = Vec::new();
-        let mut stack = vec![0usize];
+        out.h.clear();
+        out.h.extend(
+            self.h_axes
+                .iter()
+                .map(|&a| (hc == HCandidates::Compatible && !private[a]).then(|| g.bin(x[a]))),
+        );
+        out.leaves.clear();
+        stack.clear();
+        stack.push(0);
         // Right child pushed first so leaves come out left to right (ascending ids).
         while let Some(node) = stack.pop() {
             match &self.tree.nodes[node] {
-                Node::Leaf { leaf } => leaves.push(*leaf),
+                Node::Leaf { leaf } => out.leaves.push(*leaf),
                 Node::Split {
                     feature,
                     threshold,
@@ -348,7 +366,6 @@ impl HistTree {
                 }
             }
         }
-        Candidates { h, leaves }
     }
 
     /// The candidate table of the users `x` (n×d) with mask rows `private(i)`: the true
@@ -360,12 +377,13 @@ impl HistTree {
         hc: HCandidates,
     ) -> CandidateTable {
         let mut t = CandidateTable::new(self.bins, self.h_axes.len());
+        let (mut c, mut stack) = (Candidates::default(), Vec::new());
         for i in 0..x.n {
-            let c = self.candidates(x.row(i), private(i), hc);
+            self.candidates_into(x.row(i), private(i), hc, &mut c, &mut stack);
             t.push(
                 self.cell_of(x.row(i)),
                 c.h.iter().copied(),
-                c.leaves.into_iter(),
+                c.leaves.iter().copied(),
             );
         }
         t

@@ -27,8 +27,8 @@ use crate::estimate::{candidate_sums, ratio_predictions, CandidateMechanism, Lab
 use crate::methods::mask_params::{mask_of, mask_skip_reason, MASK_PARAMS};
 use crate::methods::{MethodError, ParamDecl, ParamKind, ParamRole, Params, Prepared, RepData};
 use crate::partition::{
-    adaptive_shape, leaf_map, masked_cart, masked_max_edge, truncate, CandidateTable, Cell,
-    HCandidates, HistTree, MaskedGrowth, MaskedTree, Routing, TreeParams,
+    adaptive_shape, leaf_map, masked_cart, masked_max_edge, truncate, CandidateTable, Candidates,
+    Cell, HCandidates, HistTree, MaskedGrowth, MaskedTree, Routing, TreeParams,
 };
 use rand::Rng;
 use rand_pcg::Pcg64;
@@ -395,9 +395,16 @@ impl PreparedHistTree {
             tree: tree.partition.clone(),
         };
         let (mut leaf_start, mut leaves) = (vec![0], Vec::new());
+        let (mut c, mut stack) = (Candidates::default(), Vec::new());
         for i in 0..self.x.n {
-            let c = deep.candidates(self.x.row(i), self.mask.row(i), HCandidates::All);
-            leaves.extend(c.leaves);
+            deep.candidates_into(
+                self.x.row(i),
+                self.mask.row(i),
+                HCandidates::All,
+                &mut c,
+                &mut stack,
+            );
+            leaves.extend_from_slice(&c.leaves);
             leaf_start.push(leaves.len());
         }
         let grown = Arc::new(Grown {
