@@ -227,10 +227,8 @@ pub fn run(exp: &Experiment, spec_text: &str, opts: &RunOptions) -> Result<RunSu
         if have < k.len() {
             let pending = k.len() - have;
             todo.push((u, k, pending));
-        } else {
-            if let Some(secs) = order::unit_seconds(&k, &done) {
-                measured.push((u, k.len(), secs));
-            }
+        } else if let Some(secs) = order::unit_seconds(&k, &done) {
+            measured.push((u, k.len(), secs));
         }
     }
     let total: usize = todo.iter().map(|(_, _, pending)| pending).sum();
