@@ -501,11 +501,7 @@ pub fn timing_tables(
                 Some(first) => *first = what,
                 None => table.notes.push(what),
             }
-            let base = if t.caption.is_empty() {
-                format!("{} ({})", exp.spec.name, t.name)
-            } else {
-                t.caption.clone()
-            };
+            let base = t.caption_sentence(&exp.spec.name);
             table.caption = format!("{base} Grid points: {}.", grid.describe());
             Ok(table)
         })

@@ -231,11 +231,7 @@ pub fn build_table(
             ));
         }
     }
-    let base = if t.caption.is_empty() {
-        format!("{} ({})", exp.spec.name, t.name)
-    } else {
-        t.caption.clone()
-    };
+    let base = t.caption_sentence(&exp.spec.name);
     let selection = match mode {
         Selection::BestMean => {
             "oracle selection of grid points (best mean test metric over repetitions)"

@@ -142,6 +142,28 @@ struct DigitsRepr {
     decimals: Option<usize>,
 }
 
+impl TableEntry {
+    /// The caption as the rendered table opens with it: the spec's caption, or
+    /// `<spec> (<table>)` when it has none, ending its sentence (a full stop is added unless
+    /// it already ends with `.`, `!` or `?`, possibly before a closing bracket or quote), so
+    /// that the sentences appended after it (the selection, the repetitions) read apart.
+    pub fn caption_sentence(&self, spec_name: &str) -> String {
+        let base = if self.caption.trim().is_empty() {
+            format!("{spec_name} ({})", self.name)
+        } else {
+            self.caption.trim().to_string()
+        };
+        let ends = base
+            .trim_end_matches([')', ']', '"', '\'', '’', '”'])
+            .ends_with(['.', '!', '?']);
+        if ends {
+            base
+        } else {
+            format!("{base}.")
+        }
+    }
+}
+
 impl schemars::JsonSchema for Digits {
     fn schema_name() -> Cow<'static, str> {
         "Digits".into()
