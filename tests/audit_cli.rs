@@ -1,4 +1,4 @@
-//! `dp-repro audit` (issue 13) on the LPDT paper's own spec: every private method's user
+//! `dp-repro audit` on the LPDT paper's own spec: every private method's user
 //! release is audited part by part and found consistent at every ε; bad input exits 2
 //! naming the flag. The audit reads no data.
 

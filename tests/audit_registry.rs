@@ -1,4 +1,4 @@
-//! The CI audit of every registered private method (issue 13 item 5): each one has audit
+//! The CI audit of every registered private method: each one has audit
 //! cases at its default parameters, and at ε = 1 and 4 every part is consistent with its
 //! claim except the methods whose defaults are the reference code's known overspending
 //! budgets (their flags are tested at settings that show them in `src/audit/tests.rs`).

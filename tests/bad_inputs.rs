@@ -1,4 +1,4 @@
-//! Bad inputs answered before anything runs (issue 44, items 5 and 6): each case exits 2,
+//! Bad inputs answered before anything runs: each case exits 2,
 //! names the field or flag and the fix, and computes nothing — no results folder appears
 //! and no other file changes.
 

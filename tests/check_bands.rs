@@ -1,4 +1,4 @@
-//! Tests of issue 28's check: known deviations bounded by bands, no silent cells (data
+//! Tests of the check: known deviations bounded by bands, no silent cells (data
 //! sets a spec does not run, non-private methods carried with an ε), `check.csv`, and the
 //! sensitivity of the check to a method's errors scaled by a factor. Every verifier is
 //! shown to turn red on a deliberately wrong input (a number scaled, a band missed).

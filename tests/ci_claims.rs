@@ -1,4 +1,4 @@
-//! The CI specs' claims can fail (issue 44, item 4): each paper's CI spec states the
+//! The CI specs' claims can fail: each paper's CI spec states the
 //! paper's headline ordering as claims (`claims:`), and a claim that no run could turn red
 //! would check nothing. Each spec is run once into a temporary folder; its claims are
 //! evaluated on the run's selected.csv and tests.csv as `dp-repro check` evaluates them

@@ -1,4 +1,4 @@
-//! Classification end to end (issue 9 item 1, first part): the non-private trees CT-W and
+//! Classification end to end: the non-private trees CT-W and
 //! CT-Q (LPCT §7.1) as compositions with `estimator: leaf_majority`, accuracy as the metric.
 
 mod common;

@@ -486,7 +486,7 @@ fn list_shows_methods_and_datasets() {
     }
 }
 
-// ------------------------------------------------ errors a new user understands (issue 7)
+// ------------------------------------------------ errors a new user understands
 
 #[test]
 fn a_tab_in_the_yaml_is_called_a_tab_with_one_position() {

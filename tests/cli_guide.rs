@@ -1,4 +1,4 @@
-//! A command line that guides (issue 29 item 5): each bad input a user reported exits 2
+//! A command line that guides: each bad input a user reported exits 2
 //! with a message naming the place (file, line, field or flag) and the fix, and the
 //! corrected input passes. No real data: synthetic data sets, or small files written here.
 

@@ -1,4 +1,4 @@
-//! The LPCT paper's two non-tree competitors (issue 9 item 4; method card `docs/methods/lpct.md` §7.4,
+//! The LPCT paper's two non-tree competitors (method card `docs/methods/lpct.md` §7.4,
 //! §7.5): PGLM and PSGD-L / PSGD-N through the library API on a small synthetic problem,
 //! PGLM's aggregated noise scale under both options, determinism, the options' effect, and
 //! a smoke run of all three on the real Employee data through the command line.

@@ -1,9 +1,9 @@
-//! Verdicts a damaged run cannot fool (issue 44): each CI spec is run once into a
+//! Verdicts a damaged run cannot fool: each CI spec is run once into a
 //! temporary folder, then `dp-repro check --damage KIND` damages a copy of its
 //! repetitions as real runs get damaged and must see it in the paper layer alone (the
 //! golden verdict left out; the golden's spreads still cap ours). One test per CI spec,
-//! each damage of the issue's table on it; and a damage the paper layer cannot see makes
-//! the command fail, so it is seen to fail.
+//! each kind of damage of `src/check/damage.rs` on it; and a damage the paper layer cannot
+//! see makes the command fail, so it is seen to fail.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Error non-increasing in ε (issue 44 item 2 A) on a real run: `specs/ci-histoftree.yaml`
+//! Error non-increasing in ε on a real run: `specs/ci-histoftree.yaml`
 //! is run once into a temporary folder (under a minute on two cores), then copies of it are
 //! damaged in `runs.csv` and checked again, which runs no task but re-finishes the folder
 //! (selected.csv, tables) from the damaged rows:

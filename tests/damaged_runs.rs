@@ -1,4 +1,4 @@
-//! Verdicts a damaged run cannot fool (issue 44, item 1): a private method's cell whose
+//! Verdicts a damaged run cannot fool: a private method's cell whose
 //! repetitions were all copied from one (standard deviation 0) is a regression, not a
 //! cell checked with a standard error of 0.
 

@@ -1,4 +1,4 @@
-//! The DiPriMe paper's baselines as registered builtins (issue 11 item 3; method card
+//! The DiPriMe paper's baselines as registered builtins (method card
 //! `docs/methods/diprime.md` §4.1, §4.4–§4.7): registry entries and privacy models, the mode-following
 //! quirk parameters through the `Method` API on hand-made data, `epsilon_factor`,
 //! determinism, spec validation of `depth`/`k`/`rows_fraction`, and smoke runs on the real

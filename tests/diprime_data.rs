@@ -1,4 +1,4 @@
-//! The seven DiPriMe data sets in the shared folder (issue 11 item 5; method card
+//! The seven DiPriMe data sets in the shared folder (method card
 //! docs/methods/diprime.md §6.2, `specs/reported/diprime_datasets.csv`): each manifest cites the
 //! paper's table with its N, loads with the card's n, d and categorical indices, and carries
 //! the paper's preprocessing as declared rules (timestamps into derived columns, pandas

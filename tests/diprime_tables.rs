@@ -1,4 +1,4 @@
-//! The reporting side of the DiPriMe tables (issue 11, items 6 and 8): the "±" formula
+//! The reporting side of the DiPriMe tables: the "±" formula
 //! (95 % Student-t half-width with the population sd, method card `docs/methods/diprime.md` §6.1), the
 //! table cells with the paper's scale factors rendered in Markdown and LaTeX, the check's
 //! tolerance in units of the paper's half-width on the real reported files, and the

@@ -1,5 +1,5 @@
-//! The LPCT paper's raw data files made numeric by the rules their manifests declare
-//! (issue 9 item 2): for each, the complete rows, the encoded dimension d (LPCT Table 1,
+//! The LPCT paper's raw data files made numeric by the rules their manifests declare: for
+//! each, the complete rows, the encoded dimension d (LPCT Table 1,
 //! `specs/reported/lpct_table1_datasets.csv`) and the label balance. The expected counts
 //! were taken from the files independently of dp-repro (Python's csv module over the same
 //! files, with the shared data README's counts): complete rows are those without an empty,
@@ -78,7 +78,7 @@ fn rule_spec(dataset: &str, column: &str, value: &str, public_share: &str) -> St
     )
 }
 
-/// Public rows by rule (issue 9 item 3; LPCT App. C.1) on the real files: the rows whose
+/// Public rows by rule (LPCT App. C.1) on the real files: the rows whose
 /// raw cell matches are the fixed public part, whatever the encoding drops (Census's
 /// native-country, Employee's JoiningYear and Election's state are dropped columns); the
 /// split ratios divide the other complete rows.

@@ -1,4 +1,4 @@
-//! Issue 11 "Done when": a central-DP baseline composed in YAML (DiPriMe with PF medians
+//! A central-DP baseline composed in YAML (DiPriMe with PF medians
 //! and uniform attribute choice) runs end to end through the CLI; the forest presets give
 //! the same results for `--jobs 1` and `--jobs 2`; DP-ERT's soft accuracy is scored
 //! through the method's scoring hook; validation refuses a composition that mixes the

@@ -1,4 +1,4 @@
-//! The privacy ledger of the DiPriMe paper's central-DP forests (issue 27): a real
+//! The privacy ledger of the DiPriMe paper's central-DP forests: a real
 //! prepare + predict of each method on a small synthetic data set inside
 //! `ledger::recording`, with every row's total computed by hand from the budget split
 //! (card docs/methods/diprime.md §3.2, §4.4, §4.6): sequential composition along a tree's levels,

@@ -1,4 +1,4 @@
-//! Issue 11 "Done when" / DiPriMe card §10 tests of the central-DP mechanisms and the tree
+//! DiPriMe card §10 tests of the central-DP mechanisms and the tree
 //! engine: EM median bins against exact weights, PF two-candidate frequencies, categorical
 //! enumeration, range propagation, the EM median's privacy loss on neighbouring data sets,
 //! Thm 3 / Cor 3.1 (card §8) and the Thm 2 flip identity.

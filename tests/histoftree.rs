@@ -1,4 +1,4 @@
-//! HistOfTree / AdHistOfTree (issue 10 WP-B; card docs/methods/histoftree.md §5–§7): candidate sets on
+//! HistOfTree / AdHistOfTree (card docs/methods/histoftree.md §5–§7): candidate sets on
 //! hand-made masks and their invariance to private coordinates, the masked growers against
 //! LPDT-M / LPDT-V, truncation, sparse against dense accumulation, eq. (15) by hand, the
 //! GRR estimator's unbiasedness, and a semi-feature baseline composed in YAML only.

@@ -1,4 +1,4 @@
-//! `check` on the HistOfTree tables (issue 10 item 7; method card `docs/methods/histoftree.md` §10):
+//! `check` on the HistOfTree tables (method card `docs/methods/histoftree.md` §10):
 //! the paper's cells keyed by setting/method/partition and compared as ratios to DT, the
 //! ε inference inherited from the section, the rank sums against those our tables
 //! compute, and the claim kinds `best_rank_sum` and `within_factor` — all on selected

@@ -1,4 +1,4 @@
-//! The HistOfTree competitors (issue 10 item 3, method card docs/methods/histoftree.md §8): the
+//! The HistOfTree competitors (method card docs/methods/histoftree.md §8): the
 //! exhaustive CART with sklearn's `min_samples_leaf` and its depth truncation, ParDT,
 //! LabelDT and KRR, and PHIST's sparse cells.
 

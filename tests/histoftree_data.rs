@@ -1,4 +1,4 @@
-//! The ten real data sets of the HistOfTree paper (issue 10 item 4; App. C.2, method card
+//! The ten real data sets of the HistOfTree paper (App. C.2, method card
 //! docs/methods/histoftree.md §10): each has a manifest citing the paper's row (n, d as
 //! `specs/reported/histoftree_datasets.csv` gives them, a MISMATCH note where the file
 //! differs), loads with the rows and dimension of its file and the label in column 0, and
@@ -103,7 +103,7 @@ fn each_manifest_cites_the_papers_row_and_names_its_mismatch() {
             !differs || note.contains("MISMATCH"),
             "{name}: the shapes differ but the note does not say MISMATCH"
         );
-        // No ranking is published: column order (issue 10 item 1, card §10).
+        // No ranking is published: column order (card §10).
         assert_eq!(m.sensitivity, None, "{name}");
         assert_eq!(m.sensitivity_ranking(), (0..features).collect::<Vec<_>>());
     }

@@ -1,4 +1,4 @@
-//! Issue 10 ("Done when"): HistOfTree results do not depend on the thread count. Every
+//! HistOfTree results do not depend on the thread count. Every
 //! method of `specs/histoftree/tables.yaml` (masks, HistOfTree's shared noisy-label stream
 //! and its cached deepest trees, the competitors' cached trees) on two small real data
 //! sets, thinned grids, run with `--jobs 1` and `--jobs 2`: runs.csv has the same rows

@@ -1,4 +1,4 @@
-//! The rank-sum rows of the HistOfTree tables (method card `docs/methods/histoftree.md` §10, issue 10):
+//! The rank-sum rows of the HistOfTree tables (method card `docs/methods/histoftree.md` §10):
 //! competition ranks on the printed ratios, the worst rank of a tie in the aligned block
 //! and the best rank in the personalized block, reproduce all 36 printed rank sums of
 //! `histoftree_ranksum.csv` from the 360 printed ratios of `histoftree_tables.csv`; the

@@ -1,4 +1,4 @@
-//! The table options of the HistOfTree tables (issue 10; method card `histoftree.md`
+//! The table options of the HistOfTree tables (method card `histoftree.md`
 //! §10): cells as ratios to a denominator method, several blocks per ε each ranked with
 //! its own tie rule (worst rank of a tie for the aligned block, best for the personalized
 //! one, on printed values), and the `*` of `star_significant` (best as printed, and

@@ -1,4 +1,4 @@
-//! The privacy ledger on the local-DP methods with public data (issue 27 items 1–2, 5):
+//! The privacy ledger on the local-DP methods with public data:
 //! LPDT-M/V, PHIST, APHIST, the LPCT family, DECONV, PGLM, PSGD-L/N. Each test runs a real
 //! fit (`prepare` + `predict`, as the runner calls them) on a small synthetic data set
 //! inside `ledger::recording` and checks, by hand, what every private user was charged:

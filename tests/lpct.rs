@@ -1,4 +1,4 @@
-//! LPCT's private classifiers (issue 9 items 4 and 7): the estimator of eq. (8) wired as a
+//! LPCT's private classifiers: the estimator of eq. (8) wired as a
 //! composition, the domain check of §4.4, λ's pull between private and public labels,
 //! LPCT-prune in both modes, a classification baseline written in YAML only, and
 //! determinism across thread counts.
@@ -171,7 +171,7 @@ fn selected(dir: &Path) -> Vec<(String, String, f64)> {
         .collect()
 }
 
-/// Issue 9 item 7: LPCT with generalized randomized response on the leaf index in place
+/// LPCT with generalized randomized response on the leaf index in place
 /// of the Laplace indicator vector, defined in the spec only, runs on a real LPCT data set
 /// (Employee, public by rule) and is listed with its blocks. At ε = 1000 GRR reports the
 /// true leaf (the probability of another leaf is (K−1)/(e^{500}+K−1)) and both label

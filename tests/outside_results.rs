@@ -1,4 +1,4 @@
-//! Nothing outside the results folder is written (issue 44, item 6): a spec `name` that is
+//! Nothing outside the results folder is written: a spec `name` that is
 //! not one plain folder name (`.`, `..`, a slash) is refused before anything runs, and a
 //! non-empty `--out` that is not a dp-repro results folder is left untouched unless
 //! `--force`. Each case checks the exit code (2), the words that name the field or the

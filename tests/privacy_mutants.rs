@@ -1,4 +1,4 @@
-//! The privacy mutation suite (issues 27, 43): every deliberate slip of
+//! The privacy mutation suite: every deliberate slip of
 //! `dp_repro::privacy::mutants::SLIPS`, switched on alone, must turn the privacy check of
 //! its spec red in a way the spec's `known_violations` (method, part, max_ratio) does not
 //! cover, and must be caught by more than the ledger: the part audit or the end-to-end

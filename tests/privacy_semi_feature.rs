@@ -1,4 +1,4 @@
-//! The semi-feature family's slips (issue 27, `crates/privacy/src/mutants.rs`): each one, switched
+//! The semi-feature family's slips (`crates/privacy/src/mutants.rs`): each one, switched
 //! on alone, raises the ledger total of a real fit above ε and makes the audit of the
 //! release the fit calls certify more than the claim; with every slip off, both stay at ε.
 //! One test function, so that no other test of this binary runs while a slip is on.

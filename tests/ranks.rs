@@ -1,4 +1,4 @@
-//! The rank-sum tie rule of LPCT Table 2 (method card `docs/methods/lpct.md` §10.6, issue 9): ordinal
+//! The rank-sum tie rule of LPCT Table 2 (method card `docs/methods/lpct.md` §10.6): ordinal
 //! ranks whose ties a fixed method order breaks, on a hand-made table and on the paper's
 //! printed Table 2, whose recomputed sums the card gives (§10.7).
 

@@ -1,5 +1,5 @@
 //! A check that compares nothing fails, and a reported file that names nothing of ours
-//! fails before any task runs (issue 44, item 5): every row of the spec's reported files
+//! fails before any task runs: every row of the spec's reported files
 //! is read and its names resolved first (`dp_repro::check::preflight_reported`): a method
 //! label close to one of the spec's (`LPDT-MM`, `lpdt-m`) or a data set no manifest knows
 //! (`ABAA`) exits 2 with the file, the line and "did you mean"; a bad number exits 2 with

@@ -1,4 +1,4 @@
-//! Results folders a user can trust and rebuild (issue 7 items 1 and 2): a folder holds
+//! Results folders a user can trust and rebuild: a folder holds
 //! its resolved spec, the paper's tables it is checked against and the data set
 //! manifests, so `table`, `check --results` and `merge` work from any working directory
 //! on the paper's own specs; `merge` checks coverage and compares specs by content; a

@@ -1,4 +1,4 @@
-//! The honest selection modes (issue 4, item 5): cv and private_validation choose a grid
+//! The honest selection modes: cv and private_validation choose a grid
 //! point per repetition from rows of runs.csv; these tests recompute the choice
 //! independently from runs.csv and compare with selected-<mode>.csv, and check that every
 //! output is the same whatever the thread count.

@@ -1,4 +1,4 @@
-//! `dp-repro check --sensitivity 1.2` on the CI specs of three papers (issue: a check that
+//! `dp-repro check --sensitivity 1.2` on the CI specs of three papers (a check that
 //! catches wrong numbers): each method's errors × 1.2 must turn at least one of its
 //! reported cells red, or the report must say which factor the paper's own printed spread
 //! lets the check resolve. Each spec is run once into a temporary folder (10–20 s each),

@@ -1,7 +1,7 @@
-//! Trees grown once on a public sample that every repetition shares (issue 30 item 1,
-//! `partition::shared`): a method given the shared trees predicts exactly what it predicts
-//! growing its own, random growers are never shared, and a whole run with shared trees
-//! writes the rows of a run without them (all but the seconds).
+//! Trees grown once on a public sample that every repetition shares (`partition::shared`):
+//! a method given the shared trees predicts exactly what it predicts growing its own,
+//! random growers are never shared, and a whole run with shared trees writes the rows of a
+//! run without them (all but the seconds).
 
 mod common;
 

@@ -1,8 +1,7 @@
 //! The `fast` simulation of the LPDT users' releases ([`lpdt_sums_fast`]) against the
 //! per-user one ([`lpdt_sums`]): the curator's sums (S_j, T_j) of two leaves, jointly,
-//! over many seeded replications, compared with their closed-form moments (issue 12
-//! item 1). Also: the 64-lane flips of [`flip_mask`] and bit-identical sums for any
-//! number of threads.
+//! over many seeded replications, compared with their closed-form moments. Also: the
+//! 64-lane flips of [`flip_mask`] and bit-identical sums for any number of threads.
 //!
 //! # The closed forms
 //! User i (i = 1..n) is in leaf l(i), U_ij = 1{l(i) = j}, with clipped label c_i. It

@@ -1,5 +1,5 @@
 //! Noise streams are keyed on what changes a user's release, never on curator-side
-//! parameters (issue 7, item 9), and private validation states what its training users
+//! parameters, and private validation states what its training users
 //! spend. Synthetic data only: no data files needed.
 
 use assert_cmd::Command;

@@ -1,4 +1,4 @@
-//! Table conventions of LPCT Table 2 (issue 9 item 5; method card `docs/methods/lpct.md` §10.5–§10.6):
+//! Table conventions of LPCT Table 2 (method card `docs/methods/lpct.md` §10.5–§10.6):
 //! `marks: star_best` (* = best mean and its ties as printed, bold = not significantly
 //! worse than the best) and the summary rows Rank Sum and No. 1 with a tie order, on a
 //! hand-made classification table; and the spec fields end to end through the CLI.

@@ -1,4 +1,4 @@
-//! The taxi-shaped scale design (`synthetic: {taxi_shape: …}`, issue 12 item 6) as a spec
+//! The taxi-shaped scale design (`synthetic: {taxi_shape: …}`) as a spec
 //! data set, and the two Taxi-scale specs: what they declare, how the runner draws a
 //! repetition (each part from its own stream, the public part from the shifted law), that
 //! a spec cannot mix tasks, and a scaled-down run of each spec through the binary.

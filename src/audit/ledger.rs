@@ -1,4 +1,4 @@
-//! A ledger run (issue 27; docs/architecture.md "The ledger"): a real fit of each private
+//! A ledger run (docs/architecture.md "The ledger"): a real fit of each private
 //! method of a spec at every grid point (structural × mechanism) and ε, on each data set's
 //! real data, on repetitions [`LEDGER_REPETITIONS`] (the run's own seeded streams), inside a
 //! [`ledger::recording`](crate::privacy::ledger::recording). Every mechanism call of the

@@ -125,7 +125,7 @@ fn composition_cases(
     ))
 }
 
-/// The audit cases of a composition's user release `rel` (issue 13) on two cells: a user in
+/// The audit cases of a composition's user release `rel` on two cells: a user in
 /// cell 0 against one in cell 1, with labels lo vs hi for the scalar label (sensitivity R)
 /// and the label of largest |y| for both under the label vector (L1 distance 2·M_Y).
 /// Parts: the cell release (claims `claim_cell`), the label release (`claim_label`), the

@@ -1,4 +1,4 @@
-//! Empirical privacy audits (issue 13; docs/architecture.md "Releases are first-class"): draw many
+//! Empirical privacy audits (docs/architecture.md "Releases are first-class"): draw many
 //! releases of a mechanism on two neighbouring inputs and certify a lower bound on its
 //! privacy loss from the frequencies of output events ([`crate::stats::epsilon_lower_bound`],
 //! [`crate::stats::epsilon_delta_lower_bound`] for (ε, δ) claims).

@@ -1,4 +1,4 @@
-//! Audit cases of the Laplace samplers themselves (issue 13 item 3): the mechanism of
+//! Audit cases of the Laplace samplers themselves: the mechanism of
 //! sensitivity 1 on inputs 0 and 1 at scale 1/ε, drawn by the tool's floating-point
 //! sampler (`value + laplace(rng, 1/ε)`, what every method runs) or by the snapping
 //! mechanism ([`SnappingLaplace`], `dp-repro audit --secure-noise`).

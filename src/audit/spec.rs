@@ -1,4 +1,4 @@
-//! The audit of a spec's private methods (`dp-repro audit`, issue 13): every method's
+//! The audit of a spec's private methods (`dp-repro audit`): every method's
 //! [`AuditCase`]s at each ε of the spec, their outcomes as rows of `audit.csv`.
 //!
 //! Grid points: every structural point of each method joined with every mechanism point,

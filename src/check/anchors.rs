@@ -1,5 +1,5 @@
 //! Anchors of a table of ratios: the baseline's absolute metric against another paper's
-//! printed value on the same data sets (issue 44, item 3; [`Anchor`]).
+//! printed value on the same data sets ([`Anchor`]).
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row (issue
-//! 28, item 3), for pandas or R.
+//! `check.csv`: every compared cell, rank sum and claim of a check as one tidy row,
+//! for pandas or R.
 //!
 //! Columns: `kind` (`cell`, `rank_sum`, `claim`, `epsilon_order`, `epsilon_match_method`; `anchor`: a ratio table's baseline
 //! against another paper's absolute value, as a cell; `suspect`: a repetition far beyond its cell's

@@ -85,7 +85,7 @@ impl CheckReport {
 
 impl CheckReport {
     /// The spec has reported cells but compared none of them (every cell not run or not
-    /// available): a check that compares nothing says nothing, so it fails (issue 44).
+    /// available): a check that compares nothing says nothing, so it fails.
     pub fn compared_nothing(&self) -> bool {
         !self.cells.is_empty()
             && !self.cells.iter().any(|c| {

@@ -1,4 +1,4 @@
-//! Damage a real run suffers, applied to a copy of its `runs.csv` (issue 44): `dp-repro
+//! Damage a real run suffers, applied to a copy of its `runs.csv`: `dp-repro
 //! check SPEC --results DIR --damage KIND` shows whether the paper layer of the check
 //! ([`super::paper_layer`]) sees it. The kinds:
 //!

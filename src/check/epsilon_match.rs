@@ -1,4 +1,4 @@
-//! Which of our ε fits each reported table best (issue 10 item 5; method card
+//! Which of our ε fits each reported table best (method card
 //! `docs/methods/histoftree.md` §10 and §12 item 2).
 //!
 //! The HistOfTree paper does not print the ε of its three real-data tables; the shared

@@ -1,4 +1,4 @@
-//! Error non-increasing in ε, checked rather than read (issue 44 item 2 A).
+//! Error non-increasing in ε, checked rather than read.
 //!
 //! More budget means less noise: a private method's error at a larger ε is not expected
 //! above its error at a smaller one. For every private method of the spec's tables, every

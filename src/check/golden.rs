@@ -1,4 +1,4 @@
-//! Golden numbers: our own `summary.csv` against a blessed copy (issue 3, item 4).
+//! Golden numbers: our own `summary.csv` against a blessed copy.
 //!
 //! Every result is seeded (docs/architecture.md, "Determinism: seeded streams") and bit-identical whatever the
 //! thread count, so by default the comparison is exact: the parsed `f64` of `mean`, `std`

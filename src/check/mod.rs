@@ -1,5 +1,5 @@
 //! Checking a finished run against the paper's reported numbers, the paper's qualitative
-//! claims, and our own blessed ("golden") numbers (docs/architecture.md, `check/`; issue 3).
+//! claims, and our own blessed ("golden") numbers (docs/architecture.md, `check/`).
 //!
 //! Three independent checks, each driven by an optional section of the spec:
 //! - [`ReportedSpec`] (`reported:`): every cell of the paper's tables (tidy CSV files such

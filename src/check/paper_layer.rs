@@ -1,5 +1,5 @@
 //! The paper layer of a check: everything judged against the paper rather than against
-//! our own blessed numbers (issue 44, item 4). `dp-repro check` and `check --damage` both
+//! our own blessed numbers. `dp-repro check` and `check --damage` both
 //! read a finished results folder through [`paper_layer`], so a damaged copy is judged
 //! exactly as a real run is.
 

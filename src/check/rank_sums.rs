@@ -1,4 +1,4 @@
-//! The paper's rank sums against ours (issue 10 item 7; method card `docs/methods/histoftree.md` §10).
+//! The paper's rank sums against ours (method card `docs/methods/histoftree.md` §10).
 //!
 //! The HistOfTree tables end with a rank-sum row per block (`histoftree_ranksum.csv`:
 //! `table,epsilon,setting,method,partition,rank_sum`). `check` recomputes ours with the

@@ -1,5 +1,5 @@
 //! The repetitions behind each selected cell: the per-repetition test metric of every row
-//! of `selected.csv`, read back from `runs.csv` (issue 44). The checks that must see
+//! of `selected.csv`, read back from `runs.csv`. The checks that must see
 //! through a mean (suspect repetitions, a spread a damaged repetition cannot widen, error
 //! non-increasing in ε on paired repetitions) read them here.
 

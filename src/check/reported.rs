@@ -1,4 +1,4 @@
-//! Reported cells: the paper's numbers against ours, cell by cell (issue 3, item 1).
+//! Reported cells: the paper's numbers against ours, cell by cell.
 //!
 //! A reported file is a tidy CSV with at least the columns `dataset,method,epsilon,value`
 //! (the files of `specs/reported/`, e.g. LPDT Table 2: `dataset,method,epsilon,value,best,
@@ -130,7 +130,7 @@ pub fn cell_verdict(
     let band = known.map(|k| k.band);
     // A private method draws fresh noise at every repetition: repetitions that all agree
     // are a copied or damaged run, whose standard error of 0 would claim a precision no
-    // run has (issue 44).
+    // run has.
     if epsilon.is_some() && row.reps >= 2 && row.std == 0.0 {
         return (
             Verdict::Regression,
@@ -263,7 +263,7 @@ pub(crate) fn our_dataset(
 }
 
 /// Reads every row of the reported files of `spec` before anything runs, so that a bad
-/// file fails at once rather than after every task (issue 44): each number parsed as the
+/// file fails at once rather than after every task: each number parsed as the
 /// check parses it, and each name resolved. A method label read from the file as it is
 /// (no `reported.methods` map, not a registered method name) that is not one of `methods`
 /// (the spec's labels) but close to one (`lpdt-m`, `LPDT-MM`), or a data set that is

@@ -1,4 +1,4 @@
-//! How wrong a method's numbers must be before `check` sees it (issue 28, item 4):
+//! How wrong a method's numbers must be before `check` sees it:
 //! `dp-repro check SPEC --results DIR --sensitivity F`.
 //!
 //! For each method of the results, its errors are multiplied by `F` (> 1: numbers too

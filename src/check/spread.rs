@@ -1,5 +1,4 @@
-//! Spreads a damaged run cannot widen, and repetitions that cannot be right (issue 44,
-//! item 1).
+//! Spreads a damaged run cannot widen, and repetitions that cannot be right.
 //!
 //! A tolerance in units of our standard error widens with our own spread: one repetition
 //! multiplied by 20 doubles a cell's mean but widens its standard error even more, and

@@ -1,5 +1,5 @@
 //! `dp-repro check SPEC --damage KIND`: damage a copy of a finished run's repetitions and
-//! show whether the paper layer of the check sees it (issue 44). Nothing is run; the
+//! show whether the paper layer of the check sees it. Nothing is run; the
 //! damaged copy lives in a scratch folder inside the results folder, removed afterwards.
 
 use super::failure::{bad_input, failed, Failure};

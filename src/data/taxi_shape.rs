@@ -1,4 +1,4 @@
-//! A synthetic stand-in with the shape of the Chicago taxi data (issue 12 item 6): the
+//! A synthetic stand-in with the shape of the Chicago taxi data: the
 //! LPDT paper's Table 3 and Figs. 4, 6 (method card `docs/methods/lpdt.md` §8.5) and the LPCT paper's
 //! Taxi row (`docs/methods/lpct.md` §10) run on millions of private trips with ~100 mostly one-hot
 //! features, and the real file is not available here (docs/data.md). This

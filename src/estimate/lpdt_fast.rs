@@ -1,5 +1,6 @@
-//! The LPDT curator's sums (S_j, T_j) without one draw per user and leaf (issue 12 item 1;
-//! docs/architecture.md "Releases are first-class"): exact in distribution for what the curator reads.
+//! The LPDT curator's sums (S_j, T_j) without one draw per user and leaf
+//! (docs/architecture.md "Releases are first-class"): exact in distribution for what the
+//! curator reads.
 //!
 //! What the curator reads (docs/methods/lpdt.md §2.2, LPDT paper eq. (5)): for every leaf j,
 //! S_j = Σ_i (B_ij − q) and T_j = Σ_i Ỹ_i (B_ij − q), with B_ij = U_ij XOR F_ij, U_i the

@@ -14,7 +14,7 @@ pub enum TreeRows {
     All,
 }
 
-/// The privacy guarantee a DiPriMe forest is run under (issue 27 item 4; the `privacy`
+/// The privacy guarantee a DiPriMe forest is run under (the `privacy`
 /// parameter of a `forest` composition).
 ///
 /// * [`Privacy::AsPublished`] (default): the paper's mechanism as the `mode` and quirk

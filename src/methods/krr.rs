@@ -235,7 +235,7 @@ impl Method for Krr {
     }
 }
 
-/// The ledger of real KRR fits (issue 27).
+/// The ledger of real KRR fits.
 #[cfg(test)]
 mod ledger_tests {
     use crate::methods::mask_params::test_support::{charged_exactly, point, rep_data};

@@ -293,7 +293,7 @@ impl Method for LabelDt {
     }
 }
 
-/// The ledger of real ParDT and LabelDT fits (issue 27).
+/// The ledger of real ParDT and LabelDT fits.
 #[cfg(test)]
 mod ledger_tests {
     use super::*;

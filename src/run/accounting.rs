@@ -271,7 +271,7 @@ fn param_values(m: &crate::spec::MethodPlan, name: &str) -> Vec<String> {
 }
 
 /// Table notes on the privacy model and the calling conventions of the methods `labels`
-/// (docs/architecture.md, "Privacy models"; issue 11 items 1 and 4), printed only when one of them
+/// (docs/architecture.md, "Privacy models"), printed only when one of them
 /// is a central-DP method or declares a `mode` parameter (tables of the local-DP papers
 /// keep their notes):
 /// - one note listing each privacy model ([`crate::methods::PrivacyModel::name`]) with its

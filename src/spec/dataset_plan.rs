@@ -67,7 +67,7 @@ pub enum DataSource {
         test: usize,
         design: crate::data::SemiFeatureSine,
     },
-    /// The taxi-shaped scale design (issue 12 item 6), drawn afresh in every repetition
+    /// The taxi-shaped scale design, drawn afresh in every repetition
     /// with these sizes: each part from its own stream ("data", data set, repetition,
     /// part), the public part from the shifted population.
     TaxiShape {

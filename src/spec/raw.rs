@@ -600,7 +600,7 @@ pub enum SyntheticKind {
     /// HistOfTree Figure 2: X uniform on [0,1]^d, Y = (1/d) Σ sin(2π X_j) + σ N(0,1)
     /// (`docs/methods/histoftree.md` §11, [G]); see [`crate::data::SemiFeatureSine`].
     SemiFeatureSine(crate::data::SemiFeatureSine),
-    /// A stand-in with the shape of the Chicago taxi data (issue 12 item 6; LPDT Table 3,
+    /// A stand-in with the shape of the Chicago taxi data (LPDT Table 3,
     /// `docs/methods/lpdt.md` §8.5): continuous trip features and one-hot zones and companies, 93
     /// features by default; see [`crate::data::TaxiShape`].
     TaxiShape(crate::data::TaxiShape),

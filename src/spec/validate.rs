@@ -370,8 +370,8 @@ pub fn name_problem(name: &str) -> Option<String> {
 
 /// Every method a claim names (its `method`, `than`, `methods`, `among`, `of` and
 /// `ratio_to`) is a method label of the spec (in `among` and `of`, also a registered
-/// method the spec does not run): a claim about a method that never runs compares nothing
-/// (issue 44), so it is refused before anything runs, with the nearest label.
+/// method the spec does not run): a claim about a method that never runs compares nothing,
+/// so it is refused before anything runs, with the nearest label.
 fn check_claim_methods(
     claims: &[super::claims::Claim],
     methods: &[MethodPlan],

@@ -4,8 +4,8 @@
 //! and the summary rows of a table (ordinal ranks with a tie order, rank sums, first-place
 //! counts; `docs/methods/lpct.md` §10.6; competition ranks with a min/max tie rule, `docs/methods/histoftree.md` §10) and
 //! the 95 % Student-t half-width the DiPriMe tables print as "±" (`docs/methods/diprime.md` §6.1); the
-//! Clopper–Pearson bounds of a privacy audit (issue 13); Holm's correction of a family of
-//! p-values (issue 44).
+//! Clopper–Pearson bounds of a privacy audit; Holm's correction of a family of
+//! p-values.
 
 mod interval;
 mod marks;

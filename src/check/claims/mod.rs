@@ -1,5 +1,5 @@
 //! Claims: the paper's qualitative statements (the `claims:` grammar of
-//! [`crate::spec::claims`]), evaluated on our results (issue 3, item 2).
+//! [`crate::spec::claims`]), evaluated on our results.
 
 mod balanced_leaves;
 mod best_among;

@@ -20,7 +20,7 @@
 //! parameter per quirk whose value `mode` (the default) follows it: `median_budget`
 //! (halved | full), `categorical_score` (code_bug | correct), `pf_width` (power |
 //! linear), `weight_floors` (on | off), `accuracy` (soft | hard; reference = the block's
-//! `reference_accuracy`, paper = hard). `privacy` (as_published | dp; issue 27 item 4):
+//! `reference_accuracy`, paper = hard). `privacy` (as_published | dp):
 //! `dp` makes the forest ε-DP under add/remove and replace-one neighbours
 //! ([`crate::forest::budget::Privacy::Dp`]) and overrides `k_medians` (composed),
 //! `weight_floors` (off), `categorical_score` (correct), `pf_width` (linear) and `ranges`

@@ -523,7 +523,7 @@ impl Prepared for PreparedHistTree {
     }
 }
 
-/// The ledger of real HistOfTree and AdHistOfTree fits (issue 27): every private user
+/// The ledger of real HistOfTree and AdHistOfTree fits: every private user
 /// pays its round-1 label and its round-2 cell, and no more than ε.
 #[cfg(test)]
 mod ledger_tests {

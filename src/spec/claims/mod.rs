@@ -1,5 +1,4 @@
-//! Claims: the paper's qualitative statements in a small grammar, checked on our results
-//! (issue 3, item 2).
+//! Claims: the paper's qualitative statements in a small grammar, checked on our results.
 //!
 //! Each claim is a YAML map whose `claim` field names its kind; every kind takes an
 //! optional `id` (the label in the report), `text` (the paper's words) and

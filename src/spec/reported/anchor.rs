@@ -1,5 +1,4 @@
-//! `reported.anchors`: a baseline's absolute metric, for tables of ratios to it (issue 44,
-//! item 3).
+//! `reported.anchors`: a baseline's absolute metric, for tables of ratios to it.
 
 use serde::{Deserialize, Serialize};
 
