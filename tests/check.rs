@@ -1350,7 +1350,10 @@ fn render_latex_contains_every_cell_escaped() {
         tex.contains("booktabs") && tex.contains("longtable"),
         "{tex}"
     );
-    assert!(tex.contains(r"\textbf{Result: REGRESSION}"), "{tex}");
+    assert!(
+        tex.contains(r"Result: \textbf{REGRESSION}: something regressed."),
+        "{tex}"
+    );
     for row in [
         r"ABALONE & DT & --- & 5.67e+0 & 5.70e+0 $\pm$ 1.00e-1 & 1.01 & ok \\",
         r"ABALONE & LPDT-M & 0.5 & 1.01e+1 & 2.00e+4 $\pm$ 3.00e+3 & 1.98e+3 & known deviation\textsuperscript{1} \\",
@@ -1408,7 +1411,10 @@ fn render_empty_report() {
     assert!(md.contains("No reported cells were checked."), "{md}");
     assert!(md.contains("No claims were checked."), "{md}");
     assert!(md.contains("## Golden numbers\n\nNot checked."), "{md}");
-    assert!(tex.contains(r"\textbf{Result: PASS}"), "{tex}");
+    assert!(
+        tex.contains(r"Result: \textbf{PASS}: nothing regressed."),
+        "{tex}"
+    );
     assert!(!tex.contains(r"\begin{longtable}"), "{tex}");
     // A clean golden comparison says so.
     let r = CheckReport {
@@ -1728,4 +1734,70 @@ fn render_prints_each_tables_budget_per_fit_and_with_tuning() {
     // Without tables, no section.
     let (md, _) = render_check(&CheckReport::default(), "none").unwrap();
     assert!(!md.contains("Privacy budget"), "{md}");
+}
+
+#[test]
+fn the_headline_says_in_plain_words_what_a_pass_carries() {
+    use dp_repro::check::audit::{AuditCheck, AuditViolation};
+    let mut r = sample_report();
+    r.cells.retain(|c| c.verdict != Verdict::Regression);
+    r.golden = None;
+    r.cells[1].verdict = Verdict::KnownDeviation("unexplained: ours higher at ε 0.5".into());
+    let known = |what: &str| AuditViolation {
+        method: "LPDT-M".into(),
+        part: "tuning_over_budget".into(),
+        what: what.into(),
+        claimed: 0.5,
+        audited: 66.0,
+        known: Some("the paper's oracle selection over 132 configurations".into()),
+        unexplained: None,
+    };
+    r.audit = Some(AuditCheck {
+        parts: 3,
+        fits: 10,
+        violations: vec![known("abalone ε 0.5"), known("abalone ε 2")],
+        not_audited: Vec::new(),
+        known_not_found: Vec::new(),
+    });
+    assert!(!r.regressed());
+    let (md, tex) = render_check(&r, "t").unwrap();
+    let headline = md
+        .lines()
+        .find(|l| l.starts_with("Result: "))
+        .expect("a result line");
+    for words in [
+        "Result: **PASS**: nothing regressed.",
+        "does not say that our numbers equal the paper's",
+        "2 cells differ from the paper by more than the tolerance but stay inside the band measured for them, 1 of them with no explanation yet",
+        "([the deviations and their reasons](#known-deviations))",
+        "passes with 2 known violations",
+        "([the known violations](#privacy-audit))",
+    ] {
+        assert!(headline.contains(words), "{words:?} not in {headline}");
+    }
+    // The links lead somewhere: GitHub's anchors of the two headings.
+    assert!(md.contains("\n### Known deviations\n"), "{md}");
+    assert!(md.contains("\n## Privacy audit\n"), "{md}");
+    assert!(
+        md.contains("- LPDT-M · tuning\\_over\\_budget (2 rows, up to 132.000 x the claim): the paper's oracle selection over 132 configurations"),
+        "{md}"
+    );
+    // LaTeX says where the lists are in words, with no Markdown link syntax.
+    assert!(
+        tex.contains("the deviations and their reasons, below"),
+        "{tex}"
+    );
+    assert!(!tex.contains("](#"), "{tex}");
+    // Without deviations or violations there is nothing to explain.
+    r.cells.retain(|c| c.verdict == Verdict::Ok);
+    r.audit = None;
+    let (md, _) = render_check(&r, "t").unwrap();
+    let headline = md.lines().find(|l| l.starts_with("Result: ")).unwrap();
+    assert_eq!(headline, "Result: **PASS**: nothing regressed.");
+    // A regression says so first.
+    let (md, _) = render_check(&sample_report(), "t").unwrap();
+    assert!(
+        md.contains("Result: **REGRESSION**: something regressed."),
+        "{md}"
+    );
 }

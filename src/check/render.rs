@@ -4,7 +4,9 @@
 //!
 //! Each template receives one variable, `view`, with every string already escaped for its
 //! format ([`escape_markdown`] / [`escape_latex`]) and marked up:
-//! - `title`, `status` (`PASS` / `REGRESSION`), `regressed`, `summary[]` (lines);
+//! - `title`, `status` (`PASS` / `REGRESSION`), `regressed`, `headline` (the result in
+//!   plain words, with references to the lists of known deviations and violations),
+//!   `summary[]` (lines);
 //! - `cells[]` with `dataset, method, epsilon, paper, ours, ratio, verdict` (a known
 //!   deviation carries the number of its reason in `deviations[]`), `cells_note`;
 //! - `by_method[]` with `method, ok, known, regression, not_run`;
@@ -21,6 +23,8 @@
 //! - `budgets[]` with `table, selection, method, epsilon, per_fit, with_tuning, ratio,
 //!   source` (ε per fit and ε with tuning of every private method of every table, from the
 //!   ledger or the grid; [`crate::check::budget`]) and `budgets_note`;
+//! - `audited`, `known_violations[]` (one line per method and part, with its reason) and
+//!   `failing_violations[]` (capped like the golden lists) of the privacy audit;
 //! - `golden` (absent when not compared) with `file, mode, compared, changed[],
 //!   missing[], extra[]` (each list capped at [`MAX_LISTED`] entries plus a "… more"
 //!   line).
@@ -54,6 +58,9 @@ struct Fmt {
     /// Whether the data set column shows our name after the reported one when they
     /// differ (`ABA (abalone)`); LaTeX shows the reported name only, to fit the page.
     both_names: bool,
+    /// A reference to a section of the report (escaped text, anchor): a link in Markdown,
+    /// words pointing below in LaTeX.
+    link: fn(&str, &str) -> String,
 }
 
 const MARKDOWN: Fmt = Fmt {
@@ -62,6 +69,7 @@ const MARKDOWN: Fmt = Fmt {
     // No HTML: the reason number in parentheses, matching the numbered list.
     sup: |n| format!(" ({n})"),
     both_names: true,
+    link: |text, anchor| format!("[{text}](#{anchor})"),
 };
 
 const LATEX: Fmt = Fmt {
@@ -69,6 +77,7 @@ const LATEX: Fmt = Fmt {
     bold: |s| format!(r"\textbf{{{s}}}"),
     sup: |n| format!(r"\textsuperscript{{{n}}}"),
     both_names: false,
+    link: |text, _| format!("{text}, below"),
 };
 
 #[derive(Serialize)]
@@ -119,6 +128,8 @@ struct View {
     title: String,
     status: String,
     regressed: bool,
+    /// The result in plain words, marked up ([`headline`]).
+    headline: String,
     summary: Vec<String>,
     cells: Vec<CellView>,
     /// Some cell has the authors' code's value: the tables get its column.
@@ -144,6 +155,12 @@ struct View {
     budgets: Vec<BudgetView>,
     /// What the budget table shows (empty without it).
     budgets_note: String,
+    /// Whether the privacy audit ran (its section is shown).
+    audited: bool,
+    /// The known privacy violations found, one line per method and part with its reason.
+    known_violations: Vec<String>,
+    /// The violations that count against the check (capped at [`MAX_LISTED`]).
+    failing_violations: Vec<String>,
 }
 
 /// One private method's budget at one ε of one table ([`crate::check::budget`]).
@@ -367,26 +384,89 @@ fn authors_line(report: &CheckReport) -> Option<String> {
     ))
 }
 
+/// The reported cells with a known deviation, and how many of them are explained.
+struct Deviations {
+    /// Cells with a known deviation inside its band.
+    known: usize,
+    /// Of them, those the authors' code reproduces (explained by it, whatever the reason says).
+    by_authors: usize,
+    /// Of the rest, those whose reason says the deviation is not explained yet.
+    unexplained: usize,
+}
+
+impl Deviations {
+    fn of(report: &CheckReport) -> Deviations {
+        let by_authors = |c: &&CellCheck| {
+            c.authors.as_ref().and_then(|a| a.agreement) == Some(Agreement::WithUs)
+        };
+        let deviations = || {
+            report
+                .cells
+                .iter()
+                .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_)))
+        };
+        Deviations {
+            known: deviations().count(),
+            by_authors: deviations().filter(by_authors).count(),
+            unexplained: deviations()
+                .filter(|c| !by_authors(c))
+                .filter(|c| matches!(&c.verdict, Verdict::KnownDeviation(r) if r.trim_start().starts_with("unexplained")))
+                .count(),
+        }
+    }
+}
+
+/// The result in plain words, escaped and marked up for `f`: `PASS` or `REGRESSION`, and
+/// what a PASS can still carry — known deviations from the paper (how many not explained
+/// yet) and known privacy violations — each with a reference to its list.
+fn headline(report: &CheckReport, f: &Fmt) -> String {
+    let esc = f.esc;
+    if report.regressed() {
+        return format!(
+            "{}{}",
+            (f.bold)("REGRESSION"),
+            esc(": something regressed. The summary names the layer (paper, golden numbers, privacy audit), and each failing cell, claim, golden row or violation is in bold or listed in its section below.")
+        );
+    }
+    let mut s = format!("{}{}", (f.bold)("PASS"), esc(": nothing regressed."));
+    let dev = Deviations::of(report);
+    let known_violations = report
+        .audit
+        .as_ref()
+        .map_or(0, |a| a.violations.len() - a.unexplained().count());
+    if dev.known > 0 {
+        s.push_str(&esc(&format!(
+            " A PASS does not say that our numbers equal the paper's. It says that every cell is within its tolerance or a known deviation: {} differ from the paper by more than the tolerance but stay inside the band measured for them, {} of them with no explanation yet (",
+            plural(dev.known, "cell", "cells"),
+            dev.unexplained
+        )));
+        s.push_str(&(f.link)(
+            &esc("the deviations and their reasons"),
+            "known-deviations",
+        ));
+        s.push_str(&esc(")."));
+    }
+    if known_violations > 0 {
+        s.push_str(&esc(&format!(
+            " The privacy audit passes with {}: steps of the paper's own protocol that the audit flags (such as oracle tuning, which spends ε once per grid point it chooses among), each expected and given its reason in the spec (",
+            plural(known_violations, "known violation", "known violations")
+        )));
+        s.push_str(&(f.link)(&esc("the known violations"), "privacy-audit"));
+        s.push_str(&esc(")."));
+    }
+    s
+}
+
 /// The three summary lines of a report, plain text: reported cells by verdict, claims
 /// holding, golden status.
 fn summary_lines(report: &CheckReport) -> Vec<String> {
     let count = |p: fn(&Verdict) -> bool| report.cells.iter().filter(|c| p(&c.verdict)).count();
     let n_ok = count(|v| *v == Verdict::Ok);
-    let n_known = count(|v| matches!(v, Verdict::KnownDeviation(_)));
-    // A deviation the authors' code reproduces is explained by it, whatever its reason says.
-    let by_authors =
-        |c: &&CellCheck| c.authors.as_ref().and_then(|a| a.agreement) == Some(Agreement::WithUs);
-    let deviations = || {
-        report
-            .cells
-            .iter()
-            .filter(|c| matches!(c.verdict, Verdict::KnownDeviation(_)))
-    };
-    let n_by_authors = deviations().filter(by_authors).count();
-    let n_unexplained = deviations()
-        .filter(|c| !by_authors(c))
-        .filter(|c| matches!(&c.verdict, Verdict::KnownDeviation(r) if r.trim_start().starts_with("unexplained")))
-        .count();
+    let Deviations {
+        known: n_known,
+        by_authors: n_by_authors,
+        unexplained: n_unexplained,
+    } = Deviations::of(report);
     let n_reg = count(|v| *v == Verdict::Regression);
     let n_not = count(|v| *v == Verdict::NotRun);
     let n_out = report.cells.iter().filter(|c| !c.in_spec()).count();
@@ -820,6 +900,7 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         title: esc(title),
         status: if regressed { "REGRESSION" } else { "PASS" }.to_string(),
         regressed,
+        headline: headline(report, f),
         summary: summary.iter().map(|s| esc(s)).collect(),
         cells,
         has_authors: report.cells.iter().any(|c| c.authors.is_some()),
@@ -879,6 +960,22 @@ fn build(report: &CheckReport, title: &str, f: &Fmt) -> View {
         } else {
             esc("What the worst user (or row) pays for a cell of each table, in nats: in one fit (ε per fit, the column's ε when the fit spends what it claims) and once the selection of the cell among the method's grid points is counted (ε with tuning, basic composition over the k distinct release configurations the selection stands on: k·ε under oracle selection, more under cv, what the validation protocol spends under private_validation; docs/audit.md, \"The privacy ledger\"). From the ledger (the largest over its data sets, repetitions and grid points) when this check ran it, else from the grid.")
         },
+        audited: report.audit.is_some(),
+        known_violations: report
+            .audit
+            .as_ref()
+            .map(|a| {
+                a.known_lines()
+                    .iter()
+                    .map(|l| esc(l.strip_prefix("known: ").unwrap_or(l)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        failing_violations: report
+            .audit
+            .as_ref()
+            .map(|a| capped(&a.failing_lines(), f))
+            .unwrap_or_default(),
         rank_sums_note: if report.rank_sums.is_empty() {
             String::new()
         } else {
