@@ -5,11 +5,20 @@
 # skipped (or fails under DP_REPRO_REQUIRE_BROWSER=1, as in CI).
 #
 #   scripts/install-chromium.sh
+#   scripts/install-chromium.sh --check   # exit 0 if installed, 3 if not; installs nothing
 set -euo pipefail
 say() { echo "install-chromium: $*" >&2; }
+case ${1:-} in
+  '' | --check) ;;
+  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
+esac
 if [ -x /usr/bin/chromium ]; then
   say "$(/usr/bin/chromium --version 2>/dev/null || echo chromium) is installed"
   exit 0
+fi
+if [ "${1:-}" = --check ]; then
+  say "no /usr/bin/chromium (Debian's package chromium; $0 installs it as root)"
+  exit 3
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
   say "no /usr/bin/chromium, and installing it needs root and apt-get (Debian's package chromium)"
