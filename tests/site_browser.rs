@@ -368,7 +368,7 @@ fn setup() -> Option<Vec<PathBuf>> {
     let folders = ci_folders();
     if folders.is_empty() {
         skip_or_fail(
-            "no checked CI results under results/ (run the README's `dp-repro check specs/ci*.yaml` commands first)",
+            "no checked CI results under results/ (scripts/test runs the four `dp-repro check specs/ci*.yaml` first)",
         );
         return None;
     }
