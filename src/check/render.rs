@@ -436,8 +436,10 @@ fn headline(report: &CheckReport, f: &Fmt) -> String {
         .map_or(0, |a| a.violations.len() - a.unexplained().count());
     if dev.known > 0 {
         s.push_str(&esc(&format!(
-            " A PASS does not say that our numbers equal the paper's. It says that every cell is within its tolerance or a known deviation: {} differ from the paper by more than the tolerance but stay inside the band measured for them, {} of them with no explanation yet (",
-            plural(dev.known, "cell", "cells"),
+            " A PASS does not say that our numbers equal the paper's. It says that every cell is within its tolerance or a known deviation: {} from the paper by more than the tolerance but {} inside the band measured for {}, {} of them with no explanation yet (",
+            plural(dev.known, "cell differs", "cells differ"),
+            if dev.known == 1 { "stays" } else { "stay" },
+            if dev.known == 1 { "it" } else { "them" },
             dev.unexplained
         )));
         s.push_str(&(f.link)(
