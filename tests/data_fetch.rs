@@ -594,3 +594,65 @@ fn every_manifest_fetches_from_a_mirror_of_its_source() {
         "{stdout}"
     );
 }
+
+#[test]
+fn fetch_spec_fetches_the_data_files_the_spec_reads_and_no_other() {
+    let server = Server::start();
+    server.route(TOY_URL_PATH, Reply::File(crlf(TOY_LF.as_bytes())));
+    // A second manifest the spec does not read, whose source the server does not hold:
+    // fetching it would fail.
+    let toy = Toy::new("");
+    let other = fs::read_to_string(toy.path("manifests/toy.yaml"))
+        .unwrap()
+        .replace("name: toy", "name: other")
+        .replace("file: toy.csv", "file: other.csv")
+        .replace("path: data/toy set.csv", "path: data/other.csv");
+    fs::write(toy.path("manifests/other.yaml"), other).unwrap();
+    let spec = |datasets: &str| {
+        format!(
+            "name: s\nseed: 1\nrepetitions: 1\ndatasets: {datasets}\n\
+             split: {{public: 0.34, private: 0.33, test: 0.33}}\nepsilons: [1]\n\
+             methods:\n  - {{method: DT, grid: {{max_depth: [1]}}}}\n"
+        )
+    };
+    fs::write(toy.path("spec.yaml"), spec("[toy]")).unwrap();
+    let fetch = |spec: &str| {
+        dp_repro(
+            &toy.path("home"),
+            &[
+                "data",
+                "fetch",
+                "--spec",
+                &toy.s(spec),
+                "--to",
+                &toy.s("data"),
+                "--mirror",
+                &server.base,
+                "--manifests",
+                &toy.s("manifests"),
+                "--quiet",
+            ],
+        )
+    };
+    let (code, stdout, stderr) = fetch("spec.yaml");
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("fetching 1 data sets"), "{stdout}");
+    assert!(
+        stdout.contains("toy") && !stdout.contains("other"),
+        "{stdout}"
+    );
+    assert_eq!(server.requests(), vec![(TOY_URL_PATH.to_string(), None)]);
+    assert!(toy.path("data/toy.csv").exists() && !toy.path("data/other.csv").exists());
+
+    // A spec reading the other data set fetches it, and fails as its source is missing.
+    fs::write(toy.path("other-spec.yaml"), spec("[other]")).unwrap();
+    let (code, stdout, stderr) = fetch("other-spec.yaml");
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(stderr.contains("1 of 1 data sets are not in"), "{stderr}");
+
+    // A spec naming an unknown data set is bad input, named.
+    fs::write(toy.path("bad-spec.yaml"), spec("[nosuch]")).unwrap();
+    let (code, _, stderr) = fetch("bad-spec.yaml");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("nosuch"), "{stderr}");
+}

@@ -1,7 +1,7 @@
 //! `dp-repro data fetch` and `dp-repro data list`: the real data files.
 
 use super::failure::{bad_input, failed, Failure};
-use super::inputs::manifest_dirs;
+use super::inputs::{load_experiment, manifest_dirs};
 use crate::data::require_manifests;
 use anyhow::anyhow;
 use clap::Subcommand;
@@ -21,8 +21,12 @@ pub(super) enum DataAction {
     /// interrupted download resumes. Exit 0 when every requested file is present and
     /// verified, 1 otherwise (a failed download, or a file to obtain by hand), 2 on bad input.
     Fetch {
-        /// Data sets to fetch (default: every manifest).
+        /// Data sets to fetch (default: every manifest, unless --spec names some).
         names: Vec<String>,
+        /// Also fetch every data file this spec reads (repeatable), e.g.
+        /// `--spec specs/ci.yaml` for the 14 LPDT data sets.
+        #[arg(long, value_name = "SPEC")]
+        spec: Vec<PathBuf>,
         /// Target folder (default: $DP_REPRO_DATA if set, else the per-user data folder,
         /// which the other commands also read by default).
         #[arg(long, value_name = "DIR")]
@@ -76,19 +80,28 @@ fn data_command(action: DataAction) -> Result<(), Failure> {
         }
         DataAction::Fetch {
             names,
+            spec,
             to,
             mirror,
             manifests,
             quiet,
         } => {
-            let dirs = manifest_dirs(manifests);
-            let selected = if names.is_empty() {
+            let dirs = manifest_dirs(manifests.clone());
+            let mut selected = if names.is_empty() && spec.is_empty() {
                 require_manifests(&dirs).map_err(bad_input)?
             } else {
                 let found: Result<Vec<_>, _> =
                     names.iter().map(|n| find_manifest(n, &dirs)).collect();
                 found.map_err(bad_input)?
             };
+            for path in &spec {
+                let (exp, _) = load_experiment(path, manifests.clone())?;
+                for m in exp.datasets.iter().flat_map(|d| d.data_files()) {
+                    if !selected.iter().any(|s| s.name == m.name) {
+                        selected.push(m.clone());
+                    }
+                }
+            }
             let base_url = mirror.unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
             fetch::check_base_url(&base_url).map_err(bad_input)?;
             let (to, origin) = resolve_data_dir_with_origin(to.as_deref()).ok_or_else(|| {

@@ -258,6 +258,16 @@ impl DatasetPlan {
         }
     }
 
+    /// Every manifest whose file the data set reads (a pair's two, otherwise the one of
+    /// [`DatasetPlan::manifest`]); empty for inline files and synthetic data. What
+    /// `dp-repro data fetch --spec` fetches.
+    pub fn data_files(&self) -> Vec<&Manifest> {
+        match &self.source {
+            DataSource::Pair { public, private } => vec![public, private],
+            _ => self.manifest().into_iter().collect(),
+        }
+    }
+
     /// The sensitivity ranking the data set's manifest declares, if it declares one (part
     /// of the task keys then; see `run::keys::dataset_context`).
     pub fn declared_ranking(&self) -> Option<&[usize]> {
