@@ -228,6 +228,21 @@ fn validate_estimates_the_cpu_time_from_a_measured_run() {
         stdout.contains("not measured yet") && stdout.contains("--reps 1"),
         "{stdout}"
     );
+    // Before a measurement the only time is the CPU line's guess, named as a guess; the
+    // estimate line gives memory and disk alone.
+    assert!(
+        stdout.contains("a guess at the pace of specs/ci.yaml is")
+            && stdout.contains("several times longer per task"),
+        "{stdout}"
+    );
+    let estimate = stdout
+        .lines()
+        .find(|l| l.starts_with("estimate: "))
+        .expect("an estimate");
+    assert!(
+        estimate.ends_with("of runs.csv") && !estimate.contains("thread"),
+        "{estimate}"
+    );
     // One task in 6 s on 2 threads: 12 s of CPU per task, 12 s × the spec's tasks at most.
     fs::create_dir_all(&folder).unwrap();
     let record = |finished: &str| {

@@ -74,18 +74,27 @@ pub(super) fn execute(args: ValidateArgs) -> Result<(), Failure> {
             ""
         }
     );
-    println!("estimate: {footprint}");
+    // The time is the CPU line's: measured on this machine when a run has been made, else
+    // a guess at specs/ci.yaml's pace that says how far off it can be.
+    println!(
+        "estimate: about {} of memory and {} of runs.csv",
+        crate::run::limit::bytes(footprint.memory_bytes),
+        crate::run::limit::bytes(footprint.disk_bytes)
+    );
     let folder = results.unwrap_or_else(|| PathBuf::from("results").join(&exp.spec.name));
-    println!("{}", cpu_line(&folder, &spec, tasks.tasks));
+    let guess = footprint.seconds * footprint.threads as f64;
+    println!("{}", cpu_line(&folder, &spec, tasks.tasks, guess));
     Ok(())
 }
 
 /// The line on the spec's CPU time on this machine, measured by the last run into
 /// `folder` (run.json: its wall time × its threads, an upper bound on its CPU time, for
-/// the tasks it computed), scaled to the spec's `tasks`; else how to measure it.
-fn cpu_line(folder: &std::path::Path, spec: &std::path::Path, tasks: usize) -> String {
+/// the tasks it computed), scaled to the spec's `tasks`; else how to measure it, with
+/// `guess` (CPU seconds at the pace of specs/ci.yaml) as a first idea.
+fn cpu_line(folder: &std::path::Path, spec: &std::path::Path, tasks: usize, guess: f64) -> String {
     let how = format!(
-        "run `dp-repro run {} --reps 1 --out {}` and validate again: that run measures this machine's pace on the spec",
+        "before measuring, a guess at the pace of specs/ci.yaml is {} of CPU, and DECONV, LPCT's trees, PSGD and the forests take several times longer per task; run `dp-repro run {} --reps 1 --out {}` and validate again: that run measures this machine's pace on the spec",
+        crate::run::limit::duration(guess),
         spec.display(),
         folder.display()
     );
